@@ -1,0 +1,285 @@
+// The warpsim command-line tool: `warpsim run` executes an AmberScript file
+// and checks its expectations; `warpsim disasm` shows a shader's SPIR-V and
+// the lowered warp program with its registers per thread.
+//
+// Exit codes: 0 all expectations pass; 1 an expectation failed; 2 invalid
+// input; 3 unsupported feature; 64 bad command line; 70 internal error.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "runner/runner.h"
+#include "runner/shader_build.h"
+#include "scene/amber_parser.h"
+#include "simt/disasm.h"
+#include "spirv/disassemble.h"
+
+namespace {
+
+constexpr int kExitUsage = 64;
+
+const char kMainHelp[] =
+    "warpsim: runs SPIR-V shaders the way a GPU does, in 32-lane warps.\n"
+    "\n"
+    "usage: warpsim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE.amber     run an AmberScript file and check its EXPECTs\n"
+    "  disasm FILE        show SPIR-V and the lowered warp program\n"
+    "\n"
+    "Run `warpsim <command> --help` for a command's options.\n"
+    "Exit codes: 0 pass, 1 expectation failed, 2 invalid input,\n"
+    "3 unsupported feature, 64 bad command line.\n";
+
+const char kRunHelp[] =
+    "usage: warpsim run FILE.amber [--out DIR] [--json REPORT.json]\n"
+    "                   [--warp-width N] [--max-warp-instructions N] "
+    "[--quiet]\n"
+    "\n"
+    "Runs the script's commands and checks every EXPECT.\n"
+    "  --out DIR                  write outputs (report.json) into DIR\n"
+    "  --json FILE                write the JSON report to FILE\n"
+    "  --warp-width N             lanes per warp, 1..32 (default 32)\n"
+    "  --max-warp-instructions N  stop a dispatch after N warp instructions\n"
+    "                             (default 4000000000)\n"
+    "  --quiet                    print only failures\n"
+    "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
+    "2 invalid input (diagnostic with its position on stderr),\n"
+    "3 unsupported feature (named on stderr), 64 bad command line.\n";
+
+const char kDisasmHelp[] =
+    "usage: warpsim disasm FILE [--entry NAME] [--spirv-only]\n"
+    "\n"
+    "FILE is .amber (every compute shader of the script), .spv, .spvasm or\n"
+    "GLSL (.comp/.vert/.frag). Prints the SPIR-V module, then the lowered "
+    "warp\n"
+    "program with its registers per thread.\n";
+
+bool WriteFileAtomically(const std::string& path, const std::string& data) {
+  // Write next to the target, then rename: a crash never leaves a partial
+  // file that looks complete.
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return false;
+    out << data;
+    if (!out) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+bool ParseUint(const char* s, uint64_t* out) {
+  if (s == nullptr || *s == 0) return false;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno != 0 || *end != 0 || s[0] == '-') return false;
+  *out = v;
+  return true;
+}
+
+int Usage(const std::string& message, const char* help) {
+  std::cerr << "warpsim: " << message << "\n\n" << help;
+  return kExitUsage;
+}
+
+int RunCommand(int argc, char** argv) {
+  std::string file, out_dir, json_path;
+  bool quiet = false;
+  warpsim::runner::RunOptions options;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) return nullptr;
+      (void)name;
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kRunHelp;
+      return 0;
+    } else if (a == "--out") {
+      const char* v = value("--out");
+      if (!v) return Usage("--out needs a directory", kRunHelp);
+      out_dir = v;
+    } else if (a == "--json") {
+      const char* v = value("--json");
+      if (!v) return Usage("--json needs a file name", kRunHelp);
+      json_path = v;
+    } else if (a == "--warp-width") {
+      uint64_t n = 0;
+      if (!ParseUint(value("--warp-width"), &n) || n < 1 || n > 32) {
+        return Usage("--warp-width needs a number from 1 to 32", kRunHelp);
+      }
+      options.warp_width = static_cast<uint32_t>(n);
+    } else if (a == "--max-warp-instructions") {
+      uint64_t n = 0;
+      if (!ParseUint(value("--max-warp-instructions"), &n)) {
+        return Usage("--max-warp-instructions needs a number", kRunHelp);
+      }
+      options.max_warp_instructions = n;
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return Usage("unknown option " + a, kRunHelp);
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      return Usage("more than one input file", kRunHelp);
+    }
+  }
+  if (file.empty()) return Usage("run needs an .amber file", kRunHelp);
+
+  const warpsim::runner::RunReport report =
+      warpsim::runner::RunAmberFile(file, options);
+  const int code = warpsim::runner::ExitCodeFor(report.status);
+  for (const auto& e : report.expectations) {
+    if (!e.passed) {
+      std::cerr << file << ":" << e.line
+                << ": expectation failed: " << e.message << "\n";
+    }
+  }
+  if (report.diagnostic) std::cerr << report.diagnostic->ToString() << "\n";
+
+  const std::string json = warpsim::runner::ReportToJson(report);
+  std::vector<std::string> written;
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) {
+      std::cerr << "warpsim: cannot create output directory " << out_dir << ": "
+                << ec.message() << "\n";
+      return 2;
+    }
+    const std::string path =
+        (std::filesystem::path(out_dir) / "report.json").string();
+    if (!WriteFileAtomically(path, json)) {
+      std::cerr << "warpsim: cannot write " << path << "\n";
+      return 2;
+    }
+    written.push_back(path);
+  }
+  if (!json_path.empty()) {
+    const auto parent = std::filesystem::path(json_path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (!WriteFileAtomically(json_path, json)) {
+      std::cerr << "warpsim: cannot write " << json_path << "\n";
+      return 2;
+    }
+    written.push_back(json_path);
+  }
+  if (!quiet || code != 0) {
+    size_t passed = 0;
+    for (const auto& e : report.expectations) passed += e.passed ? 1 : 0;
+    std::cout << file << ": " << warpsim::runner::RunStatusName(report.status)
+              << " (" << passed << "/" << report.expectations.size()
+              << " expectations passed, " << report.stats.warp_instructions
+              << " warp instructions, " << report.stats.lane_instructions
+              << " lane instructions, " << report.stats.host_seconds << " s)\n";
+    for (const auto& p : report.pipelines) {
+      std::cout << "  pipeline " << p.name << ": " << p.registers_per_thread
+                << " registers/thread, " << p.instructions << " instructions\n";
+    }
+    for (const auto& w : written) std::cout << "  wrote " << w << "\n";
+  }
+  return code;
+}
+
+int DisasmCommand(int argc, char** argv) {
+  std::string file, entry = "main";
+  bool spirv_only = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kDisasmHelp;
+      return 0;
+    } else if (a == "--entry") {
+      if (i + 1 >= argc) return Usage("--entry needs a name", kDisasmHelp);
+      entry = argv[++i];
+    } else if (a == "--spirv-only") {
+      spirv_only = true;
+    } else if (!a.empty() && a[0] == '-') {
+      return Usage("unknown option " + a, kDisasmHelp);
+    } else if (file.empty()) {
+      file = a;
+    } else {
+      return Usage("more than one input file", kDisasmHelp);
+    }
+  }
+  if (file.empty()) return Usage("disasm needs a file", kDisasmHelp);
+
+  struct Item {
+    std::string title;
+    std::vector<uint32_t> words;
+    warpsim::spirv::TargetEnv env;
+    std::string entry;
+    bool compute;
+  };
+  std::vector<Item> items;
+  auto fail = [](const warpsim::Diagnostic& d) {
+    std::cerr << d.ToString() << "\n";
+    return d.kind == warpsim::ErrorKind::kUnsupported ? 3 : 2;
+  };
+  if (file.size() > 6 && file.substr(file.size() - 6) == ".amber") {
+    auto scene = warpsim::scene::ParseAmberFile(file);
+    if (!scene.ok()) return fail(scene.error());
+    for (const auto& shader : scene->shaders) {
+      auto words = warpsim::runner::ShaderWords(shader, *scene);
+      if (!words.ok()) return fail(words.error());
+      auto env = warpsim::runner::ShaderTargetEnv(shader);
+      if (!env.ok()) return fail(env.error());
+      std::string shader_entry = "main";
+      for (const auto& p : scene->pipelines) {
+        for (const auto& att : p.shaders) {
+          if (att.shader == shader.name) shader_entry = att.entry_point;
+        }
+      }
+      items.push_back({"shader " + shader.name, *words, *env, shader_entry,
+                       shader.stage == warpsim::scene::ShaderStage::kCompute});
+    }
+  } else {
+    warpsim::spirv::ShaderStage stage = warpsim::spirv::ShaderStage::kCompute;
+    auto words = warpsim::runner::WordsFromFile(file, &stage);
+    if (!words.ok()) return fail(words.error());
+    items.push_back(
+        {file, *words, warpsim::spirv::TargetEnv::kSpv1_6, entry, true});
+  }
+  for (const Item& item : items) {
+    std::cout << "==== " << item.title << " (SPIR-V) ====\n"
+              << warpsim::spirv::Disassemble(item.words) << "\n";
+    if (spirv_only) continue;
+    warpsim::simt::LowerOptions lower;
+    lower.entry_point = item.entry;
+    warpsim::runner::BuildSettings settings;
+    settings.validate.relax_block_layout = true;
+    auto built = warpsim::runner::BuildProgram(item.words, item.env, file,
+                                               lower, settings);
+    if (!built.ok()) return fail(built.error());
+    std::cout << "==== " << item.title << " (warp program) ====\n"
+              << warpsim::simt::DisassembleProgram(built->program) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kMainHelp;
+    return kExitUsage;
+  }
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << kMainHelp;
+    return 0;
+  }
+  if (cmd == "run") return RunCommand(argc - 2, argv + 2);
+  if (cmd == "disasm") return DisasmCommand(argc - 2, argv + 2);
+  return Usage("unknown command " + cmd, kMainHelp);
+}

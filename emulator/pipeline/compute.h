@@ -1,0 +1,49 @@
+// Compute dispatch: which warps exist for a vkCmdDispatch and how the warps
+// of one workgroup share barriers and workgroup memory.
+//
+// A workgroup of local size X*Y*Z invocations is cut into warps in
+// LocalInvocationIndex order (lane = index % width, warp = index / width);
+// the last warp of a workgroup may be partial. Functional mode runs each
+// workgroup to completion: its warps take turns, each running until it
+// reaches a barrier, finishes, or uses up a time slice; a barrier opens when
+// every unfinished warp of the workgroup waits at it.
+#ifndef WARPSIM_PIPELINE_COMPUTE_H_
+#define WARPSIM_PIPELINE_COMPUTE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "simt/program.h"
+#include "simt/warp.h"
+
+namespace warpsim::pipeline {
+
+struct ComputeLimits {
+  uint32_t warp_width = 32;
+  // A dispatch that executes more warp instructions than this is stopped
+  // (a shader that never terminates); 0 = no limit.
+  uint64_t max_warp_instructions = 4'000'000'000ull;
+  // Warp instructions a warp runs before another warp of its workgroup gets
+  // a turn (lets spin-waits on other warps make progress).
+  uint32_t time_slice = 4096;
+};
+
+struct DispatchStats {
+  uint64_t workgroups = 0;
+  uint64_t warps = 0;
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+};
+
+// Runs `program` over groups[0] x groups[1] x groups[2] workgroups.
+// `regions` holds the memory regions the program's resources use (indexed
+// like Program::resources[i].region); region 0 and 1 are filled here.
+Result<DispatchStats> DispatchCompute(const simt::Program& program,
+                                      const uint32_t groups[3],
+                                      std::vector<simt::MemRegion> regions,
+                                      const ComputeLimits& limits);
+
+}  // namespace warpsim::pipeline
+
+#endif  // WARPSIM_PIPELINE_COMPUTE_H_

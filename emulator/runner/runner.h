@@ -1,0 +1,75 @@
+// The runner executes a parsed Scene, command by command, the way Amber's
+// executor drives a Vulkan device: it compiles each pipeline's shaders,
+// binds buffers to their descriptors, dispatches work through pipeline/,
+// and checks every EXPECT. It produces a RunReport (and its JSON form).
+#ifndef WARPSIM_RUNNER_RUNNER_H_
+#define WARPSIM_RUNNER_RUNNER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "scene/scene.h"
+
+namespace warpsim::runner {
+
+enum class RunStatus {
+  kPass,         // every expectation passed
+  kFail,         // an expectation failed
+  kInvalid,      // invalid input (diagnostic has the position)
+  kUnsupported,  // valid input using a feature warpsim does not implement
+};
+
+const char* RunStatusName(RunStatus s);
+
+struct ExpectationReport {
+  int line = 0;
+  bool passed = false;
+  std::string message;
+};
+
+struct RunStats {
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+  uint64_t dispatches = 0;
+  uint64_t workgroups = 0;
+  uint64_t warps = 0;
+  double host_seconds = 0;
+};
+
+struct PipelineReport {
+  std::string name;
+  std::string entry_point;
+  uint32_t registers_per_thread = 0;
+  uint32_t instructions = 0;
+};
+
+struct RunReport {
+  std::string file;
+  RunStatus status = RunStatus::kPass;
+  std::optional<Diagnostic> diagnostic;  // for kInvalid / kUnsupported
+  std::vector<ExpectationReport> expectations;
+  std::vector<PipelineReport> pipelines;
+  RunStats stats;
+};
+
+struct RunOptions {
+  uint32_t warp_width = 32;
+  uint64_t max_warp_instructions = 4'000'000'000ull;
+};
+
+RunReport RunScene(const scene::Scene& scene, const RunOptions& options);
+// Parses and runs a file; a parse error gives kInvalid / kUnsupported.
+RunReport RunAmberFile(const std::string& path, const RunOptions& options);
+
+// JSON report: result, expectations[{line, passed, message}], stats{...},
+// pipelines[...], diagnostic.
+std::string ReportToJson(const RunReport& report);
+
+// CLI exit code: 0 pass, 1 expectation failed, 2 invalid input, 3 unsupported.
+int ExitCodeFor(RunStatus status);
+
+}  // namespace warpsim::runner
+
+#endif  // WARPSIM_RUNNER_RUNNER_H_

@@ -1,0 +1,150 @@
+#include "runner/shader_build.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "spirv/binary.h"
+
+namespace warpsim::runner {
+namespace {
+
+Result<spirv::ShaderStage> ToSpirvStage(scene::ShaderStage stage) {
+  switch (stage) {
+    case scene::ShaderStage::kVertex:
+      return spirv::ShaderStage::kVertex;
+    case scene::ShaderStage::kFragment:
+      return spirv::ShaderStage::kFragment;
+    case scene::ShaderStage::kCompute:
+      return spirv::ShaderStage::kCompute;
+    case scene::ShaderStage::kGeometry:
+      return spirv::ShaderStage::kGeometry;
+    case scene::ShaderStage::kTessControl:
+      return spirv::ShaderStage::kTessControl;
+    case scene::ShaderStage::kTessEvaluation:
+      return spirv::ShaderStage::kTessEval;
+    case scene::ShaderStage::kMulti:
+      break;
+  }
+  return Unsupported("GLSL shaders of type multi");
+}
+
+}  // namespace
+
+Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader) {
+  if (!shader.target_env.empty()) {
+    auto env = spirv::ParseTargetEnv(shader.target_env);
+    if (!env.ok()) {
+      Diagnostic d = env.error();
+      d.pos.file = shader.file_path.empty() ? d.pos.file : shader.file_path;
+      if (d.pos.line == 0) d.pos.line = shader.line;
+      return d;
+    }
+    return *env;
+  }
+  if (shader.format == scene::ShaderFormat::kGlsl)
+    return spirv::kDefaultGlslTargetEnv;
+  return spirv::TargetEnv::kSpv1_0;
+}
+
+Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
+                                          const scene::Scene& scene) {
+  const std::string file = scene.file_path;
+  auto env = ShaderTargetEnv(shader);
+  if (!env.ok()) return env.error();
+  auto relocate = [&](Diagnostic d) {
+    // Shader diagnostics count lines from the shader's first source line.
+    if (d.pos.file.empty() || d.pos.file == shader.name) {
+      d.pos.file = file;
+      if (d.pos.line > 0 && shader.source_line > 0)
+        d.pos.line += shader.source_line - 1;
+    }
+    d.message = "shader \"" + shader.name + "\": " + d.message;
+    return d;
+  };
+  if (shader.passthrough) {
+    return Unsupported("PASSTHROUGH vertex shaders (graphics pipelines)",
+                       SourcePos{file, shader.line});
+  }
+  switch (shader.format) {
+    case scene::ShaderFormat::kGlsl: {
+      auto stage = ToSpirvStage(shader.stage);
+      if (!stage.ok()) return stage.error();
+      auto words = spirv::CompileGlsl(shader.source, *stage, *env, shader.name);
+      if (!words.ok()) return relocate(words.error());
+      return words;
+    }
+    case scene::ShaderFormat::kSpirvAsm: {
+      auto words = spirv::AssembleSpirv(shader.source, *env, shader.name);
+      if (!words.ok()) return relocate(words.error());
+      return words;
+    }
+    case scene::ShaderFormat::kSpirvHex: {
+      auto words = spirv::ParseSpirvHex(
+          shader.source, file, shader.source_line > 0 ? shader.source_line : 1);
+      return words;
+    }
+    case scene::ShaderFormat::kSpirvBin:
+      return spirv::WordsFromBytes(
+          shader.binary, shader.file_path.empty() ? file : shader.file_path);
+    case scene::ShaderFormat::kHlsl:
+      return Unsupported("HLSL shaders (shader \"" + shader.name + "\")",
+                         SourcePos{file, shader.line});
+    case scene::ShaderFormat::kOpenClC:
+      return Unsupported("OpenCL C shaders (shader \"" + shader.name + "\")",
+                         SourcePos{file, shader.line});
+  }
+  return InternalError("unknown shader format");
+}
+
+Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
+                                  spirv::TargetEnv env, const std::string& file,
+                                  const simt::LowerOptions& lower,
+                                  const BuildSettings& settings) {
+  if (Status s = spirv::ValidateSpirv(words, env, file, settings.validate);
+      !s.ok()) {
+    return s.error();
+  }
+  auto legal = spirv::LegalizeSpirv(words, env, file, settings.validate);
+  if (!legal.ok()) return legal.error();
+  auto module = spirv::Module::Build(*legal, file);
+  if (!module.ok()) return module.error();
+  BuiltProgram built;
+  built.module = std::make_shared<spirv::Module>(std::move(*module));
+  auto program = simt::LowerProgram(*built.module, lower);
+  if (!program.ok()) return program.error();
+  built.program = std::move(*program);
+  return built;
+}
+
+Result<std::vector<uint32_t>> WordsFromFile(const std::string& path,
+                                            spirv::ShaderStage* stage) {
+  auto ends_with = [&](const std::string& suffix) {
+    return path.size() >= suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) ==
+               0;
+  };
+  if (ends_with(".spv")) return spirv::ReadSpvFile(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidInput("cannot open file", SourcePos{path});
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  if (ends_with(".spvasm")) {
+    return spirv::AssembleSpirv(text, spirv::TargetEnv::kSpv1_6, path);
+  }
+  spirv::ShaderStage st = spirv::ShaderStage::kCompute;
+  if (ends_with(".vert")) {
+    st = spirv::ShaderStage::kVertex;
+  } else if (ends_with(".frag")) {
+    st = spirv::ShaderStage::kFragment;
+  } else if (!ends_with(".comp")) {
+    return InvalidInput(
+        "unknown shader file type (expected .spv, .spvasm, .comp, .vert, .frag "
+        "or .amber)",
+        SourcePos{path});
+  }
+  if (stage) *stage = st;
+  return spirv::CompileGlsl(text, st, spirv::kDefaultGlslTargetEnv, path);
+}
+
+}  // namespace warpsim::runner

@@ -1,0 +1,51 @@
+// Shader building: from an AmberScript SHADER (or a file on disk) to SPIR-V
+// words, validated and legalized, to a Module and a lowered Program.
+#ifndef WARPSIM_RUNNER_SHADER_BUILD_H_
+#define WARPSIM_RUNNER_SHADER_BUILD_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "scene/scene.h"
+#include "simt/lower.h"
+#include "simt/program.h"
+#include "spirv/compile.h"
+#include "spirv/module.h"
+
+namespace warpsim::runner {
+
+// Device extensions whose SPIR-V layout rules change validation.
+struct BuildSettings {
+  spirv::ValidateOptions validate;
+};
+
+// SPIR-V words of a scene shader (compiling GLSL, assembling SPIRV-ASM,
+// decoding SPIRV-HEX / SPIRV-BIN). HLSL and OpenCL C are unsupported.
+Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
+                                          const scene::Scene& scene);
+
+// The shader's target environment (TARGET_ENV, or the default per format).
+Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader);
+
+struct BuiltProgram {
+  std::shared_ptr<spirv::Module> module;
+  simt::Program program;
+};
+
+// Validates, legalizes, builds the Module and lowers `entry`.
+Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
+                                  spirv::TargetEnv env, const std::string& file,
+                                  const simt::LowerOptions& lower,
+                                  const BuildSettings& settings);
+
+// Words from a file given on the command line: .spv (binary), .spvasm
+// (assembly), .comp/.vert/.frag (GLSL by extension).
+Result<std::vector<uint32_t>> WordsFromFile(const std::string& path,
+                                            spirv::ShaderStage* stage);
+
+}  // namespace warpsim::runner
+
+#endif  // WARPSIM_RUNNER_SHADER_BUILD_H_

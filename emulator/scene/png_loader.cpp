@@ -1,0 +1,67 @@
+#include "scene/png_loader.h"
+
+#include "scene/buffer_data.h"
+
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_STATIC
+#define STBI_ONLY_PNG
+#define STBI_NO_STDIO_WARNINGS
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#include <stb/stb_image.h>
+#pragma GCC diagnostic pop
+
+namespace warpsim::scene {
+
+Result<Rgba8Image> LoadPng(const std::string& path) {
+  int w = 0, h = 0, n = 0;
+  unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 4);
+  if (!data) {
+    return InvalidInput("cannot read PNG file '" + path +
+                        "': " + stbi_failure_reason());
+  }
+  Rgba8Image img;
+  img.width = static_cast<uint32_t>(w);
+  img.height = static_cast<uint32_t>(h);
+  img.rgba.assign(data, data + static_cast<size_t>(w) * h * 4);
+  stbi_image_free(data);
+  return img;
+}
+
+Result<std::vector<uint8_t>> ConvertRgba8(const Rgba8Image& image,
+                                          const ElementFormat& format) {
+  if (format.pack_bits) {
+    return Unsupported("FILE PNG into packed format " + format.name);
+  }
+  uint64_t count = uint64_t{image.width} * image.height;
+  auto bytes = CheckedBufferBytes(format, count);
+  if (!bytes.ok()) return bytes.error();
+  std::vector<uint8_t> out(*bytes, 0);
+  for (size_t ci = 0; ci < format.components.size(); ++ci) {
+    const Component& c = format.components[ci];
+    if (c.bits != 8 || c.is_float()) {
+      return Unsupported("FILE PNG into format " + format.name +
+                         " (only 8-bit integer components)");
+    }
+  }
+  for (uint64_t i = 0; i < count; ++i) {
+    std::span<uint8_t> element(out.data() + i * format.stride, format.stride);
+    for (size_t ci = 0; ci < format.components.size(); ++ci) {
+      const Component& c = format.components[ci];
+      int ch = c.channel == Channel::kR                ? 0
+               : c.channel == Channel::kG              ? 1
+               : c.channel == Channel::kB              ? 2
+               : c.channel == Channel::kA              ? 3
+               : c.channel == Channel::kNone && ci < 4 ? static_cast<int>(ci)
+                                                       : -1;
+      if (ch < 0) continue;
+      WriteComponentBits(element, c, image.rgba[i * 4 + ch]);
+    }
+  }
+  return out;
+}
+
+}  // namespace warpsim::scene

@@ -1,0 +1,85 @@
+#include "simt/disasm.h"
+
+#include <cstdio>
+#include <string>
+
+#include "spirv/grammar.h"
+
+namespace warpsim::simt {
+namespace {
+
+std::string RegName(const Program& p, uint32_t r) {
+  if (r == kNoReg) return "";
+  if (r >= p.num_regs) {
+    const uint32_t slot = r - p.num_regs;
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "c[0x%x]",
+                  slot < p.const_values.size() ? p.const_values[slot] : 0u);
+    return buf;
+  }
+  return "r" + std::to_string(r);
+}
+
+}  // namespace
+
+std::string DisassembleProgram(const Program& p) {
+  std::string out;
+  out += "; entry point \"" + p.entry_name + "\"\n";
+  out += "; registers per thread: " + std::to_string(p.num_regs) + "\n";
+  out += "; instructions: " + std::to_string(p.code.size()) +
+         ", blocks: " + std::to_string(p.blocks.size()) +
+         ", constants: " + std::to_string(p.const_values.size()) + " words\n";
+  out += "; lane-private bytes: " + std::to_string(p.private_bytes) +
+         ", workgroup bytes: " + std::to_string(p.workgroup_bytes) + "\n";
+  if (p.model == spv::ExecutionModel::GLCompute) {
+    out += "; local size: " + std::to_string(p.local_size[0]) + " x " +
+           std::to_string(p.local_size[1]) + " x " +
+           std::to_string(p.local_size[2]) + "\n";
+  }
+  for (size_t b = 0; b < p.blocks.size(); ++b) {
+    const BlockInfo& bi = p.blocks[b];
+    out += "block" + std::to_string(b) + " (%" + std::to_string(bi.label) + ")";
+    if (bi.merge_block != 0xffffffffu)
+      out += " merge=block" + std::to_string(bi.merge_block);
+    if (bi.continue_block != 0xffffffffu) {
+      out += " continue=block" + std::to_string(bi.continue_block);
+    }
+    out += ":\n";
+    const uint32_t end = b + 1 < p.blocks.size()
+                             ? p.blocks[b + 1].first_instr
+                             : static_cast<uint32_t>(p.code.size());
+    for (uint32_t i = bi.first_instr; i < end; ++i) {
+      const Instr& in = p.code[i];
+      char head[32];
+      std::snprintf(head, sizeof(head), "  %5u  ", i);
+      std::string line = head;
+      line += std::string(spirv::OpcodeName(static_cast<uint32_t>(in.op)));
+      if (in.op == spv::Op::OpExtInst) {
+        line += "." + std::string(spirv::GlslStd450Name(in.ext));
+      }
+      if (in.width != 32 && in.width != 0)
+        line += "." + std::to_string(in.width);
+      line += " [" + std::string(PipeName(in.pipe)) + "]";
+      if (in.dst != kNoReg) line += " " + RegName(p, in.dst) + " =";
+      bool first = true;
+      for (uint32_t s : in.src) {
+        if (s == kNoReg) continue;
+        line += first ? " " : ", ";
+        line += RegName(p, s);
+        first = false;
+      }
+      if (in.pipe == Pipe::kBranch && in.aux < p.branches.size() &&
+          (in.op == spv::Op::OpBranch ||
+           in.op == spv::Op::OpBranchConditional ||
+           in.op == spv::Op::OpSwitch)) {
+        line += " ->";
+        for (uint32_t t : p.branches[in.aux].targets)
+          line += " block" + std::to_string(t);
+      }
+      out += line + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace warpsim::simt

@@ -1,0 +1,75 @@
+// Terminators: they decide each active lane's next block (warp.h explains
+// how lanes wait at merge blocks and reconverge).
+#include <bit>
+
+#include "simt/lower.h"
+#include "simt/warp.h"
+
+namespace warpsim::simt {
+
+void ExecBranch(Warp& w, const Instr& in) {
+  const BranchInfo& b = w.program().branches[in.aux];
+  w.SendLanes(w.active(), b.targets[0], b.copies[0]);
+  w.Reconverge();
+}
+
+void ExecBranchConditional(Warp& w, const Instr& in) {
+  const BranchInfo& b = w.program().branches[in.aux];
+  const uint32_t* cond = w.Reg(in.src[0]);
+  const uint32_t active = w.active();
+  uint32_t taken = 0;
+  for (uint32_t m = active; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    if (cond[l] != 0) taken |= 1u << l;
+  }
+  w.SendLanes(taken, b.targets[0], b.copies[0]);
+  w.SendLanes(active & ~taken, b.targets[1], b.copies[1]);
+  w.Reconverge();
+}
+
+void ExecSwitch(Warp& w, const Instr& in) {
+  const BranchInfo& b = w.program().branches[in.aux];
+  const uint32_t* lo = w.Reg(in.src[0]);
+  const uint32_t* hi = in.width == 64 ? w.Reg(in.src[0] + 1) : nullptr;
+  const uint64_t mask = in.width >= 64 ? ~0ull : ((1ull << in.width) - 1);
+  uint32_t remaining = w.active();
+  // Group lanes by case; lanes matching no case take the default.
+  for (size_t c = 0; c < b.case_values.size() && remaining != 0; ++c) {
+    uint32_t lanes = 0;
+    for (uint32_t m = remaining; m != 0; m &= m - 1) {
+      const uint32_t l = std::countr_zero(m);
+      uint64_t v = lo[l];
+      if (hi) v |= static_cast<uint64_t>(hi[l]) << 32;
+      if ((v & mask) == b.case_values[c]) lanes |= 1u << l;
+    }
+    w.SendLanes(lanes, b.targets[c + 1], b.copies[c + 1]);
+    remaining &= ~lanes;
+  }
+  w.SendLanes(remaining, b.targets[0], b.copies[0]);
+  w.Reconverge();
+}
+
+void ExecReturn(Warp& w, const Instr& in) {
+  w.RetireLanes(w.active());
+  w.Reconverge();
+}
+
+// OpKill: in a compute shader (and with the "terminate" kill policy) the
+// lanes end; the graphics pipeline may instead demote them (REFERENCE §8.5).
+void ExecKill(Warp& w, const Instr& in) {
+  w.RetireLanes(w.active());
+  w.Reconverge();
+}
+
+void ExecTerminateInvocation(Warp& w, const Instr& in) {
+  w.RetireLanes(w.active());
+  w.Reconverge();
+}
+
+// Reaching OpUnreachable is undefined behaviour; the lanes stop.
+void ExecUnreachable(Warp& w, const Instr& in) {
+  w.RetireLanes(w.active());
+  w.Reconverge();
+}
+
+}  // namespace warpsim::simt

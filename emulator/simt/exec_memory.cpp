@@ -1,0 +1,509 @@
+// Memory instructions: access chains, loads, stores, copies, OpArrayLength
+// and pointer comparisons.
+//
+// A pointer is a 64-bit register pair: the byte offset in the low word and
+// the memory region in the high word (program.h: lane-private memory, the
+// workgroup's memory, or a bound buffer). Access chains become pointer
+// arithmetic (one instruction per dynamic index, like an IMAD per index on
+// hardware); constant indices fold into a static offset. The byte layout of
+// what a pointer points to is known statically (PointerInfo), so a load or
+// store is one instruction moving all scalar leaves of the value.
+#include <algorithm>
+#include <string>
+
+#include "simt/exec_common.h"
+
+namespace warpsim::simt {
+namespace {
+
+using spirv::TypeKind;
+
+// Literals for ExecPtrAdd: [stride, static offset].
+// ext bit 0: index is 64-bit; bit 1: index selects the region (descriptor
+// arrays); bit 2: index is signed.
+void ExecPtrAdd(Warp& w, const Instr& in) {
+  const uint32_t W = w.width();
+  const uint32_t act = w.active();
+  const Program& p = w.program();
+  const uint64_t stride = p.literals[in.aux];
+  const uint64_t offset = p.literals[in.aux + 1];
+  const uint32_t* ptr = w.Reg(in.src[0]);
+  const uint32_t* idx = in.src[1] == kNoReg ? nullptr : w.Reg(in.src[1]);
+  const bool wide_index = in.ext & 1u;
+  const bool region_index = in.ext & 2u;
+  const bool signed_index = in.ext & 4u;
+  uint32_t* d = w.Reg(in.dst);
+  for (uint32_t l = 0; l < W; ++l) {
+    if (!((act >> l) & 1u)) continue;
+    int64_t i = 0;
+    if (idx != nullptr) {
+      if (wide_index) {
+        i = static_cast<int64_t>(static_cast<uint64_t>(idx[l]) |
+                                 (static_cast<uint64_t>(idx[W + l]) << 32));
+      } else {
+        i = signed_index ? static_cast<int64_t>(static_cast<int32_t>(idx[l]))
+                         : static_cast<int64_t>(idx[l]);
+      }
+    }
+    uint32_t lo = ptr[l];
+    uint32_t hi = ptr[W + l];
+    if (region_index) {
+      hi = static_cast<uint32_t>(hi + i);
+      lo = static_cast<uint32_t>(lo + offset);
+    } else {
+      lo = static_cast<uint32_t>(lo + offset +
+                                 static_cast<uint64_t>(i) * stride);
+    }
+    d[l] = lo;
+    d[W + l] = hi;
+  }
+}
+
+void ExecLoad(Warp& w, const Instr& in) {
+  const uint32_t W = w.width();
+  const uint32_t act = w.active();
+  const Program& p = w.program();
+  const MemAccess& acc = p.mem_accesses[in.aux];
+  const uint32_t* ptr = w.Reg(acc.ptr_reg);
+  const bool record = w.record_addresses();
+  for (uint32_t m = act; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    const uint32_t region = ptr[W + l];
+    const uint32_t base = ptr[l];
+    if (record) {
+      w.address_buffer()[l] = (static_cast<uint64_t>(region) << 32) | base;
+    }
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+      if (leaf.reg == kNoReg) continue;
+      const uint8_t* src = w.Resolve(
+          l, region, static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
+      uint64_t v = 0;
+      if (src != nullptr) std::memcpy(&v, src, leaf.bytes);
+      uint32_t* r = w.Reg(leaf.reg);
+      if (leaf.is_bool) v = v != 0 ? 1 : 0;
+      r[l] = static_cast<uint32_t>(v);
+      if (leaf.bytes == 8) r[W + l] = static_cast<uint32_t>(v >> 32);
+    }
+  }
+}
+
+void ExecStore(Warp& w, const Instr& in) {
+  const uint32_t W = w.width();
+  const Program& p = w.program();
+  const MemAccess& acc = p.mem_accesses[in.aux];
+  const uint32_t* ptr = w.Reg(acc.ptr_reg);
+  const bool record = w.record_addresses();
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    const uint32_t region = ptr[W + l];
+    const uint32_t base = ptr[l];
+    if (record) {
+      w.address_buffer()[l] = (static_cast<uint64_t>(region) << 32) | base;
+    }
+    // Helper invocations never write memory outside their own lane.
+    if (((w.helper() >> l) & 1u) && region != kRegionPrivate) continue;
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+      if (leaf.reg == kNoReg) continue;
+      uint8_t* dst = w.Resolve(
+          l, region, static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
+      if (dst == nullptr) continue;  // out of bounds: dropped
+      const uint32_t* r = w.Reg(leaf.reg);
+      uint64_t v = r[l];
+      if (leaf.bytes == 8) v |= static_cast<uint64_t>(r[W + l]) << 32;
+      if (leaf.is_bool) v = v != 0 ? 1 : 0;
+      std::memcpy(dst, &v, leaf.bytes);
+    }
+  }
+}
+
+// Literals: [member offset, element stride]. Result: 32-bit element count.
+void ExecArrayLength(Warp& w, const Instr& in) {
+  const uint32_t W = w.width();
+  const Program& p = w.program();
+  const uint32_t offset = p.literals[in.aux];
+  const uint32_t stride = std::max(p.literals[in.aux + 1], 1u);
+  const uint32_t* ptr = w.Reg(in.src[0]);
+  uint32_t* d = w.Reg(in.dst);
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    const uint32_t region = ptr[W + l];
+    uint64_t size = 0;
+    if (region < w.context().regions.size())
+      size = w.context().regions[region].size;
+    const uint64_t start = static_cast<uint64_t>(ptr[l]) + offset;
+    d[l] = size > start ? static_cast<uint32_t>((size - start) / stride) : 0;
+  }
+}
+
+bool PtrEq(uint64_t a, uint64_t b) { return a == b; }
+bool PtrNe(uint64_t a, uint64_t b) { return a != b; }
+
+// OpPtrDiff: (a - b) / stride as a signed element count; literal = stride.
+template <typename R>
+void ExecPtrDiff(Warp& w, const Instr& in) {
+  const uint32_t W = w.width();
+  const int64_t stride = std::max<int64_t>(w.program().literals[in.aux], 1);
+  const uint32_t* a = w.Reg(in.src[0]);
+  const uint32_t* b = w.Reg(in.src[1]);
+  uint32_t* d = w.Reg(in.dst);
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    const int64_t diff =
+        static_cast<int64_t>(a[l]) - static_cast<int64_t>(b[l]);
+    StoreLane<R>(d, W, l, static_cast<R>(diff / stride));
+  }
+}
+
+// Size in bytes between consecutive elements of `type_id` for pointer
+// arithmetic (OpPtrAccessChain, OpPtrDiff).
+uint32_t ElementStride(Lowerer& l, uint32_t ptr_type, const PointerInfo& info) {
+  if (auto s =
+          l.module().DecorationValue(ptr_type, spv::Decoration::ArrayStride)) {
+    return *s;
+  }
+  const uint32_t size = l.SizeOf(info.pointee_type, info);
+  return std::max(size, 1u);
+}
+
+uint32_t EmitPtrAdd(Lowerer& l, const spirv::Inst& inst, uint32_t ptr,
+                    uint32_t index, const ScalarType& index_type,
+                    uint64_t stride, uint64_t offset, bool region_index) {
+  const uint32_t dst = l.NewReg(true);
+  const ScalarType t{ScalarKind::kUint, 64, true};
+  Instr& in = l.Emit(ExecPtrAdd, inst.opcode, t, inst.word_offset);
+  in.pipe = Pipe::kAlu;
+  in.dst = dst;
+  in.src[0] = ptr;
+  in.src[1] = index;
+  in.ext = static_cast<uint16_t>((index_type.wide() ? 1 : 0) |
+                                 (region_index ? 2 : 0) |
+                                 (index_type.kind == ScalarKind::kInt ? 4 : 0));
+  in.aux = static_cast<uint32_t>(l.program().literals.size());
+  l.program().literals.push_back(static_cast<uint32_t>(stride));
+  l.program().literals.push_back(static_cast<uint32_t>(offset));
+  return dst;
+}
+
+bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
+  const Val base = l.Get(inst.operands[0]);
+  if (l.failed()) return true;
+  if (!base.ptr) {
+    l.Fail(
+        l.UnsupportedAt(inst, "access chain on a pointer of unknown layout"));
+    return true;
+  }
+  const spirv::Module& m = l.module();
+  PointerInfo info = *base.ptr;
+  uint32_t ptr = base.regs[0];
+  uint64_t offset = 0;
+  size_t first_index = 1;
+  if (has_element) {
+    // OpPtrAccessChain: the Element operand steps over whole pointees.
+    const uint32_t stride = ElementStride(l, base.type_id, info);
+    const uint32_t id = inst.operands[1];
+    if (auto c = l.ConstantValue(id)) {
+      offset += *c * stride;
+    } else {
+      const Val& idx = l.Get(id);
+      ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id),
+                       stride, offset, false);
+      offset = 0;
+    }
+    first_index = 2;
+  }
+  uint32_t type = info.pointee_type;
+  for (size_t i = first_index; i < inst.operands.size(); ++i) {
+    const uint32_t id = inst.operands[i];
+    const std::optional<uint64_t> cidx = l.ConstantValue(id);
+    const spirv::Type& t = m.type(type);
+    // Descriptor arrays: the first index picks the region.
+    if (info.descriptor_array != 0 && i == first_index) {
+      if (cidx) {
+        ptr = EmitPtrAdd(l, inst, ptr, l.ConstReg(*cidx), ScalarType{}, 0, 0,
+                         true);
+      } else {
+        const Val& idx = l.Get(id);
+        ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id), 0,
+                         0, true);
+      }
+      info.descriptor_array = 0;
+      type = t.element;
+      continue;
+    }
+    uint64_t stride = 0;
+    uint64_t member_offset = 0;
+    uint32_t next = 0;
+    PointerInfo next_info = info;
+    next_info.component_stride = 0;
+    switch (t.kind) {
+      case TypeKind::kStruct: {
+        if (!cidx || *cidx >= t.members.size()) {
+          l.Fail(l.InvalidAt(inst, "struct index must be a constant in range"));
+          return true;
+        }
+        const uint32_t mi = static_cast<uint32_t>(*cidx);
+        next = t.members[mi];
+        next_info.matrix_stride =
+            m.MemberDecorationValue(type, mi, spv::Decoration::MatrixStride)
+                .value_or(0);
+        next_info.row_major =
+            m.HasMemberDecoration(type, mi, spv::Decoration::RowMajor);
+        if (info.explicit_layout) {
+          member_offset =
+              m.MemberDecorationValue(type, mi, spv::Decoration::Offset)
+                  .value_or(0);
+        } else {
+          // Natural layout: sum of the preceding members, 4-byte aligned.
+          uint32_t off = 0;
+          for (uint32_t k = 0; k < mi; ++k) {
+            PointerInfo ki = info;
+            ki.matrix_stride =
+                m.MemberDecorationValue(type, k, spv::Decoration::MatrixStride)
+                    .value_or(0);
+            ki.row_major =
+                m.HasMemberDecoration(type, k, spv::Decoration::RowMajor);
+            off = (off + 3) / 4 * 4;
+            off += l.SizeOf(t.members[k], ki);
+          }
+          member_offset = (off + 3) / 4 * 4;
+        }
+        break;
+      }
+      case TypeKind::kArray:
+      case TypeKind::kRuntimeArray: {
+        next = t.element;
+        if (info.explicit_layout) {
+          stride =
+              m.DecorationValue(type, spv::Decoration::ArrayStride).value_or(0);
+        }
+        if (stride == 0) {
+          PointerInfo ei = info;
+          ei.component_stride = 0;
+          stride = (l.SizeOf(t.element, ei) + 3) / 4 * 4;
+        }
+        next_info.matrix_stride = info.matrix_stride;
+        next_info.row_major = info.row_major;
+        break;
+      }
+      case TypeKind::kMatrix: {
+        next = t.element;
+        const uint32_t es = l.SizeOf(m.type(t.element).element, info);
+        if (info.explicit_layout && info.matrix_stride != 0) {
+          if (info.row_major) {
+            stride = es;
+            next_info.component_stride = info.matrix_stride;
+          } else {
+            stride = info.matrix_stride;
+          }
+        } else {
+          stride = static_cast<uint64_t>(es) * m.type(t.element).count;
+        }
+        next_info.matrix_stride = 0;
+        break;
+      }
+      case TypeKind::kVector: {
+        next = t.element;
+        stride = info.component_stride ? info.component_stride
+                                       : l.SizeOf(t.element, info);
+        break;
+      }
+      default:
+        l.Fail(l.InvalidAt(inst, "access chain indexes a scalar"));
+        return true;
+    }
+    if (t.kind == TypeKind::kStruct) {
+      offset += member_offset;
+    } else if (cidx) {
+      offset += *cidx * stride;
+    } else {
+      const Val& idx = l.Get(id);
+      ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id),
+                       stride, offset, false);
+      offset = 0;
+    }
+    type = next;
+    next_info.pointee_type = next;
+    info = next_info;
+  }
+  if (offset != 0)
+    ptr = EmitPtrAdd(l, inst, ptr, kNoReg, ScalarType{}, 0, offset, false);
+  info.pointee_type = m.type(inst.result_type).pointee;
+  Val res;
+  res.type_id = inst.result_type;
+  res.regs = {ptr};
+  res.ptr = std::make_shared<PointerInfo>(info);
+  l.Alias(inst.result_id, std::move(res));
+  return true;
+}
+
+// Emits a load of `type_id` through `ptr`; returns the registers.
+std::vector<uint32_t> EmitLoad(Lowerer& l, const spirv::Inst& inst,
+                               const Val& ptr, uint32_t type_id) {
+  std::vector<uint32_t> regs;
+  for (const ScalarType& s : l.Flat(type_id))
+    regs.push_back(l.NewReg(s.wide()));
+  const auto leaves = l.Leaves(type_id, *ptr.ptr);
+  const uint32_t acc = l.AddMemAccess(regs, leaves, ptr.regs[0]);
+  Instr& in = l.Emit(ExecLoad, spv::Op::OpLoad, ScalarType{}, inst.word_offset);
+  in.pipe = Pipe::kLsu;
+  in.aux = acc;
+  in.src[0] = ptr.regs[0];
+  l.AddDefs(regs);
+  return regs;
+}
+
+void EmitStore(Lowerer& l, const spirv::Inst& inst, const Val& ptr,
+               const std::vector<uint32_t>& regs, uint32_t type_id) {
+  const auto leaves = l.Leaves(type_id, *ptr.ptr);
+  const uint32_t acc = l.AddMemAccess(regs, leaves, ptr.regs[0]);
+  Instr& in =
+      l.Emit(ExecStore, spv::Op::OpStore, ScalarType{}, inst.word_offset);
+  in.pipe = Pipe::kLsu;
+  in.aux = acc;
+  in.src[0] = ptr.regs[0];
+  l.AddUses(regs);
+}
+
+bool CheckMemoryType(Lowerer& l, const spirv::Inst& inst, const Val& ptr) {
+  if (!ptr.ptr) {
+    l.Fail(l.UnsupportedAt(
+        inst, "memory access through a pointer of unknown layout"));
+    return false;
+  }
+  const spirv::Type& t = l.module().type(ptr.ptr->pointee_type);
+  if (t.kind == TypeKind::kImage || t.kind == TypeKind::kSampler ||
+      t.kind == TypeKind::kSampledImage) {
+    return true;  // handled by the image family
+  }
+  switch (ptr.ptr->storage) {
+    case spv::StorageClass::PhysicalStorageBuffer:
+      l.Fail(l.UnsupportedAt(inst, "PhysicalStorageBuffer pointers"));
+      return false;
+    default:
+      return true;
+  }
+}
+
+}  // namespace
+
+bool LowerMemory(Lowerer& l, const spirv::Inst& inst) {
+  using spv::Op;
+  switch (inst.opcode) {
+    case Op::OpAccessChain:
+    case Op::OpInBoundsAccessChain:
+      return LowerAccessChain(l, inst, false);
+    case Op::OpPtrAccessChain:
+    case Op::OpInBoundsPtrAccessChain:
+      return LowerAccessChain(l, inst, true);
+    case Op::OpLoad: {
+      const Val ptr = l.Get(inst.operands[0]);
+      if (l.failed() || !CheckMemoryType(l, inst, ptr)) return true;
+      const spirv::Type& pt = l.module().type(ptr.ptr->pointee_type);
+      if (pt.kind == TypeKind::kImage || pt.kind == TypeKind::kSampler ||
+          pt.kind == TypeKind::kSampledImage) {
+        return false;  // images: another family (or unsupported)
+      }
+      Val res;
+      res.type_id = inst.result_type;
+      res.regs = EmitLoad(l, inst, ptr, inst.result_type);
+      if (l.module().type(inst.result_type).kind == TypeKind::kPointer) {
+        auto info = std::make_shared<PointerInfo>();
+        info->pointee_type = l.module().type(inst.result_type).pointee;
+        info->storage = l.module().type(inst.result_type).storage;
+        info->explicit_layout = true;
+        res.ptr = info;
+      }
+      l.Alias(inst.result_id, std::move(res));
+      return true;
+    }
+    case Op::OpStore: {
+      const Val ptr = l.Get(inst.operands[0]);
+      const Val obj = l.Get(inst.operands[1]);
+      if (l.failed() || !CheckMemoryType(l, inst, ptr)) return true;
+      EmitStore(l, inst, ptr, obj.regs, ptr.ptr->pointee_type);
+      return true;
+    }
+    case Op::OpCopyMemory: {
+      const Val dst = l.Get(inst.operands[0]);
+      const Val src = l.Get(inst.operands[1]);
+      if (l.failed() || !CheckMemoryType(l, inst, dst) ||
+          !CheckMemoryType(l, inst, src)) {
+        return true;
+      }
+      const auto regs = EmitLoad(l, inst, src, src.ptr->pointee_type);
+      EmitStore(l, inst, dst, regs, dst.ptr->pointee_type);
+      return true;
+    }
+    case Op::OpArrayLength: {
+      const Val ptr = l.Get(inst.operands[0]);
+      if (l.failed() || !CheckMemoryType(l, inst, ptr)) return true;
+      const uint32_t member = inst.operands[1];
+      const uint32_t st = ptr.ptr->pointee_type;
+      const spirv::Type& t = l.module().type(st);
+      if (t.kind != TypeKind::kStruct || member >= t.members.size()) {
+        l.Fail(l.InvalidAt(
+            inst, "OpArrayLength needs a struct with a runtime array"));
+        return true;
+      }
+      const uint32_t offset =
+          l.module()
+              .MemberDecorationValue(st, member, spv::Decoration::Offset)
+              .value_or(0);
+      const uint32_t stride =
+          l.module()
+              .DecorationValue(t.members[member], spv::Decoration::ArrayStride)
+              .value_or(4);
+      const uint32_t dst = l.Define(inst.result_id, inst.result_type).regs[0];
+      Instr& in =
+          l.Emit(ExecArrayLength, inst.opcode, ScalarType{}, inst.word_offset);
+      in.pipe = Pipe::kAlu;
+      in.dst = dst;
+      in.src[0] = ptr.regs[0];
+      in.aux = static_cast<uint32_t>(l.program().literals.size());
+      l.program().literals.push_back(offset);
+      l.program().literals.push_back(stride);
+      return true;
+    }
+    case Op::OpPtrEqual:
+    case Op::OpPtrNotEqual: {
+      const HandlerSet set{
+          .u64 = inst.opcode == Op::OpPtrEqual
+                     ? &ExecBinary<bool, uint64_t, uint64_t, &PtrEq>
+                     : &ExecBinary<bool, uint64_t, uint64_t, &PtrNe>};
+      const Val a = l.Get(inst.operands[0]);
+      const Val b = l.Get(inst.operands[1]);
+      if (l.failed()) return true;
+      const uint32_t dst = l.Define(inst.result_id, inst.result_type).regs[0];
+      Instr& in =
+          l.Emit(set.u64, inst.opcode, ScalarType{ScalarKind::kUint, 64, true},
+                 inst.word_offset);
+      in.dst = dst;
+      in.src[0] = a.regs[0];
+      in.src[1] = b.regs[0];
+      return true;
+    }
+    case Op::OpPtrDiff: {
+      const Val a = l.Get(inst.operands[0]);
+      const Val b = l.Get(inst.operands[1]);
+      if (l.failed() || !a.ptr) return true;
+      const ScalarType rt = ScalarOf(l, inst.result_type);
+      const uint32_t dst = l.Define(inst.result_id, inst.result_type).regs[0];
+      Instr& in = l.Emit(rt.wide()        ? &ExecPtrDiff<int64_t>
+                         : rt.width == 16 ? &ExecPtrDiff<int16_t>
+                                          : &ExecPtrDiff<int32_t>,
+                         inst.opcode, rt, inst.word_offset);
+      in.dst = dst;
+      in.src[0] = a.regs[0];
+      in.src[1] = b.regs[0];
+      in.aux = static_cast<uint32_t>(l.program().literals.size());
+      l.program().literals.push_back(ElementStride(l, a.type_id, *a.ptr));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace warpsim::simt

@@ -1,0 +1,202 @@
+// Lowering: spirv::Module entry point -> simt::Program.
+//
+// The Lowerer walks the entry function's blocks in structured order, gives
+// every SSA value a list of scalar virtual registers (one per flattened
+// component), and emits scalar instructions. Opcode families live in their
+// own files (exec_*.cpp); each provides a `Lower<Family>` function that
+// handles its opcodes through the Lowerer API below and returns false for
+// opcodes it does not own. What no family owns is reported as unsupported
+// by name.
+#ifndef WARPSIM_SIMT_LOWER_H_
+#define WARPSIM_SIMT_LOWER_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "simt/program.h"
+#include "spirv/module.h"
+
+namespace warpsim::simt {
+
+// Values for specialization constants, by SpecId: the raw bits (low word
+// first for 64-bit constants).
+using SpecValues = std::map<uint32_t, uint64_t>;
+
+struct LowerOptions {
+  std::string entry_point = "main";
+  std::optional<spv::ExecutionModel> model;  // when several share a name
+  SpecValues spec_values;
+  uint32_t warp_width = 32;  // SubgroupSize as the program sees it
+};
+
+// Lowers and register-allocates one entry point.
+Result<Program> LowerProgram(const spirv::Module& module,
+                             const LowerOptions& options);
+
+// ---------------------------------------------------------------------------
+// Lowering internals shared with the opcode-family files.
+
+// One flattened scalar component of an SSA value's type.
+struct ScalarType {
+  ScalarKind kind = ScalarKind::kUint;
+  uint8_t width = 32;  // 1-bit bools are stored as 32-bit 0/1
+  bool is_pointer = false;
+  bool wide() const { return width == 64; }
+  bool is_float() const { return kind == ScalarKind::kFloat; }
+};
+
+// Static facts about a pointer value (which layout its pointee uses).
+struct PointerInfo {
+  uint32_t pointee_type = 0;
+  spv::StorageClass storage = spv::StorageClass::Max;
+  bool explicit_layout = false;  // offsets from decorations
+  // Set when the pointee is (part of) a matrix inside an explicit layout.
+  uint32_t matrix_stride = 0;
+  bool row_major = false;
+  // Pointee is a column of a row-major matrix: its components are this far
+  // apart (0 = natural).
+  uint32_t component_stride = 0;
+  // Pointer into an array of descriptors (index selects the region).
+  uint32_t descriptor_array = 0;
+};
+
+// An SSA value: one register per flattened scalar component (the low
+// register for 64-bit components). Pointers have one 64-bit component
+// (offset in the low word, region in the high word).
+struct Val {
+  std::vector<uint32_t> regs;
+  uint32_t type_id = 0;
+  std::shared_ptr<PointerInfo> ptr;  // pointers only
+};
+
+// A scalar leaf of a memory layout, in flattening order.
+struct Leaf {
+  uint32_t offset;
+  uint8_t bytes;
+  bool is_bool;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const spirv::Module& module, const LowerOptions& options,
+          Program* program);
+
+  Status Run();
+
+  // ---- API for the family files ----
+  const spirv::Module& module() const { return module_; }
+  Program& program() { return *program_; }
+  const LowerOptions& options() const { return options_; }
+
+  // The value of an operand id (SSA value or constant). Records an error and
+  // returns an empty value when unknown.
+  const Val& Get(uint32_t id);
+  // Creates the value `id` of `type_id` with fresh registers.
+  Val& Define(uint32_t id, uint32_t type_id);
+  // Makes `id` an alias of existing registers (no instruction).
+  void Alias(uint32_t id, Val value);
+  const std::vector<ScalarType>& Flat(uint32_t type_id);
+  uint32_t NewReg(bool wide);
+  // A constant operand holding `bits` (64-bit when `wide`).
+  uint32_t ConstReg(uint64_t bits, bool wide = false);
+  // Appends an instruction; returns it for the caller to fill.
+  Instr& Emit(ExecFn fn, spv::Op op, const ScalarType& type,
+              uint32_t spirv_word);
+  // Registers the last emitted instruction defines or reads through side
+  // tables (memory leaves, Program::extra), for liveness.
+  void AddDefs(const std::vector<uint32_t>& regs);
+  void AddUses(const std::vector<uint32_t>& regs);
+  void Fail(Diagnostic diag);
+  bool failed() const { return !status_.ok(); }
+  Diagnostic UnsupportedAt(const spirv::Inst& inst, const std::string& what);
+  Diagnostic InvalidAt(const spirv::Inst& inst, const std::string& what);
+
+  // Memory layout of `type_id` under `info`'s rules: scalar leaves in
+  // flattening order, and the total size / array stride.
+  std::vector<Leaf> Leaves(uint32_t type_id, const PointerInfo& info);
+  uint32_t SizeOf(uint32_t type_id, const PointerInfo& info);
+  // Adds leaves for a load/store of `regs` to the program tables.
+  uint32_t AddMemAccess(const std::vector<uint32_t>& regs,
+                        const std::vector<Leaf>& leaves, uint32_t ptr_reg);
+  // Constant value of an id as 64-bit integer (for literal-like operands).
+  std::optional<uint64_t> ConstantValue(uint32_t id);
+  // Current block being lowered (index in structured order).
+  uint32_t current_block() const { return current_block_; }
+  uint32_t BlockIndex(uint32_t label) const;
+
+ private:
+  Status CollectConstants();
+  Status CollectGlobals(const spirv::EntryPoint& ep);
+  Status ComputeBlockOrder(const spirv::Function& fn);
+  Status LowerBlock(const spirv::Block& block, uint32_t index);
+  Status LowerTerminator(const spirv::Block& block, uint32_t index);
+  bool LowerInst(const spirv::Inst& inst);
+  std::pair<uint32_t, uint32_t> EdgeCopies(uint32_t from_label,
+                                           uint32_t to_label);
+  Status FoldConstant(uint32_t id, const spirv::Constant& c);
+  uint32_t AllocPrivate(uint32_t bytes, uint32_t align);
+  uint32_t SwitchLiteralWords(uint32_t selector);
+
+  const spirv::Module& module_;
+  LowerOptions options_;
+  Program* program_;
+  Status status_;
+  std::map<uint32_t, Val> values_;
+  std::map<uint32_t, std::vector<uint64_t>> const_words_;  // folded constants
+  std::map<uint32_t, std::vector<ScalarType>> flat_cache_;
+  std::map<uint64_t, uint32_t> const_slots_;  // 32-bit constant -> slot
+  std::map<std::pair<uint64_t, int>, uint32_t> const_slots64_;
+  std::vector<uint8_t> vreg_wide_;
+  std::vector<std::vector<uint32_t>> extra_defs_;  // per instruction
+  std::vector<std::vector<uint32_t>> extra_uses_;
+  std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
+  const spirv::Function* function_ = nullptr;
+  std::vector<const spirv::Block*> order_;  // structured order
+  std::map<uint32_t, uint32_t> block_index_;
+  uint32_t current_block_ = 0;
+  uint32_t current_label_ = 0;
+  friend Status AllocateRegisters(Lowerer& lowerer, Program* program);
+  friend class RegAllocAccess;
+
+ public:
+  const std::vector<uint8_t>& vreg_wide() const { return vreg_wide_; }
+  const std::vector<std::vector<uint32_t>>& extra_defs() const {
+    return extra_defs_;
+  }
+  const std::vector<std::vector<uint32_t>>& extra_uses() const {
+    return extra_uses_;
+  }
+};
+
+// Family lowerers (exec_*.cpp). Each returns true if it handled `inst`.
+bool LowerArithmetic(Lowerer& l, const spirv::Inst& inst);
+bool LowerBitwise(Lowerer& l, const spirv::Inst& inst);
+bool LowerConversion(Lowerer& l, const spirv::Inst& inst);
+bool LowerComposite(Lowerer& l, const spirv::Inst& inst);
+bool LowerMemory(Lowerer& l, const spirv::Inst& inst);
+bool LowerGlslStd450(Lowerer& l, const spirv::Inst& inst);
+bool LowerSubgroup(Lowerer& l, const spirv::Inst& inst);
+bool LowerAtomic(Lowerer& l, const spirv::Inst& inst);
+bool LowerMisc(Lowerer& l, const spirv::Inst& inst);
+
+// Terminator handlers (exec_control_flow.cpp).
+void ExecBranch(Warp& w, const Instr& in);
+void ExecBranchConditional(Warp& w, const Instr& in);
+void ExecSwitch(Warp& w, const Instr& in);
+void ExecReturn(Warp& w, const Instr& in);
+void ExecKill(Warp& w, const Instr& in);
+void ExecTerminateInvocation(Warp& w, const Instr& in);
+void ExecUnreachable(Warp& w, const Instr& in);
+
+// Register allocation (regalloc.cpp): rewrites virtual registers to physical
+// ones and sets Program::num_regs.
+Status AllocateRegisters(Lowerer& lowerer, Program* program);
+
+}  // namespace warpsim::simt
+
+#endif  // WARPSIM_SIMT_LOWER_H_

@@ -1,0 +1,47 @@
+// Per-opcode metadata shared by the functional executor (to fill
+// InstrRecords) and, later, the timing model (sm/): which execution pipe an
+// instruction issues to and its latency class.
+//
+// Pipes follow the Hopper SM sub-partition (REFERENCE.md §1.2): FP32 FMA
+// lanes, INT32/ALU lanes, FP64 lanes, the MUFU special-function unit,
+// load/store, texture, branch, and barrier/sync.
+#ifndef WARPSIM_SIMT_OPCODE_INFO_H_
+#define WARPSIM_SIMT_OPCODE_INFO_H_
+
+#include <cstdint>
+#include <spirv/unified1/spirv.hpp11>
+#include <string_view>
+
+namespace warpsim::simt {
+
+enum class Pipe : uint8_t {
+  kNone,    // renames only (no issue slot), e.g. OpCopyObject of registers
+  kFma,     // FP32 add/mul/fma, IMAD-class integer multiply
+  kAlu,     // INT32 add, logic, shifts, compares, selects, conversions
+  kFp64,    // double precision
+  kSfu,     // MUFU: rcp, rsqrt, sqrt, lg2, ex2, sin, cos
+  kLsu,     // loads, stores, atomics, shared memory
+  kTex,     // texture / image sampling
+  kBranch,  // control flow
+  kSync,    // barriers, subgroup shuffles/votes
+};
+
+std::string_view PipeName(Pipe pipe);
+
+// Latency class: fixed-latency arithmetic vs variable-latency (memory, MUFU)
+// operations that the timing model tracks with a scoreboard.
+enum class LatencyClass : uint8_t { kFixed, kVariable };
+
+struct OpcodeTiming {
+  Pipe pipe;
+  LatencyClass latency;
+};
+
+// `ext` is the GLSL.std.450 instruction number for OpExtInst (else 0);
+// `width` the scalar width in bits; `is_float` whether the operands are
+// floating point.
+OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float);
+
+}  // namespace warpsim::simt
+
+#endif  // WARPSIM_SIMT_OPCODE_INFO_H_

@@ -1,0 +1,169 @@
+// A Program is one entry point of a Module lowered for fast warp execution.
+//
+// Lowering (lower.h) turns SPIR-V's typed SSA values into scalar 32-bit
+// *virtual registers*: a vec4 becomes four registers, a 64-bit scalar two
+// consecutive ones (low word first), a struct the concatenation of its
+// members. Composite extract/insert/shuffle/construct therefore cost nothing:
+// they only rename registers, as in a real GPU compiler. Component-wise
+// operations become one scalar instruction per component (NVIDIA's ISA is
+// scalar per lane too). OpPhi becomes parallel copies on the CFG edges.
+//
+// After register allocation (regalloc.h) every register operand names a
+// physical register; constants live after the last physical register in the
+// same per-warp register file, so a handler reads any operand the same way.
+//
+// Blocks are laid out in *structured order* (see lower.cpp): every block of a
+// selection or loop construct comes after its header and before its merge
+// block, and a loop's continue target after the loop body. The warp's
+// reconvergence rule (warp.h) relies on this order.
+#ifndef WARPSIM_SIMT_PROGRAM_H_
+#define WARPSIM_SIMT_PROGRAM_H_
+
+#include <cstdint>
+#include <spirv/unified1/spirv.hpp11>
+#include <string>
+#include <vector>
+
+#include "simt/opcode_info.h"
+
+namespace warpsim::simt {
+
+class Warp;
+struct Instr;
+
+// Executes one instruction for all active lanes of a warp.
+using ExecFn = void (*)(Warp& warp, const Instr& instr);
+
+inline constexpr uint32_t kNoReg = 0xffffffffu;
+// Before allocation, constant operands are tagged with this bit.
+inline constexpr uint32_t kConstTag = 0x80000000u;
+
+// Scalar kinds a handler is specialised for.
+enum class ScalarKind : uint8_t { kBool, kInt, kUint, kFloat };
+
+struct Instr {
+  ExecFn exec = nullptr;
+  spv::Op op = spv::Op::OpNop;  // SPIR-V opcode this came from
+  uint16_t ext = 0;             // extended-instruction number, sub-op, ...
+  ScalarKind kind = ScalarKind::kUint;
+  uint8_t width = 32;      // scalar width in bits of the operation
+  Pipe pipe = Pipe::kAlu;  // from opcode_info.h
+  uint32_t dst = kNoReg;   // first destination register
+  uint32_t src[4] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  uint32_t aux = 0;         // index into a Program side table
+  uint32_t spirv_word = 0;  // word offset of the SPIR-V instruction
+};
+
+// One scalar piece of a memory access: register <-> bytes at ptr + offset.
+struct MemLeaf {
+  uint32_t reg;     // first register of the scalar (kNoReg: none)
+  uint32_t offset;  // byte offset from the pointer
+  uint8_t bytes;    // 1, 2, 4 or 8
+  uint8_t is_bool;  // booleans are 32-bit words in memory
+};
+
+// Side-table entry for loads, stores, atomics and copies.
+struct MemAccess {
+  uint32_t first_leaf = 0;
+  uint32_t leaf_count = 0;
+  uint32_t ptr_reg = kNoReg;       // pointer: offset register; region = +1
+  uint32_t ptr2_reg = kNoReg;      // second pointer (copy source)
+  uint32_t second_first_leaf = 0;  // copy: source layout leaves
+  uint32_t stride = 0;             // access chains: element stride
+  uint32_t extra = 0;              // atomics: memory semantics etc.
+};
+
+// Parallel copy executed on a CFG edge (from OpPhi).
+struct EdgeCopy {
+  uint32_t dst;
+  uint32_t src;
+};
+
+// Side-table entry for a terminator.
+struct BranchInfo {
+  // Successor block indices. Conditional: [true, false]. Switch: [default,
+  // case0, case1, ...].
+  std::vector<uint32_t> targets;
+  std::vector<uint64_t> case_values;  // switch literals
+  // Copies per successor: [first, count) into Program::edge_copies.
+  std::vector<std::pair<uint32_t, uint32_t>> copies;
+};
+
+struct BlockInfo {
+  uint32_t first_instr = 0;               // index into Program::code
+  uint32_t label = 0;                     // SPIR-V label id
+  uint32_t merge_block = 0xffffffffu;     // structured merge (block index)
+  uint32_t continue_block = 0xffffffffu;  // loops
+};
+
+// Where a shader interface variable or built-in lives in lane-private memory.
+struct InputSlot {
+  spv::BuiltIn builtin = spv::BuiltIn::Max;  // Max: a user input (location)
+  uint32_t location = 0xffffffffu;
+  uint32_t offset = 0;      // byte offset in lane-private memory
+  uint32_t bytes = 0;       // size in bytes
+  uint32_t components = 0;  // scalar components
+  uint32_t type_id = 0;
+};
+
+// A descriptor-bound resource the program reads or writes.
+struct ResourceSlot {
+  uint32_t set = 0;
+  uint32_t binding = 0;
+  uint32_t array_size = 1;  // arrays of descriptors
+  spv::StorageClass storage = spv::StorageClass::Max;
+  uint32_t variable_id = 0;
+  uint32_t type_id = 0;  // pointee type (block struct)
+  uint32_t region = 0;   // first memory region index
+  bool is_push_constant = false;
+  bool is_image = false;
+};
+
+// The memory region numbering used by pointer registers (pointer = region
+// register + byte offset register).
+inline constexpr uint32_t kRegionPrivate = 0;    // lane-private memory
+inline constexpr uint32_t kRegionWorkgroup = 1;  // the workgroup's memory
+inline constexpr uint32_t kRegionFirstResource = 2;
+
+struct Program {
+  std::string entry_name;
+  spv::ExecutionModel model = spv::ExecutionModel::Max;
+  std::vector<Instr> code;
+  std::vector<BlockInfo> blocks;  // structured order; blocks[0] = entry
+  std::vector<BranchInfo> branches;
+  std::vector<EdgeCopy> edge_copies;
+  std::vector<MemAccess> mem_accesses;
+  std::vector<MemLeaf> mem_leaves;
+  // Register lists used by instructions with many operands (Instr::aux
+  // points here). Holds registers only: register allocation rewrites it.
+  std::vector<uint32_t> extra;
+  // Literal tables (shuffle selectors, ...): never rewritten.
+  std::vector<uint32_t> literals;
+
+  // Registers. Before allocation: virtual_regs virtual registers. After:
+  // num_regs physical registers, constants from num_regs on.
+  uint32_t virtual_regs = 0;
+  uint32_t num_regs = 0;               // registers per thread after allocation
+  std::vector<uint32_t> const_values;  // one 32-bit word per constant slot
+
+  // Memory sizes.
+  uint32_t private_bytes = 0;    // lane-private bytes per lane
+  uint32_t workgroup_bytes = 0;  // workgroup memory per workgroup
+  // Workgroup memory ranges zero-initialised at workgroup start.
+  std::vector<std::pair<uint32_t, uint32_t>> workgroup_zero;
+  std::vector<InputSlot> inputs;
+  std::vector<InputSlot> outputs;
+  std::vector<ResourceSlot> resources;
+  uint32_t num_regions = kRegionFirstResource;
+
+  // Compute: workgroup size (after specialization).
+  uint32_t local_size[3] = {1, 1, 1};
+  bool uses_barrier = false;
+
+  // The SPIR-V word offset of each instruction (for diagnostics, disasm).
+  const Instr& at(uint32_t i) const { return code[i]; }
+};
+
+}  // namespace warpsim::simt
+
+#endif  // WARPSIM_SIMT_PROGRAM_H_

@@ -1,0 +1,240 @@
+// Register allocation: virtual registers -> physical registers per thread.
+//
+// The algorithm, in prose:
+//  1. Liveness. Per-thread liveness is exact for SIMT execution because every
+//     register write is masked by the active mask: a lane's register is only
+//     ever written by that lane. So the classic backward dataflow over the
+//     CFG applies. Phi copies happen on the edges: just before a terminator
+//     the live set along edge k is
+//         (live_in(S_k) - phi_dsts(k)) + phi_srcs(k),
+//     and the phi destinations are defined at the terminator.
+//  2. Interference. A register defined by an instruction interferes with
+//     every register live after it. Instructions that define several
+//     registers or read side tables also keep their defs apart from their
+//     uses (their handlers may read operands after writing results).
+//  3. Colouring. Greedy in definition order; a 64-bit register takes an
+//     aligned pair of colours, as 64-bit operands do on NVIDIA GPUs.
+// The number of colours is the registers per thread the program needs
+// (before any spilling, which warpsim does not model).
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "simt/lower.h"
+
+namespace warpsim::simt {
+namespace {
+
+// A simple dynamic bitset over virtual registers.
+class Bits {
+ public:
+  explicit Bits(size_t n = 0) : w_((n + 63) / 64, 0) {}
+  void Set(uint32_t i) { w_[i >> 6] |= 1ull << (i & 63); }
+  void Clear(uint32_t i) { w_[i >> 6] &= ~(1ull << (i & 63)); }
+  bool Get(uint32_t i) const { return (w_[i >> 6] >> (i & 63)) & 1; }
+  bool OrWith(const Bits& o) {
+    bool changed = false;
+    for (size_t k = 0; k < w_.size(); ++k) {
+      const uint64_t n = w_[k] | o.w_[k];
+      changed |= n != w_[k];
+      w_[k] = n;
+    }
+    return changed;
+  }
+  template <typename F>
+  void ForEach(F f) const {
+    for (size_t k = 0; k < w_.size(); ++k) {
+      for (uint64_t m = w_[k]; m != 0; m &= m - 1) {
+        f(static_cast<uint32_t>(k * 64 + __builtin_ctzll(m)));
+      }
+    }
+  }
+  bool operator==(const Bits& o) const { return w_ == o.w_; }
+
+ private:
+  std::vector<uint64_t> w_;
+};
+
+bool IsVirtual(uint32_t r) { return r != kNoReg && (r & kConstTag) == 0; }
+
+}  // namespace
+
+Status AllocateRegisters(Lowerer& lowerer, Program* program) {
+  const uint32_t n = program->virtual_regs;
+  const auto& wide = lowerer.vreg_wide();
+  const auto& extra_defs = lowerer.extra_defs();
+  const auto& extra_uses = lowerer.extra_uses();
+  const size_t nblocks = program->blocks.size();
+
+  // Defs and uses of one instruction.
+  auto defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
+                       std::vector<uint32_t>& uses) {
+    defs.clear();
+    uses.clear();
+    const Instr& in = program->code[i];
+    if (IsVirtual(in.dst)) defs.push_back(in.dst);
+    for (uint32_t s : in.src) {
+      if (IsVirtual(s)) uses.push_back(s);
+    }
+    for (uint32_t d : extra_defs[i]) {
+      if (IsVirtual(d)) defs.push_back(d);
+    }
+    for (uint32_t u : extra_uses[i]) {
+      if (IsVirtual(u)) uses.push_back(u);
+    }
+  };
+
+  auto block_end = [&](size_t b) {
+    return b + 1 < nblocks ? program->blocks[b + 1].first_instr
+                           : static_cast<uint32_t>(program->code.size());
+  };
+
+  // Live set just before the terminator's copies along edge k of block b,
+  // given the successors' live-in sets.
+  std::vector<Bits> live_in(nblocks, Bits(n));
+  auto live_out_of = [&](size_t b) {
+    Bits out(n);
+    const Instr& term = program->code[block_end(b) - 1];
+    if (term.exec == ExecBranch || term.exec == ExecBranchConditional ||
+        term.exec == ExecSwitch) {
+      const BranchInfo& bi = program->branches[term.aux];
+      for (size_t k = 0; k < bi.targets.size(); ++k) {
+        Bits edge = live_in[bi.targets[k]];
+        const auto [first, count] = bi.copies[k];
+        for (uint32_t c = first; c < first + count; ++c) {
+          if (IsVirtual(program->edge_copies[c].dst)) {
+            edge.Clear(program->edge_copies[c].dst);
+          }
+        }
+        for (uint32_t c = first; c < first + count; ++c) {
+          if (IsVirtual(program->edge_copies[c].src)) {
+            edge.Set(program->edge_copies[c].src);
+          }
+        }
+        out.OrWith(edge);
+      }
+    }
+    return out;
+  };
+
+  // 1. Liveness to a fixed point (blocks backwards: loops converge fast).
+  std::vector<uint32_t> defs, uses;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (size_t b = nblocks; b-- > 0;) {
+      Bits live = live_out_of(b);
+      for (uint32_t i = block_end(b); i-- > program->blocks[b].first_instr;) {
+        defs_uses(i, defs, uses);
+        for (uint32_t d : defs) live.Clear(d);
+        for (uint32_t u : uses) live.Set(u);
+      }
+      if (!(live == live_in[b])) {
+        live_in[b] = std::move(live);
+        changed = true;
+      }
+    }
+  }
+
+  // 2. Interference.
+  std::vector<std::vector<uint32_t>> adj(n);
+  auto interfere = [&](uint32_t a, uint32_t b) {
+    if (a == b) return;
+    adj[a].push_back(b);
+    adj[b].push_back(a);
+  };
+  for (size_t b = 0; b < nblocks; ++b) {
+    const uint32_t end = block_end(b);
+    // Phi destinations are written at the terminator.
+    const Instr& term = program->code[end - 1];
+    if (term.exec == ExecBranch || term.exec == ExecBranchConditional ||
+        term.exec == ExecSwitch) {
+      const BranchInfo& bi = program->branches[term.aux];
+      for (size_t k = 0; k < bi.targets.size(); ++k) {
+        const auto [first, count] = bi.copies[k];
+        for (uint32_t c = first; c < first + count; ++c) {
+          const uint32_t d = program->edge_copies[c].dst;
+          if (!IsVirtual(d)) continue;
+          live_in[bi.targets[k]].ForEach([&](uint32_t v) { interfere(d, v); });
+          // Parallel copies: destinations also stay apart from the sources
+          // of the same edge that are still live afterwards.
+        }
+      }
+    }
+    Bits live = live_out_of(b);
+    for (uint32_t i = end; i-- > program->blocks[b].first_instr;) {
+      defs_uses(i, defs, uses);
+      const bool conservative =
+          defs.size() > 1 || !extra_defs[i].empty() || !extra_uses[i].empty();
+      for (uint32_t d : defs) {
+        live.ForEach([&](uint32_t v) { interfere(d, v); });
+        for (uint32_t d2 : defs) interfere(d, d2);
+        if (conservative) {
+          for (uint32_t u : uses) interfere(d, u);
+        }
+      }
+      for (uint32_t d : defs) live.Clear(d);
+      for (uint32_t u : uses) live.Set(u);
+    }
+  }
+
+  // 3. Greedy colouring in definition order.
+  std::vector<uint32_t> color(n, kNoReg);
+  uint32_t num_colors = 0;
+  std::vector<uint8_t> taken;
+  for (uint32_t v = 0; v < n; ++v) {
+    taken.assign(num_colors + 2, 0);
+    for (uint32_t u : adj[v]) {
+      if (color[u] == kNoReg) continue;
+      taken[color[u]] = 1;
+      if (wide[u]) taken[color[u] + 1] = 1;
+    }
+    uint32_t c = 0;
+    if (wide[v]) {
+      while (taken[c] || taken[c + 1]) {
+        c += 2;
+        if (c + 1 >= taken.size()) taken.resize(c + 2, 0);
+      }
+    } else {
+      while (c < taken.size() && taken[c]) ++c;
+    }
+    color[v] = c;
+    num_colors = std::max(num_colors, c + (wide[v] ? 2u : 1u));
+  }
+  program->num_regs = num_colors;
+
+  // 4. Rewrite every register reference.
+  auto map = [&](uint32_t r) -> uint32_t {
+    if (r == kNoReg) return r;
+    if (r & kConstTag) return num_colors + (r & ~kConstTag);
+    return color[r];
+  };
+  for (Instr& in : program->code) {
+    in.dst = map(in.dst);
+    for (uint32_t& s : in.src) s = map(s);
+  }
+  for (MemLeaf& leaf : program->mem_leaves) leaf.reg = map(leaf.reg);
+  for (MemAccess& acc : program->mem_accesses) {
+    acc.ptr_reg = map(acc.ptr_reg);
+    acc.ptr2_reg = map(acc.ptr2_reg);
+  }
+  for (uint32_t& r : program->extra) r = map(r);
+  // Edge copies: 64-bit registers copy both halves.
+  std::vector<EdgeCopy> copies;
+  for (BranchInfo& bi : program->branches) {
+    for (auto& range : bi.copies) {
+      const uint32_t first = static_cast<uint32_t>(copies.size());
+      for (uint32_t c = range.first; c < range.first + range.second; ++c) {
+        const EdgeCopy& e = program->edge_copies[c];
+        const bool is_wide = IsVirtual(e.dst) && wide[e.dst];
+        copies.push_back({map(e.dst), map(e.src)});
+        if (is_wide) copies.push_back({map(e.dst) + 1, map(e.src) + 1});
+      }
+      range = {first, static_cast<uint32_t>(copies.size()) - first};
+    }
+  }
+  program->edge_copies = std::move(copies);
+  return {};
+}
+
+}  // namespace warpsim::simt

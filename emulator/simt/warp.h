@@ -1,0 +1,156 @@
+// A Warp executes a Program for up to `width` lanes in lockstep, one warp
+// instruction per Step(), the way an NVIDIA SM sub-partition issues it.
+//
+// Registers are stored structure-of-arrays: register r of lane l is
+// regs_[r * width + l], so a warp instruction is a loop over lanes that the
+// compiler vectorises, with the active mask selecting which lanes write.
+//
+// Reconvergence (the algorithm, in prose)
+// ---------------------------------------
+// Every lane that is still alive has a position: the index of the block it
+// will execute next. The active lanes are those whose position is the
+// *smallest*; they run that block together, and its terminator gives each of
+// them a new position. Then the warp again picks the smallest position.
+//
+// Blocks are numbered in structured order (program.h): inside a selection or
+// loop construct every block comes after the header and before the merge
+// block; a loop's continue target comes after the loop body. Lanes only move
+// to a smaller position along a loop back edge (to the loop header). Hence:
+//   - lanes that leave an if/else early (or take the shorter side) wait at
+//     the merge block, whose position is larger than any block inside the
+//     construct, until every other lane of the construct has arrived;
+//   - in a loop, lanes that `break` wait at the merge block while the others
+//     iterate; lanes that `continue` wait at the continue target until the
+//     rest of the body has run, so lanes from different iterations never run
+//     together (the tangle rule of SPV_KHR_maximal_reconvergence);
+//   - `return`, OpKill and OpTerminateInvocation retire lanes for good.
+// This is the "thread frontier" scheme applied to SPIR-V's structured CFG;
+// it needs no explicit reconvergence stack and handles break, continue,
+// switch fall-through and early return uniformly.
+#ifndef WARPSIM_SIMT_WARP_H_
+#define WARPSIM_SIMT_WARP_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "simt/program.h"
+
+namespace warpsim::simt {
+
+// The active mask is a 32-bit word, which bounds the configurable warp width.
+inline constexpr uint32_t kMaxWarpWidth = 32;
+
+// A block of memory a pointer register can name (program.h, regions).
+struct MemRegion {
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+  bool writable = true;
+};
+
+// What the warps of one dispatch share: memory regions and counters.
+struct ExecContext {
+  std::vector<MemRegion> regions;  // [kRegionWorkgroup] is set per workgroup
+  // Counters summed over all warps of the dispatch.
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+  // When true, memory instructions record per-lane addresses in the record.
+  bool record_addresses = false;
+};
+
+enum class Blocking : uint8_t {
+  kNone,     // the warp can issue again
+  kBarrier,  // waiting at OpControlBarrier for the rest of the workgroup
+  kDone,     // every lane has finished
+};
+
+// What one Step() did: the input of timing models and traces.
+struct InstrRecord {
+  uint32_t pc = 0;  // instruction index in Program::code
+  spv::Op op = spv::Op::OpNop;
+  uint16_t ext = 0;
+  Pipe pipe = Pipe::kNone;
+  uint32_t active = 0;  // lanes that executed
+  uint32_t dst = kNoReg;
+  uint32_t src[4] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  Blocking blocking = Blocking::kNone;
+  // Memory instructions with ExecContext::record_addresses: per-lane
+  // addresses as (region << 32 | byte offset); valid for lanes in `active`.
+  const uint64_t* addresses = nullptr;
+};
+
+class Warp {
+ public:
+  // `launch_mask`: the lanes that exist (a partial last warp of a workgroup
+  // has fewer). Registers start at zero; constants are loaded.
+  Warp(const Program& program, uint32_t width, uint32_t launch_mask,
+       ExecContext* context);
+
+  // Executes one warp instruction for the active lanes.
+  InstrRecord Step();
+
+  bool done() const { return alive_ == 0; }
+  bool at_barrier() const { return at_barrier_; }
+  void ReleaseBarrier() { at_barrier_ = false; }
+
+  // ---- state used by instruction handlers (exec_*.cpp) ----
+  uint32_t width() const { return width_; }
+  uint32_t active() const { return active_; }
+  uint32_t alive() const { return alive_; }
+  uint32_t helper() const { return helper_; }
+  uint32_t launch_mask() const { return launch_mask_; }
+  const Program& program() const { return *program_; }
+  ExecContext& context() { return *context_; }
+  uint32_t* Reg(uint32_t r) { return &regs_[static_cast<size_t>(r) * width_]; }
+  const uint32_t* Reg(uint32_t r) const {
+    return &regs_[static_cast<size_t>(r) * width_];
+  }
+  // Lane-private memory of `lane` (Function, Private, Input, Output).
+  uint8_t* PrivateMemory(uint32_t lane) {
+    return &private_[static_cast<size_t>(lane) * program_->private_bytes];
+  }
+  // Resolves (region, offset) for `lane` to host memory; nullptr when the
+  // access of `bytes` bytes is out of bounds (reads then give 0, writes are
+  // dropped, like robust buffer access).
+  uint8_t* Resolve(uint32_t lane, uint32_t region, uint64_t offset,
+                   uint32_t bytes);
+  // Per-lane address buffer for InstrRecord::addresses.
+  uint64_t* address_buffer() { return addresses_.data(); }
+  void set_record_addresses(bool on) { record_addresses_ = on; }
+  bool record_addresses() const { return record_addresses_; }
+
+  // Control-flow primitives for terminator handlers.
+  // Sets the next block of every lane in `lanes` to `block`, applying the
+  // edge's phi copies for those lanes.
+  void SendLanes(uint32_t lanes, uint32_t block,
+                 std::pair<uint32_t, uint32_t> copies);
+  // Retires lanes for good (return, kill, terminate).
+  void RetireLanes(uint32_t lanes);
+  // Turns lanes into helper invocations (demote).
+  void DemoteLanes(uint32_t lanes) { helper_ |= lanes; }
+  // Picks the next group of lanes to run (smallest block position).
+  void Reconverge();
+  // Marks the warp as waiting at a barrier.
+  void EnterBarrier() { at_barrier_ = true; }
+  void set_helper(uint32_t lanes) { helper_ = lanes; }
+
+ private:
+  const Program* program_;
+  ExecContext* context_;
+  uint32_t width_;
+  uint32_t launch_mask_;
+  uint32_t alive_ = 0;   // lanes not yet retired
+  uint32_t active_ = 0;  // lanes executing the current block
+  uint32_t helper_ = 0;  // helper invocations (stores and atomics masked)
+  uint32_t pc_ = 0;      // next instruction for the active lanes
+  bool at_barrier_ = false;
+  bool record_addresses_ = false;
+  std::vector<uint32_t> regs_;
+  std::vector<uint8_t> private_;
+  std::vector<uint32_t> next_block_;  // per lane: position it waits at
+  std::vector<uint32_t> scratch_;     // parallel copies
+  std::vector<uint64_t> addresses_;
+};
+
+}  // namespace warpsim::simt
+
+#endif  // WARPSIM_SIMT_WARP_H_
