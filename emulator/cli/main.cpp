@@ -232,7 +232,7 @@ int DisasmCommand(int argc, char** argv) {
     for (const auto& shader : scene->shaders) {
       auto words = warpsim::runner::ShaderWords(shader, *scene);
       if (!words.ok()) return fail(words.error());
-      auto env = warpsim::runner::ShaderTargetEnv(shader);
+      auto env = warpsim::runner::ShaderTargetEnv(shader, &*scene);
       if (!env.ok()) return fail(env.error());
       std::string shader_entry = "main";
       for (const auto& p : scene->pipelines) {

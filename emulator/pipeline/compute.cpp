@@ -109,6 +109,7 @@ Status WriteBuiltin(uint8_t* mem, const InputSlot& slot,
 Result<DispatchStats> DispatchCompute(const Program& program,
                                       const uint32_t groups[3],
                                       std::vector<simt::MemRegion> regions,
+                                      std::vector<simt::ImageDesc> images,
                                       const ComputeLimits& limits) {
   DispatchStats stats;
   const uint32_t width = limits.warp_width;
@@ -134,6 +135,8 @@ Result<DispatchStats> DispatchCompute(const Program& program,
                                      true};
   simt::ExecContext context;
   context.regions = std::move(regions);
+  context.images = std::move(images);
+  context.images.resize(context.regions.size());
 
   std::vector<std::unique_ptr<Warp>> warps;
   for (uint32_t gz = 0; gz < groups[2]; ++gz) {

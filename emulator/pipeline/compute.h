@@ -42,6 +42,7 @@ struct DispatchStats {
 Result<DispatchStats> DispatchCompute(const simt::Program& program,
                                       const uint32_t groups[3],
                                       std::vector<simt::MemRegion> regions,
+                                      std::vector<simt::ImageDesc> images,
                                       const ComputeLimits& limits);
 
 }  // namespace warpsim::pipeline

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "pipeline/compute.h"
+#include "runner/image_binding.h"
 #include "runner/shader_build.h"
 #include "scene/amber_parser.h"
 #include "scene/expectations.h"
@@ -89,6 +90,7 @@ const std::set<std::string>& SupportedExtensions() {
       "VK_KHR_maintenance4",
       "VK_KHR_get_physical_device_properties2",
       "VK_KHR_shader_draw_parameters",
+      "VK_EXT_descriptor_indexing",
   };
   return kExtensions;
 }
@@ -159,12 +161,16 @@ class SceneRunner {
                           " workgroups exceeds the limit of 2^31");
     }
     std::vector<simt::MemRegion> regions;
-    if (Status s = BindResources(*p, **program, &regions); !s.ok()) return s;
+    std::vector<simt::ImageDesc> images;
+    if (Status s = BindResources(*p, **program, &regions, &images); !s.ok()) {
+      return s;
+    }
     pipeline::ComputeLimits limits;
     limits.warp_width = options_.warp_width;
     limits.max_warp_instructions = options_.max_warp_instructions;
-    auto stats = pipeline::DispatchCompute(**program, groups,
-                                           std::move(regions), limits);
+    auto stats = pipeline::DispatchCompute((*program)->program, groups,
+                                           std::move(regions),
+                                           std::move(images), limits);
     if (!stats.ok()) return stats.error();
     report_->stats.warp_instructions += stats->warp_instructions;
     report_->stats.lane_instructions += stats->lane_instructions;
@@ -215,9 +221,9 @@ class SceneRunner {
   }
 
   // Compiles and lowers a compute pipeline's shader (cached).
-  Result<const simt::Program*> GetProgram(const scene::Pipeline& p) {
+  Result<const BuiltProgram*> GetProgram(const scene::Pipeline& p) {
     auto it = programs_.find(p.name);
-    if (it != programs_.end()) return &it->second.program;
+    if (it != programs_.end()) return &it->second;
     if (p.shaders.empty())
       return InvalidInput("pipeline " + p.name + " has no shader");
     const scene::ShaderAttachment& att = p.shaders[0];
@@ -225,7 +231,7 @@ class SceneRunner {
     if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
     auto words = ShaderWords(*shader, scene_);
     if (!words.ok()) return words.error();
-    auto env = ShaderTargetEnv(*shader);
+    auto env = ShaderTargetEnv(*shader, &scene_);
     if (!env.ok()) return env.error();
     simt::LowerOptions lower;
     lower.entry_point = att.entry_point;
@@ -244,13 +250,16 @@ class SceneRunner {
     pr.instructions = static_cast<uint32_t>(built->program.code.size());
     report_->pipelines.push_back(pr);
     auto [pos, _] = programs_.emplace(p.name, std::move(*built));
-    return &pos->second.program;
+    return &pos->second;
   }
 
   // Points each resource of the program at the buffer bound to it.
-  Status BindResources(const scene::Pipeline& p, const simt::Program& program,
-                       std::vector<simt::MemRegion>* regions) {
+  Status BindResources(const scene::Pipeline& p, const BuiltProgram& built,
+                       std::vector<simt::MemRegion>* regions,
+                       std::vector<simt::ImageDesc>* images) {
+    const simt::Program& program = built.program;
     regions->assign(program.num_regions, simt::MemRegion{});
+    images->assign(program.num_regions, simt::ImageDesc{});
     for (const simt::ResourceSlot& res : program.resources) {
       const scene::Binding* found = nullptr;
       for (const scene::Binding& b : p.bindings) {
@@ -262,6 +271,14 @@ class SceneRunner {
         }
       }
       if (found == nullptr) continue;  // unbound: reads give 0, writes drop
+      if (res.is_image) {
+        for (uint32_t k = 0; k < res.array_size; ++k) {
+          Status s = BindImage(scene_, *found, k, res.type_id, *built.module,
+                               &buffers_, &(*images)[res.region + k]);
+          if (!s.ok()) return s;
+        }
+        continue;
+      }
       switch (found->kind) {
         case scene::BindingKind::kStorage:
         case scene::BindingKind::kUniform:
@@ -270,12 +287,6 @@ class SceneRunner {
         case scene::BindingKind::kPushConstant:
           break;
         default:
-          if (res.is_image) {
-            return Unsupported(
-                std::string("image and sampler resources (BIND ... AS ") +
-                    scene::BindingKindName(found->kind) + ")",
-                SourcePos{scene_.file_path, found->line});
-          }
           return Unsupported(std::string("binding kind ") +
                                  scene::BindingKindName(found->kind) +
                                  " for a buffer block",

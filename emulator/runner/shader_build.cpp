@@ -30,7 +30,8 @@ Result<spirv::ShaderStage> ToSpirvStage(scene::ShaderStage stage) {
 
 }  // namespace
 
-Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader) {
+Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader,
+                                         const scene::Scene* scene) {
   if (!shader.target_env.empty()) {
     auto env = spirv::ParseTargetEnv(shader.target_env);
     if (!env.ok()) {
@@ -43,13 +44,20 @@ Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader) {
   }
   if (shader.format == scene::ShaderFormat::kGlsl)
     return spirv::kDefaultGlslTargetEnv;
+  // Assembly without TARGET_ENV: SPIR-V 1.0, or 1.4 when the script asks
+  // for a device with VK_KHR_spirv_1_4 (its modules may use 1.4 features).
+  if (scene != nullptr) {
+    for (const std::string& e : scene->device_extensions) {
+      if (e == "VK_KHR_spirv_1_4") return spirv::TargetEnv::kSpv1_4;
+    }
+  }
   return spirv::TargetEnv::kSpv1_0;
 }
 
 Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
                                           const scene::Scene& scene) {
   const std::string file = scene.file_path;
-  auto env = ShaderTargetEnv(shader);
+  auto env = ShaderTargetEnv(shader, &scene);
   if (!env.ok()) return env.error();
   auto relocate = [&](Diagnostic d) {
     // Shader diagnostics count lines from the shader's first source line.

@@ -28,7 +28,8 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
                                           const scene::Scene& scene);
 
 // The shader's target environment (TARGET_ENV, or the default per format).
-Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader);
+Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader,
+                                         const scene::Scene* scene = nullptr);
 
 struct BuiltProgram {
   std::shared_ptr<spirv::Module> module;

@@ -766,7 +766,8 @@ Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
         break;
       }
       case spv::StorageClass::UniformConstant: {
-        // Images and samplers: recorded, executed by the image family.
+        // Images, samplers and sampled images: one region per descriptor
+        // (its index selects the image in ExecContext::images).
         ResourceSlot res;
         res.storage = v.storage;
         res.variable_id = v.id;
@@ -775,9 +776,23 @@ Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
                       .value_or(0);
         res.binding =
             module_.DecorationValue(v.id, spv::Decoration::Binding).value_or(0);
-        res.type_id = pointee;
+        uint32_t handle_type = pointee;
+        const spirv::Type& pt = module_.type(pointee);
+        if (pt.kind == TypeKind::kArray) {
+          uint32_t count = pt.count;
+          if (count == 0 && pt.length_id != 0) {
+            count =
+                static_cast<uint32_t>(ConstantValue(pt.length_id).value_or(1));
+          }
+          res.array_size = std::max(count, 1u);
+          handle_type = pt.element;
+          info->descriptor_array = res.array_size;
+        } else if (pt.kind == TypeKind::kRuntimeArray) {
+          return Unsupported("runtime-sized arrays of descriptors");
+        }
+        res.type_id = handle_type;
         res.region = program_->num_regions;
-        program_->num_regions += 1;
+        program_->num_regions += res.array_size;
         program_->resources.push_back(res);
         region = res.region;
         break;
@@ -1008,7 +1023,7 @@ bool Lowerer::LowerInst(const spirv::Inst& inst) {
          LowerConversion(*this, inst) || LowerComposite(*this, inst) ||
          LowerMemory(*this, inst) || LowerGlslStd450(*this, inst) ||
          LowerSubgroup(*this, inst) || LowerAtomic(*this, inst) ||
-         LowerMisc(*this, inst);
+         LowerImage(*this, inst) || LowerMisc(*this, inst);
 }
 
 Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {

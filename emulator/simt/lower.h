@@ -182,6 +182,7 @@ bool LowerMemory(Lowerer& l, const spirv::Inst& inst);
 bool LowerGlslStd450(Lowerer& l, const spirv::Inst& inst);
 bool LowerSubgroup(Lowerer& l, const spirv::Inst& inst);
 bool LowerAtomic(Lowerer& l, const spirv::Inst& inst);
+bool LowerImage(Lowerer& l, const spirv::Inst& inst);
 bool LowerMisc(Lowerer& l, const spirv::Inst& inst);
 
 // Terminator handlers (exec_control_flow.cpp).

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "simt/image.h"
 #include "simt/program.h"
 
 namespace warpsim::simt {
@@ -50,6 +51,8 @@ struct MemRegion {
 // What the warps of one dispatch share: memory regions and counters.
 struct ExecContext {
   std::vector<MemRegion> regions;  // [kRegionWorkgroup] is set per workgroup
+  // Image descriptors, indexed like regions (for image resources).
+  std::vector<ImageDesc> images;
   // Counters summed over all warps of the dispatch.
   uint64_t warp_instructions = 0;
   uint64_t lane_instructions = 0;

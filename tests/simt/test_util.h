@@ -1,0 +1,23 @@
+// Helpers for simt tests: run a small AmberScript through the whole stack
+// and report the outcome with enough detail to debug a failure.
+#ifndef WARPSIM_TESTS_SIMT_TEST_UTIL_H_
+#define WARPSIM_TESTS_SIMT_TEST_UTIL_H_
+
+#include <string>
+
+#include "runner/runner.h"
+
+namespace warpsim::testing {
+
+// Parses and runs `amber` (an inline AmberScript). The returned report's
+// status is kPass when every EXPECT held.
+runner::RunReport RunAmberText(const std::string& amber,
+                               uint32_t warp_width = 32);
+
+// A one-line description of a report (status, diagnostic, failed EXPECTs),
+// for INFO()/CAPTURE in tests.
+std::string Describe(const runner::RunReport& report);
+
+}  // namespace warpsim::testing
+
+#endif  // WARPSIM_TESTS_SIMT_TEST_UTIL_H_
