@@ -239,9 +239,11 @@ class SceneRunner {
     lower.warp_width = options_.warp_width;
     for (const auto& spec : att.specializations)
       lower.spec_values[spec.id] = spec.bits;
+    BuildSettings settings = settings_;
+    settings.optimizations = att.optimizations;
     auto built = BuildProgram(
         *words, *env, scene_.file_path + " (shader " + shader->name + ")",
-        lower, settings_);
+        lower, settings);
     if (!built.ok()) return built.error();
     PipelineReport pr;
     pr.name = p.name;

@@ -108,11 +108,19 @@ Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
                                   spirv::TargetEnv env, const std::string& file,
                                   const simt::LowerOptions& lower,
                                   const BuildSettings& settings) {
-  if (Status s = spirv::ValidateSpirv(words, env, file, settings.validate);
-      !s.ok()) {
-    return s.error();
+  std::vector<uint32_t> input = words;
+  if (!settings.optimizations.empty()) {
+    // Amber validates before and runs the requested passes on valid input.
+    if (Status s = spirv::ValidateSpirv(words, env, file, settings.validate);
+        !s.ok()) {
+      return s.error();
+    }
+    auto opt = spirv::OptimizeSpirv(words, env, settings.optimizations, file);
+    if (!opt.ok()) return opt.error();
+    input = std::move(*opt);
   }
-  auto legal = spirv::LegalizeSpirv(words, env, file, settings.validate);
+  // LegalizeSpirv validates its input first.
+  auto legal = spirv::LegalizeSpirv(input, env, file, settings.validate);
   if (!legal.ok()) return legal.error();
   auto module = spirv::Module::Build(*legal, file);
   if (!module.ok()) return module.error();

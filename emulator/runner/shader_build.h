@@ -20,6 +20,8 @@ namespace warpsim::runner {
 // Device extensions whose SPIR-V layout rules change validation.
 struct BuildSettings {
   spirv::ValidateOptions validate;
+  // spirv-opt flags from SHADER_OPTIMIZATION, run before legalization.
+  std::vector<std::string> optimizations;
 };
 
 // SPIR-V words of a scene shader (compiling GLSL, assembling SPIRV-ASM,

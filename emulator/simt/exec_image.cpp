@@ -1,8 +1,1301 @@
-// Image and sampler instructions.
+// Image and sampler instructions: image handles, storage image and texel
+// buffer loads/stores, texel fetches, sampling (explicit and implicit LOD,
+// gradients, depth compare, gather), image queries and texel pointers.
+//
+// Handles
+// -------
+// An image, sampler or sampled-image variable lives in UniformConstant
+// storage; lowering gives each descriptor its own region index, and the
+// runner puts its ImageDesc at ExecContext::images[region]. Loading such a
+// variable yields a *handle*: one 32-bit register holding that region index
+// (the high word of the pointer, so descriptor arrays indexed per lane just
+// work). A sampled image is two handles, (image, sampler); a combined image
+// sampler descriptor carries both, so its load yields (h, h). OpSampledImage
+// and OpImage only rename registers.
+//
+// Operands
+// --------
+// Image instructions have many operands, so each one gets a fixed table of
+// register slots in Program::extra (kSlot* below; kNoReg where absent) and
+// a literal record in Program::literals (OpInfo). One handler, ExecImage,
+// runs every image operation lane by lane on the texture pipe.
+//
+// Sampling follows the Vulkan spec's "Texel Filtering" chapter: LOD from an
+// explicit Lod, from gradients (rho = max of the lengths of the scaled
+// derivative vectors, lambda = log2 rho), or, for ImplicitLod, from the
+// quad: in a fragment warp lane = 4q + (x & 1) + 2(y & 1), so
+//     dP/dx = P[lane | 1] - P[lane & ~1],   dP/dy = P[lane | 2] - P[lane & ~2]
+// (fine derivatives, read from all four quad lanes whatever the active mask;
+// in compute shaders the same grouping of four consecutive lanes is used, as
+// for DerivativeGroupLinearNV). Then bias, [minLod, maxLod] clamping, mag vs.
+// min filter by the sign of lambda, nearest/linear mip selection, per-level
+// texel coordinates u = s * width (+ offset), nearest i = floor(u) or linear
+// i0 = floor(u - 0.5) with weights snapped to 1/256, address modes applied
+// per texel, border colours, and depth compare applied per texel before
+// filtering. Cube maps pick the face by the major axis and filter inside
+// that face with clamp-to-edge (no seamless filtering across faces).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "simt/exec_common.h"
 
 namespace warpsim::simt {
+namespace {
 
-bool LowerImage(Lowerer& l, const spirv::Inst& inst) { return false; }
+using spirv::TypeKind;
+using spv::Op;
+
+// ---------------------------------------------------------------------------
+// Format conversion
+
+uint64_t LoadField(const uint8_t* texel, uint32_t bit_offset, uint32_t bits) {
+  const uint32_t first = bit_offset / 8;
+  const uint32_t shift = bit_offset % 8;
+  const uint32_t nbytes = std::min((shift + bits + 7) / 8, 8u);
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < nbytes; ++i) {
+    v |= static_cast<uint64_t>(texel[first + i]) << (8 * i);
+  }
+  v >>= shift;
+  if (bits < 64) v &= (uint64_t{1} << bits) - 1;
+  return v;
+}
+
+void StoreField(uint8_t* texel, uint32_t bit_offset, uint32_t bits,
+                uint64_t v) {
+  const uint64_t mask = bits < 64 ? (uint64_t{1} << bits) - 1 : ~uint64_t{0};
+  v &= mask;
+  const uint32_t first = bit_offset / 8;
+  const uint32_t shift = bit_offset % 8;
+  const uint32_t nbytes = std::min((shift + bits + 7) / 8, 8u);
+  for (uint32_t i = 0; i < nbytes; ++i) {
+    const uint64_t m = ((mask << shift) >> (8 * i)) & 0xff;
+    const uint64_t b = ((v << shift) >> (8 * i)) & 0xff;
+    texel[first + i] = static_cast<uint8_t>((texel[first + i] & ~m) | (b & m));
+  }
+}
+
+int64_t SignExtend(uint64_t v, uint32_t bits) {
+  if (bits >= 64) return static_cast<int64_t>(v);
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  return static_cast<int64_t>((v ^ sign) - sign);
+}
+
+// Unsigned 10/11-bit floats: 5 exponent bits (bias 15), `m` mantissa bits.
+float SmallUFloatToFloat(uint32_t v, uint32_t m) {
+  const uint32_t e = v >> m;
+  const uint32_t f = v & ((1u << m) - 1);
+  if (e == 0)
+    return std::ldexp(static_cast<float>(f), -14 - static_cast<int>(m));
+  if (e == 31) {
+    return f ? std::numeric_limits<float>::quiet_NaN()
+             : std::numeric_limits<float>::infinity();
+  }
+  return std::ldexp(1.0f + static_cast<float>(f) / static_cast<float>(1u << m),
+                    static_cast<int>(e) - 15);
+}
+
+// Round to nearest even; negative values and -0 become 0, values past the
+// largest finite number become the largest finite number.
+uint32_t FloatToSmallUFloat(float x, uint32_t m) {
+  if (std::isnan(x)) return (31u << m) | 1u;
+  if (!(x > 0.0f)) return 0;
+  if (std::isinf(x)) return 31u << m;
+  const uint32_t max_finite = (30u << m) | ((1u << m) - 1);
+  int e = 0;
+  std::frexp(x, &e);         // x = f * 2^e, f in [0.5, 1)
+  int exp = e - 1;           // x = 1.xxx * 2^exp
+  if (exp < -14) exp = -14;  // denormals share the smallest exponent
+  // Mantissa units at this exponent: x / 2^(exp - m).
+  const double units =
+      std::nearbyint(std::ldexp(static_cast<double>(x), m - exp));
+  uint64_t u = static_cast<uint64_t>(units);
+  uint32_t biased = static_cast<uint32_t>(exp + 15);
+  if (u < (uint64_t{1} << m)) return static_cast<uint32_t>(u);  // denormal
+  if (u >= (uint64_t{2} << m)) {
+    u >>= 1;
+    ++biased;
+  }
+  if (biased >= 31) return max_finite;
+  return (biased << m) | static_cast<uint32_t>(u & ((1u << m) - 1));
+}
+
+float SrgbToLinear(float v) {
+  return v <= 0.04045f ? v / 12.92f
+                       : static_cast<float>(std::pow((v + 0.055) / 1.055, 2.4));
+}
+
+float LinearToSrgb(float v) {
+  return v <= 0.0031308f
+             ? v * 12.92f
+             : static_cast<float>(
+                   1.055 * std::pow(static_cast<double>(v), 1.0 / 2.4) - 0.055);
+}
+
+}  // namespace
+
+Texel DecodeTexel(const TexelFormat& format, const uint8_t* texel) {
+  Texel t;
+  t.f[3] = 1.0f;
+  t.i[3] = 1;
+  for (uint32_t k = 0; k < format.count; ++k) {
+    const TexelComponent& c = format.comps[k];
+    if (c.channel > 3) continue;
+    const uint64_t v = LoadField(texel, c.bit_offset, c.bits);
+    float f = 0.0f;
+    uint64_t i = v;
+    switch (c.kind) {
+      case TexelKind::kUNorm:
+        f = static_cast<float>(
+            static_cast<double>(v) /
+            static_cast<double>((uint64_t{1} << c.bits) - 1));
+        break;
+      case TexelKind::kSrgb: {
+        f = static_cast<float>(
+            static_cast<double>(v) /
+            static_cast<double>((uint64_t{1} << c.bits) - 1));
+        if (c.channel != 3) f = SrgbToLinear(f);
+        break;
+      }
+      case TexelKind::kSNorm: {
+        const double max =
+            static_cast<double>((uint64_t{1} << (c.bits - 1)) - 1);
+        f = static_cast<float>(
+            std::max(static_cast<double>(SignExtend(v, c.bits)) / max, -1.0));
+        break;
+      }
+      case TexelKind::kUInt:
+      case TexelKind::kUScaled:
+        f = static_cast<float>(v);
+        break;
+      case TexelKind::kSInt:
+      case TexelKind::kSScaled:
+        i = static_cast<uint64_t>(SignExtend(v, c.bits));
+        f = static_cast<float>(SignExtend(v, c.bits));
+        break;
+      case TexelKind::kSFloat:
+        if (c.bits == 16) {
+          f = HalfToFloat(static_cast<uint16_t>(v));
+        } else if (c.bits == 64) {
+          f = static_cast<float>(std::bit_cast<double>(v));
+        } else {
+          f = std::bit_cast<float>(static_cast<uint32_t>(v));
+        }
+        break;
+      case TexelKind::kUFloat:
+        f = SmallUFloatToFloat(static_cast<uint32_t>(v), c.bits - 5);
+        break;
+    }
+    t.f[c.channel] = f;
+    t.i[c.channel] = i;
+  }
+  return t;
+}
+
+void EncodeTexel(const TexelFormat& format, const Texel& value,
+                 uint8_t* texel) {
+  for (uint32_t k = 0; k < format.count; ++k) {
+    const TexelComponent& c = format.comps[k];
+    if (c.channel > 3) continue;
+    const float f = value.f[c.channel];
+    uint64_t v = 0;
+    switch (c.kind) {
+      case TexelKind::kUNorm:
+      case TexelKind::kSrgb: {
+        float x = f;
+        if (c.kind == TexelKind::kSrgb && c.channel != 3) {
+          x = LinearToSrgb(std::clamp(x, 0.0f, 1.0f));
+        }
+        const double max = static_cast<double>((uint64_t{1} << c.bits) - 1);
+        const double cl = std::isnan(x) ? 0.0 : std::clamp<double>(x, 0.0, 1.0);
+        v = static_cast<uint64_t>(std::floor(cl * max + 0.5));
+        break;
+      }
+      case TexelKind::kSNorm: {
+        const double max =
+            static_cast<double>((uint64_t{1} << (c.bits - 1)) - 1);
+        const double cl =
+            std::isnan(f) ? 0.0 : std::clamp<double>(f, -1.0, 1.0);
+        v = static_cast<uint64_t>(
+            static_cast<int64_t>(std::nearbyint(cl * max)));
+        break;
+      }
+      case TexelKind::kUInt:
+      case TexelKind::kSInt:
+        v = value.i[c.channel];
+        break;
+      case TexelKind::kUScaled:
+        v = static_cast<uint64_t>(std::max(f, 0.0f));
+        break;
+      case TexelKind::kSScaled:
+        v = static_cast<uint64_t>(static_cast<int64_t>(f));
+        break;
+      case TexelKind::kSFloat:
+        if (c.bits == 16) {
+          v = FloatToHalf(f);
+        } else if (c.bits == 64) {
+          v = std::bit_cast<uint64_t>(static_cast<double>(f));
+        } else {
+          v = std::bit_cast<uint32_t>(f);
+        }
+        break;
+      case TexelKind::kUFloat:
+        v = FloatToSmallUFloat(f, c.bits - 5);
+        break;
+    }
+    StoreField(texel, c.bit_offset, c.bits, v);
+  }
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Instruction records
+
+enum class OpKind : uint32_t {
+  kRead,  // OpImageRead, OpImageFetch
+  kWrite,
+  kSample,
+  kGather,
+  kQuerySize,  // OpImageQuerySize / QuerySizeLod
+  kQueryLevels,
+  kQuerySamples,
+  kQueryLod,
+  kTexelPointer,
+};
+
+enum Flag : uint32_t {
+  kFlagArrayed = 1u << 0,
+  kFlagDref = 1u << 1,
+  kFlagProj = 1u << 2,
+  kFlagImplicit = 1u << 3,
+  kFlagConstOffsets = 1u << 4,
+  kFlagFetch = 1u << 5,  // OpImageFetch (sampled image, integer coords)
+};
+
+// Register slots in Program::extra.
+enum Slot : uint32_t {
+  kSlotImage = 0,
+  kSlotSampler = 1,
+  kSlotCoord = 2,  // 4
+  kSlotDref = 6,
+  kSlotLod = 7,
+  kSlotBias = 8,
+  kSlotDx = 9,       // 3
+  kSlotDy = 12,      // 3
+  kSlotOffset = 15,  // 3
+  kSlotSample = 18,
+  kSlotMinLod = 19,
+  kSlotTexel = 20,   // 4
+  kSlotResult = 24,  // 4
+  kSlotCount = 28,
+};
+
+// Literal record in Program::literals.
+struct OpInfo {
+  uint32_t extra = 0;  // first slot in Program::extra
+  OpKind kind = OpKind::kRead;
+  uint32_t flags = 0;
+  ViewDim dim = ViewDim::k2D;
+  uint32_t ncoord = 0;   // coordinate components given
+  uint32_t nresult = 0;  // result registers
+  ScalarKind result_kind = ScalarKind::kFloat;
+  uint32_t result_width = 32;
+  uint32_t component = 0;   // gather component
+  int32_t offsets[8] = {};  // ConstOffsets (gather)
+};
+constexpr uint32_t kOpInfoWords = 17;
+
+void PutOpInfo(std::vector<uint32_t>& lits, const OpInfo& o) {
+  lits.push_back(o.extra);
+  lits.push_back(static_cast<uint32_t>(o.kind));
+  lits.push_back(o.flags);
+  lits.push_back(static_cast<uint32_t>(o.dim));
+  lits.push_back(o.ncoord);
+  lits.push_back(o.nresult);
+  lits.push_back(static_cast<uint32_t>(o.result_kind));
+  lits.push_back(o.result_width);
+  lits.push_back(o.component);
+  for (int32_t v : o.offsets) lits.push_back(static_cast<uint32_t>(v));
+}
+
+OpInfo GetOpInfo(const uint32_t* lit) {
+  OpInfo o;
+  o.extra = lit[0];
+  o.kind = static_cast<OpKind>(lit[1]);
+  o.flags = lit[2];
+  o.dim = static_cast<ViewDim>(lit[3]);
+  o.ncoord = lit[4];
+  o.nresult = lit[5];
+  o.result_kind = static_cast<ScalarKind>(lit[6]);
+  o.result_width = lit[7];
+  o.component = lit[8];
+  for (int k = 0; k < 8; ++k) o.offsets[k] = static_cast<int32_t>(lit[9 + k]);
+  return o;
+}
+
+// Spatial coordinate count of a view (cube: 2 after face selection, but its
+// coordinates have 3 components).
+uint32_t SpatialDims(ViewDim d) {
+  switch (d) {
+    case ViewDim::k1D:
+    case ViewDim::kBuffer:
+      return 1;
+    case ViewDim::k3D:
+      return 3;
+    default:
+      return 2;
+  }
+}
+uint32_t CoordDims(ViewDim d) {
+  return d == ViewDim::kCube ? 3 : SpatialDims(d);
+}
+
+// ---------------------------------------------------------------------------
+// Per-lane access to slot registers.
+
+struct LaneRegs {
+  Warp& w;
+  const uint32_t* slots;
+  bool Has(uint32_t s) const { return slots[s] != kNoReg; }
+  uint32_t U(uint32_t s, uint32_t l) const { return w.Reg(slots[s])[l]; }
+  int32_t I(uint32_t s, uint32_t l) const {
+    return static_cast<int32_t>(U(s, l));
+  }
+  float F(uint32_t s, uint32_t l) const {
+    return std::bit_cast<float>(U(s, l));
+  }
+};
+
+const ImageDesc& DescOf(Warp& w, uint32_t handle) {
+  static const ImageDesc kUnbound;
+  const auto& images = w.context().images;
+  return handle < images.size() ? images[handle] : kUnbound;
+}
+
+void WriteResult(Warp& w, const LaneRegs& r, const OpInfo& o, uint32_t l,
+                 const Texel& t) {
+  const uint32_t W = w.width();
+  for (uint32_t k = 0; k < o.nresult && k < 4; ++k) {
+    uint32_t* d = w.Reg(r.slots[kSlotResult + k]);
+    if (o.result_kind == ScalarKind::kFloat) {
+      if (o.result_width == 16) {
+        d[l] = FloatToHalf(t.f[k]);
+      } else if (o.result_width == 64) {
+        StoreLane<double>(d, W, l, static_cast<double>(t.f[k]));
+      } else {
+        d[l] = std::bit_cast<uint32_t>(t.f[k]);
+      }
+    } else {
+      if (o.result_width == 64) {
+        StoreLane<uint64_t>(d, W, l, t.i[k]);
+      } else if (o.result_width == 16) {
+        d[l] = static_cast<uint32_t>(t.i[k] & 0xffff);
+      } else {
+        d[l] = static_cast<uint32_t>(t.i[k]);
+      }
+    }
+  }
+}
+
+Texel ZeroTexel() {
+  Texel t;
+  t.f[3] = 0.0f;
+  t.i[3] = 0;
+  return t;
+}
+
+// Reads a texel, or 0 when it is outside the image (robust access).
+Texel FetchTexel(const ImageDesc& img, uint32_t level, int64_t x, int64_t y,
+                 int64_t z, int64_t layer, int64_t sample) {
+  if (!img.bound) return ZeroTexel();
+  const uint64_t off = img.TexelOffset(level, x, y, z, layer, sample);
+  if (off == ~uint64_t{0}) return ZeroTexel();
+  return DecodeTexel(img.format, img.data + off);
+}
+
+// ---------------------------------------------------------------------------
+// Sampling
+
+int64_t Mirror(int64_t a) { return a >= 0 ? a : -(1 + a); }
+
+// Wraps texel coordinate i into [0, size); -1 selects the border.
+int64_t Wrap(int64_t i, int64_t size, AddressMode mode) {
+  switch (mode) {
+    case AddressMode::kRepeat:
+      return ((i % size) + size) % size;
+    case AddressMode::kMirroredRepeat: {
+      const int64_t t = ((i % (2 * size)) + 2 * size) % (2 * size) - size;
+      return (size - 1) - Mirror(t);
+    }
+    case AddressMode::kClampToEdge:
+      return std::clamp<int64_t>(i, 0, size - 1);
+    case AddressMode::kClampToBorder:
+      return i < 0 || i >= size ? -1 : i;
+    case AddressMode::kMirrorClampToEdge:
+      return std::clamp<int64_t>(Mirror(i), 0, size - 1);
+  }
+  return i;
+}
+
+Texel BorderTexel(BorderColor b) {
+  Texel t;
+  switch (b) {
+    case BorderColor::kFloatTransparentBlack:
+    case BorderColor::kIntTransparentBlack:
+      return ZeroTexel();
+    case BorderColor::kFloatOpaqueBlack:
+    case BorderColor::kIntOpaqueBlack:
+      return t;  // (0, 0, 0, 1)
+    case BorderColor::kFloatOpaqueWhite:
+    case BorderColor::kIntOpaqueWhite:
+      for (int k = 0; k < 4; ++k) {
+        t.f[k] = 1.0f;
+        t.i[k] = 1;
+      }
+      return t;
+  }
+  return t;
+}
+
+bool Compare(CompareOp op, float ref, float texel) {
+  switch (op) {
+    case CompareOp::kNever:
+      return false;
+    case CompareOp::kLess:
+      return ref < texel;
+    case CompareOp::kEqual:
+      return ref == texel;
+    case CompareOp::kLessOrEqual:
+      return ref <= texel;
+    case CompareOp::kGreater:
+      return ref > texel;
+    case CompareOp::kNotEqual:
+      return ref != texel;
+    case CompareOp::kGreaterOrEqual:
+      return ref >= texel;
+    case CompareOp::kAlways:
+      return true;
+  }
+  return false;
+}
+
+// A texel coordinate that stays finite for any float input.
+double SafeCoord(double u) {
+  if (std::isnan(u)) return 0.0;
+  return std::clamp(u, -1e12, 1e12);
+}
+
+// Linear filtering footprint along one axis: i0 = floor(u - 0.5) and the
+// weight of i0 + 1, snapped to 1/2^kSubTexelPrecisionBits.
+void LinearAxis(double u, int64_t* i0, float* alpha) {
+  const double scale = static_cast<double>(1u << kSubTexelPrecisionBits);
+  const double fixed = std::floor(SafeCoord(u - 0.5) * scale + 0.5);
+  const double fl = std::floor(fixed / scale);
+  *i0 = static_cast<int64_t>(fl);
+  *alpha = static_cast<float>((fixed - fl * scale) / scale);
+}
+
+struct SampleParams {
+  const ImageDesc* img;
+  const SamplerDesc* s;
+  uint32_t nspatial;
+  double st[3];  // normalized (or unnormalized) coordinates
+  int64_t layer;
+  int32_t offset[3];
+  bool dref;
+  float dref_value;
+};
+
+// One texel of the footprint with address modes, border and depth compare.
+Texel FootprintTexel(const SampleParams& p, uint32_t level, int64_t x,
+                     int64_t y, int64_t z) {
+  const ImageDesc& img = *p.img;
+  const int64_t size[3] = {img.LevelWidth(level), img.LevelHeight(level),
+                           img.LevelDepth(level)};
+  int64_t c[3] = {x, y, z};
+  bool border = false;
+  for (uint32_t a = 0; a < p.nspatial; ++a) {
+    c[a] = Wrap(c[a], size[a], p.s->address[a]);
+    if (c[a] < 0) border = true;
+  }
+  Texel t = border ? BorderTexel(p.s->border)
+                   : FetchTexel(img, level, c[0], c[1], c[2], p.layer, 0);
+  if (p.dref) {
+    float ref = p.dref_value;
+    if (img.format.unorm_depth) ref = std::clamp(ref, 0.0f, 1.0f);
+    const float pass = Compare(p.s->compare_op, ref, t.f[0]) ? 1.0f : 0.0f;
+    t = Texel{};
+    t.f[0] = pass;
+  }
+  return t;
+}
+
+Texel Lerp(const Texel& a, const Texel& b, float w) {
+  Texel t;
+  for (int k = 0; k < 4; ++k) {
+    t.f[k] = a.f[k] + (b.f[k] - a.f[k]) * w;
+    t.i[k] = a.i[k];
+  }
+  return t;
+}
+
+// Texel coordinates of level `level` along each axis.
+void ScaledCoords(const SampleParams& p, uint32_t level, double u[3]) {
+  const double size[3] = {static_cast<double>(p.img->LevelWidth(level)),
+                          static_cast<double>(p.img->LevelHeight(level)),
+                          static_cast<double>(p.img->LevelDepth(level))};
+  for (uint32_t a = 0; a < 3; ++a) {
+    u[a] = a < p.nspatial
+               ? (p.s->unnormalized ? p.st[a] : p.st[a] * size[a]) + p.offset[a]
+               : 0.0;
+  }
+}
+
+Texel SampleLevel(const SampleParams& p, uint32_t level, Filter filter) {
+  double u[3];
+  ScaledCoords(p, level, u);
+  // Integer formats cannot be filtered: they always sample nearest.
+  if (filter == Filter::kNearest || p.img->format.IsInteger()) {
+    int64_t i[3] = {0, 0, 0};
+    for (uint32_t a = 0; a < p.nspatial; ++a) {
+      i[a] = static_cast<int64_t>(std::floor(SafeCoord(u[a])));
+    }
+    return FootprintTexel(p, level, i[0], i[1], i[2]);
+  }
+  int64_t i0[3] = {0, 0, 0};
+  float w[3] = {0, 0, 0};
+  for (uint32_t a = 0; a < p.nspatial; ++a) LinearAxis(u[a], &i0[a], &w[a]);
+  // Blend x first, then y, then z (the separable form of the weight sum).
+  auto row = [&](int64_t y, int64_t z) {
+    const Texel a = FootprintTexel(p, level, i0[0], y, z);
+    const Texel b = FootprintTexel(p, level, i0[0] + 1, y, z);
+    return Lerp(a, b, w[0]);
+  };
+  auto plane = [&](int64_t z) {
+    if (p.nspatial < 2) return row(0, z);
+    return Lerp(row(i0[1], z), row(i0[1] + 1, z), w[1]);
+  };
+  if (p.nspatial < 3) return plane(0);
+  return Lerp(plane(i0[2]), plane(i0[2] + 1), w[2]);
+}
+
+// Face selection for cube maps (Vulkan "Cube Map Face Selection"): returns
+// the face and writes the face coordinates (s, t) in [0, 1].
+uint32_t CubeFace(const double r[3], double* s, double* t) {
+  const double ax = std::fabs(r[0]), ay = std::fabs(r[1]), az = std::fabs(r[2]);
+  uint32_t face;
+  double sc, tc, ma;
+  if (az >= ax && az >= ay) {
+    face = r[2] >= 0 ? 4 : 5;
+    sc = r[2] >= 0 ? r[0] : -r[0];
+    tc = -r[1];
+    ma = az;
+  } else if (ay >= ax) {
+    face = r[1] >= 0 ? 2 : 3;
+    sc = r[0];
+    tc = r[1] >= 0 ? r[2] : -r[2];
+    ma = ay;
+  } else {
+    face = r[0] >= 0 ? 0 : 1;
+    sc = r[0] >= 0 ? -r[2] : r[2];
+    tc = -r[1];
+    ma = ax;
+  }
+  if (ma == 0.0) ma = 1.0;
+  *s = 0.5 * (sc / ma + 1.0);
+  *t = 0.5 * (tc / ma + 1.0);
+  return face;
+}
+
+// Maps a coordinate vector to the sampling coordinates of the view: cube
+// face projection for cubes, identity otherwise. Returns the cube face (0
+// when not a cube).
+uint32_t ProjectCoords(ViewDim dim, const double in[3], double out[3]) {
+  if (dim == ViewDim::kCube) {
+    out[2] = 0.0;
+    return CubeFace(in, &out[0], &out[1]);
+  }
+  for (int a = 0; a < 3; ++a) out[a] = in[a];
+  return 0;
+}
+
+float SnapMip(float x) {
+  const float scale = static_cast<float>(1u << kMipmapPrecisionBits);
+  return std::floor(x * scale + 0.5f) / scale;
+}
+
+// Everything a sample instruction computes per lane before filtering.
+struct SampleRequest {
+  double coord[3] = {0, 0, 0};  // spatial (cube: direction)
+  double layer = 0;
+  bool dref = false;
+  float dref_value = 0;
+  bool has_lod = false;
+  float lod = 0;
+  bool has_grad = false;  // also implicit LOD
+  double dx[3] = {0, 0, 0}, dy[3] = {0, 0, 0};
+  float bias = 0;
+  float min_lod = 0;
+  int32_t offset[3] = {0, 0, 0};
+};
+
+// Lambda (LOD) of a request before clamping, relative to the base level.
+float ComputeLambda(const ImageDesc& img, const SamplerDesc& s,
+                    const SampleRequest& q, uint32_t nspatial) {
+  float lambda_base = 0.0f;
+  if (q.has_lod) {
+    lambda_base = q.lod;
+  } else if (q.has_grad && !s.unnormalized) {
+    double p0[3], px[3], py[3], a[3], b[3];
+    for (int k = 0; k < 3; ++k) {
+      a[k] = q.coord[k] + q.dx[k];
+      b[k] = q.coord[k] + q.dy[k];
+    }
+    ProjectCoords(img.dim, q.coord, p0);
+    if (img.dim == ViewDim::kCube) {
+      // Derivatives of the face coordinates, on the face of P.
+      double sx, tx, sy, ty;
+      const double ma = std::max({std::fabs(q.coord[0]), std::fabs(q.coord[1]),
+                                  std::fabs(q.coord[2])});
+      (void)ma;
+      CubeFace(a, &sx, &tx);
+      CubeFace(b, &sy, &ty);
+      px[0] = sx;
+      px[1] = tx;
+      py[0] = sy;
+      py[1] = ty;
+      px[2] = py[2] = 0;
+    } else {
+      ProjectCoords(img.dim, a, px);
+      ProjectCoords(img.dim, b, py);
+    }
+    const double size[3] = {static_cast<double>(img.LevelWidth(0)),
+                            static_cast<double>(img.LevelHeight(0)),
+                            static_cast<double>(img.LevelDepth(0))};
+    double rx = 0, ry = 0;
+    for (uint32_t k = 0; k < nspatial; ++k) {
+      const double mx = (px[k] - p0[k]) * size[k];
+      const double my = (py[k] - p0[k]) * size[k];
+      rx += mx * mx;
+      ry += my * my;
+    }
+    const double rho = std::sqrt(std::max(rx, ry));
+    lambda_base = rho > 0 ? static_cast<float>(std::log2(rho))
+                          : -std::numeric_limits<float>::infinity();
+  }
+  return lambda_base + s.mip_lod_bias + q.bias;
+}
+
+Texel Sample(const ImageDesc& img, const SamplerDesc& s, const SampleRequest& q,
+             bool gather, uint32_t component, const int32_t* gather_offsets) {
+  if (!img.bound) return ZeroTexel();
+  const uint32_t nspatial = SpatialDims(img.dim);
+  SampleParams p;
+  p.img = &img;
+  p.s = &s;
+  p.nspatial = nspatial;
+  const uint32_t face = ProjectCoords(img.dim, q.coord, p.st);
+  const double max_layer =
+      img.dim == ViewDim::kCube ? img.layers / 6.0 - 1.0 : img.layers - 1.0;
+  const int64_t layer = static_cast<int64_t>(std::clamp(
+      std::nearbyint(SafeCoord(q.layer)), 0.0, std::max(max_layer, 0.0)));
+  p.layer = img.dim == ViewDim::kCube ? layer * 6 + face : layer;
+  for (int a = 0; a < 3; ++a) p.offset[a] = q.offset[a];
+  p.dref = q.dref;
+  p.dref_value = q.dref_value;
+  SamplerDesc cube_s = s;
+  if (img.dim == ViewDim::kCube) {
+    cube_s.address[0] = cube_s.address[1] = AddressMode::kClampToEdge;
+    p.s = &cube_s;
+  }
+
+  if (gather) {
+    // The 2x2 footprint of linear filtering on the base level, in the order
+    // (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+    static const int kCorner[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+    Texel out;
+    for (int k = 0; k < 4; ++k) {
+      SampleParams pk = p;
+      if (gather_offsets != nullptr) {
+        pk.offset[0] = gather_offsets[2 * k];
+        pk.offset[1] = gather_offsets[2 * k + 1];
+      }
+      double u[3];
+      ScaledCoords(pk, 0, u);
+      int64_t i0[2];
+      float unused;
+      LinearAxis(u[0], &i0[0], &unused);
+      LinearAxis(u[1], &i0[1], &unused);
+      const Texel t = FootprintTexel(pk, 0, i0[0] + kCorner[k][0],
+                                     i0[1] + kCorner[k][1], 0);
+      const uint32_t c = q.dref ? 0 : std::min(component, 3u);
+      out.f[k] = t.f[c];
+      out.i[k] = t.i[c];
+    }
+    return out;
+  }
+
+  // Level of detail (Vulkan "LOD Operation").
+  const float lambda_raw = ComputeLambda(img, s, q, nspatial);
+  const float lod_min = std::max(s.min_lod, q.min_lod);
+  const float lod_max = std::max(s.max_lod, lod_min);
+  float lambda = std::clamp(lambda_raw, lod_min, lod_max);
+  if (std::isnan(lambda)) lambda = lod_min;
+  const Filter filter = lambda <= 0.0f ? s.mag_filter : s.min_filter;
+  const uint32_t q_level = img.mip_levels - 1;
+  if (s.unnormalized || q_level == 0) return SampleLevel(p, 0, filter);
+  const float d = std::clamp(lambda, 0.0f, static_cast<float>(q_level));
+  if (s.mipmap_mode == Filter::kNearest) {
+    const float level =
+        std::min(std::ceil(d + 0.5f) - 1.0f, static_cast<float>(q_level));
+    return SampleLevel(p, static_cast<uint32_t>(std::max(level, 0.0f)), filter);
+  }
+  const uint32_t hi = static_cast<uint32_t>(std::floor(d));
+  const uint32_t lo = std::min(hi + 1, q_level);
+  const float delta = SnapMip(d - static_cast<float>(hi));
+  const Texel a = SampleLevel(p, hi, filter);
+  if (delta == 0.0f || lo == hi) return a;
+  return Lerp(a, SampleLevel(p, lo, filter), delta);
+}
+
+// ---------------------------------------------------------------------------
+// The handler
+
+// Reads the integer coordinates of a read/write/fetch: x, y, z, layer.
+void IntCoords(const LaneRegs& r, const OpInfo& o, uint32_t l, int64_t c[4]) {
+  c[0] = c[1] = c[2] = c[3] = 0;
+  const uint32_t n = CoordDims(o.dim);
+  for (uint32_t k = 0; k < n && k < o.ncoord; ++k)
+    c[k] = r.I(kSlotCoord + k, l);
+  if (o.dim == ViewDim::kCube) {
+    c[3] = c[2];  // face (+ 6 * layer for cube arrays)
+    c[2] = 0;
+  } else if ((o.flags & kFlagArrayed) && n < o.ncoord) {
+    c[3] = r.I(kSlotCoord + n, l);
+  }
+}
+
+void ExecImage(Warp& w, const Instr& in) {
+  const Program& prog = w.program();
+  const OpInfo o = GetOpInfo(&prog.literals[in.aux]);
+  const LaneRegs r{w, &prog.extra[o.extra]};
+  const uint32_t W = w.width();
+  const uint32_t act = w.active();
+  for (uint32_t m = act; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    const ImageDesc& img = DescOf(w, r.U(kSlotImage, l));
+    switch (o.kind) {
+      case OpKind::kRead: {
+        int64_t c[4];
+        IntCoords(r, o, l, c);
+        const uint32_t level =
+            (o.flags & kFlagFetch) && r.Has(kSlotLod) ? r.U(kSlotLod, l) : 0;
+        const int64_t sample = r.Has(kSlotSample) ? r.I(kSlotSample, l) : 0;
+        if (r.Has(kSlotOffset)) {
+          for (uint32_t a = 0; a < SpatialDims(o.dim); ++a)
+            c[a] += r.I(kSlotOffset + a, l);
+        }
+        WriteResult(w, r, o, l,
+                    FetchTexel(img, level, c[0], c[1], c[2], c[3], sample));
+        break;
+      }
+      case OpKind::kWrite: {
+        if ((w.helper() >> l) & 1u) break;  // helpers never write memory
+        if (!img.bound || !img.writable) break;
+        int64_t c[4];
+        IntCoords(r, o, l, c);
+        const int64_t sample = r.Has(kSlotSample) ? r.I(kSlotSample, l) : 0;
+        const uint64_t off = img.TexelOffset(0, c[0], c[1], c[2], c[3], sample);
+        if (off == ~uint64_t{0}) break;  // out of bounds: dropped
+        Texel t;
+        for (uint32_t k = 0; k < 4; ++k) {
+          if (!r.Has(kSlotTexel + k)) continue;
+          const uint32_t* reg = w.Reg(r.slots[kSlotTexel + k]);
+          if (o.result_kind == ScalarKind::kFloat) {
+            t.f[k] = o.result_width == 16
+                         ? HalfToFloat(static_cast<uint16_t>(reg[l]))
+                         : std::bit_cast<float>(reg[l]);
+          } else if (o.result_width == 64) {
+            t.i[k] = LoadLane<uint64_t>(reg, W, l);
+          } else {
+            t.i[k] = o.result_kind == ScalarKind::kInt
+                         ? static_cast<uint64_t>(static_cast<int64_t>(
+                               static_cast<int32_t>(reg[l])))
+                         : reg[l];
+          }
+        }
+        EncodeTexel(img.format, t, img.data + off);
+        break;
+      }
+      case OpKind::kSample:
+      case OpKind::kGather:
+      case OpKind::kQueryLod: {
+        const ImageDesc& smp = DescOf(w, r.U(kSlotSampler, l));
+        const SamplerDesc& s = smp.has_sampler ? smp.sampler : img.sampler;
+        SampleRequest q;
+        const uint32_t n = CoordDims(o.dim);
+        auto coords_of = [&](uint32_t lane, double out[3], double* layer) {
+          double v[4] = {0, 0, 0, 0};
+          for (uint32_t k = 0; k < o.ncoord && k < 4; ++k)
+            v[k] = r.F(kSlotCoord + k, lane);
+          double qd = 1.0;
+          if (o.flags & kFlagProj) qd = v[n];
+          for (uint32_t k = 0; k < 3; ++k) out[k] = k < n ? v[k] / qd : 0.0;
+          *layer = (o.flags & kFlagArrayed) ? v[n] : 0.0;
+          return qd;
+        };
+        const double qd = coords_of(l, q.coord, &q.layer);
+        if (o.flags & kFlagDref) {
+          q.dref = true;
+          q.dref_value = static_cast<float>(r.F(kSlotDref, l) / qd);
+        }
+        if (r.Has(kSlotLod)) {
+          q.has_lod = true;
+          q.lod = r.F(kSlotLod, l);
+        }
+        if (r.Has(kSlotBias)) q.bias = r.F(kSlotBias, l);
+        if (r.Has(kSlotMinLod)) q.min_lod = r.F(kSlotMinLod, l);
+        if (r.Has(kSlotDx)) {
+          q.has_grad = true;
+          for (uint32_t k = 0; k < n; ++k) {
+            q.dx[k] = r.F(kSlotDx + k, l);
+            q.dy[k] = r.F(kSlotDy + k, l);
+          }
+        } else if (o.flags & kFlagImplicit) {
+          // Fine derivatives from the quad (see the file comment).
+          double px0[3], px1[3], py0[3], py1[3], unused;
+          coords_of(l & ~1u, px0, &unused);
+          coords_of(l | 1u, px1, &unused);
+          coords_of(l & ~2u, py0, &unused);
+          coords_of(l | 2u, py1, &unused);
+          q.has_grad = true;
+          for (uint32_t k = 0; k < n; ++k) {
+            q.dx[k] = px1[k] - px0[k];
+            q.dy[k] = py1[k] - py0[k];
+          }
+        }
+        if (r.Has(kSlotOffset)) {
+          for (uint32_t a = 0; a < SpatialDims(o.dim); ++a)
+            q.offset[a] = r.I(kSlotOffset + a, l);
+        }
+        if (o.kind == OpKind::kQueryLod) {
+          Texel t;
+          if (img.bound) {
+            const float raw = ComputeLambda(img, s, q, SpatialDims(img.dim));
+            const float lod_min = s.min_lod,
+                        lod_max = std::max(s.max_lod, lod_min);
+            const float lambda = std::clamp(raw, lod_min, lod_max);
+            float level = std::clamp(lambda, 0.0f,
+                                     static_cast<float>(img.mip_levels - 1));
+            if (s.mipmap_mode == Filter::kNearest)
+              level = std::max(std::ceil(level + 0.5f) - 1.0f, 0.0f);
+            t.f[0] = level;
+            t.f[1] = raw;
+          } else {
+            t = ZeroTexel();
+          }
+          WriteResult(w, r, o, l, t);
+          break;
+        }
+        const bool gather = o.kind == OpKind::kGather;
+        WriteResult(
+            w, r, o, l,
+            Sample(img, s, q, gather, o.component,
+                   (o.flags & kFlagConstOffsets) ? o.offsets : nullptr));
+        break;
+      }
+      case OpKind::kQuerySize: {
+        const uint32_t lod = r.Has(kSlotLod) ? r.U(kSlotLod, l) : 0;
+        Texel t = ZeroTexel();
+        if (img.bound && lod < img.mip_levels) {
+          uint64_t v[4] = {img.LevelWidth(lod), img.LevelHeight(lod),
+                           img.LevelDepth(lod), 0};
+          const uint32_t n = SpatialDims(o.dim);
+          const uint32_t layers =
+              o.dim == ViewDim::kCube ? img.layers / 6 : img.layers;
+          if (o.flags & kFlagArrayed) v[n] = layers;
+          for (int k = 0; k < 4; ++k) t.i[k] = v[k];
+        }
+        WriteResult(w, r, o, l, t);
+        break;
+      }
+      case OpKind::kQueryLevels:
+      case OpKind::kQuerySamples: {
+        Texel t = ZeroTexel();
+        if (img.bound) {
+          t.i[0] =
+              o.kind == OpKind::kQueryLevels ? img.mip_levels : img.samples;
+        }
+        WriteResult(w, r, o, l, t);
+        break;
+      }
+      case OpKind::kTexelPointer: {
+        // Pointer = (image region, byte offset of the texel); out of range
+        // gives an offset no region reaches, so atomics read 0 / drop.
+        int64_t c[4];
+        IntCoords(r, o, l, c);
+        const int64_t sample = r.Has(kSlotSample) ? r.I(kSlotSample, l) : 0;
+        uint64_t off = img.TexelOffset(0, c[0], c[1], c[2], c[3], sample);
+        if (off > 0xffffffffull) off = 0xffffffffull;
+        uint32_t* d = w.Reg(r.slots[kSlotResult]);
+        d[l] = static_cast<uint32_t>(off);
+        d[W + l] = r.U(kSlotImage, l);
+        break;
+      }
+    }
+  }
+}
+
+// OpLoad of an image, sampler or sampled-image variable: the handle is the
+// pointer's region word.
+void ExecImageHandle(Warp& w, const Instr& in) {
+  const uint32_t W = w.width();
+  const uint32_t* p = w.Reg(in.src[0]);
+  uint32_t* d = w.Reg(in.dst);
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    d[l] = p[W + l];
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Lowering
+
+bool IsHandleType(const spirv::Type& t) {
+  return t.kind == TypeKind::kImage || t.kind == TypeKind::kSampler ||
+         t.kind == TypeKind::kSampledImage;
+}
+
+// The image type behind a handle value's type (image or sampled image).
+const spirv::Type* ImageTypeOf(Lowerer& l, uint32_t type_id) {
+  const spirv::Type* t = &l.module().type(type_id);
+  if (t->kind == TypeKind::kSampledImage) t = &l.module().type(t->image_type);
+  return t->kind == TypeKind::kImage ? t : nullptr;
+}
+
+ViewDim ViewDimOfType(const spirv::Type& t) {
+  switch (t.dim) {
+    case spv::Dim::Dim1D:
+      return ViewDim::k1D;
+    case spv::Dim::Dim3D:
+      return ViewDim::k3D;
+    case spv::Dim::Cube:
+      return ViewDim::kCube;
+    case spv::Dim::Buffer:
+      return ViewDim::kBuffer;
+    default:
+      return ViewDim::k2D;
+  }
+}
+
+bool LowerHandleLoad(Lowerer& l, const spirv::Inst& inst) {
+  const Val ptr = l.Get(inst.operands[0]);
+  if (l.failed()) return true;
+  const uint32_t h = l.NewReg(false);
+  Instr& in =
+      l.Emit(ExecImageHandle, inst.opcode, ScalarType{}, inst.word_offset);
+  in.pipe = Pipe::kAlu;
+  in.dst = h;
+  in.src[0] = ptr.regs[0];
+  Val v;
+  v.type_id = inst.result_type;
+  // A combined image sampler is its own sampler.
+  v.regs = l.module().type(inst.result_type).kind == TypeKind::kSampledImage
+               ? std::vector<uint32_t>{h, h}
+               : std::vector<uint32_t>{h};
+  l.Alias(inst.result_id, std::move(v));
+  return true;
+}
+
+// Fills `slots` from the optional image operands starting at operand
+// `first` (the mask). Returns false (after failing) on bad input.
+bool ImageOperands(Lowerer& l, const spirv::Inst& inst, size_t first,
+                   std::vector<uint32_t>& slots, OpInfo& o) {
+  if (first >= inst.operands.size()) return true;
+  const uint32_t mask = inst.operands[first];
+  size_t next = first + 1;
+  auto take = [&]() -> uint32_t {
+    if (next >= inst.operands.size()) {
+      l.Fail(l.InvalidAt(inst, "missing image operand"));
+      return 0;
+    }
+    return inst.operands[next++];
+  };
+  auto put = [&](uint32_t slot, uint32_t max, uint32_t id) {
+    const Val& v = l.Get(id);
+    for (size_t k = 0; k < v.regs.size() && k < max; ++k)
+      slots[slot + k] = v.regs[k];
+  };
+  using IO = spv::ImageOperandsMask;
+  auto has = [&](IO bit) { return (mask & static_cast<uint32_t>(bit)) != 0; };
+  if (has(IO::Bias)) put(kSlotBias, 1, take());
+  if (has(IO::Lod)) put(kSlotLod, 1, take());
+  if (has(IO::Grad)) {
+    put(kSlotDx, 3, take());
+    put(kSlotDy, 3, take());
+  }
+  if (has(IO::ConstOffset)) put(kSlotOffset, 3, take());
+  if (has(IO::Offset)) put(kSlotOffset, 3, take());
+  if (has(IO::ConstOffsets)) {
+    const uint32_t id = take();
+    const spirv::Constant* c = l.module().constant(id);
+    if (c == nullptr || c->constituents.size() != 4) {
+      l.Fail(l.InvalidAt(inst, "ConstOffsets must be a constant array of 4"));
+      return false;
+    }
+    for (int k = 0; k < 4; ++k) {
+      const spirv::Constant* v = l.module().constant(c->constituents[k]);
+      for (int a = 0; a < 2 && v != nullptr; ++a) {
+        const uint32_t comp = a < static_cast<int>(v->constituents.size())
+                                  ? v->constituents[a]
+                                  : 0;
+        o.offsets[2 * k + a] =
+            static_cast<int32_t>(l.ConstantValue(comp).value_or(0));
+      }
+    }
+    o.flags |= kFlagConstOffsets;
+  }
+  if (has(IO::Sample)) put(kSlotSample, 1, take());
+  if (has(IO::MinLod)) put(kSlotMinLod, 1, take());
+  if (has(IO::MakeTexelAvailable)) take();  // scope
+  if (has(IO::MakeTexelVisible)) take();    // scope
+  if (has(IO::Offsets)) {
+    l.Fail(l.UnsupportedAt(inst, "the Offsets image operand"));
+    return false;
+  }
+  return !l.failed();
+}
+
+// `image_override`: the image value when operand 0 is not one (texel
+// pointers name the image variable's pointer).
+bool LowerImageOp(Lowerer& l, const spirv::Inst& inst, OpKind kind,
+                  const Val* image_override = nullptr) {
+  const Op op = inst.opcode;
+  const Val image =
+      image_override != nullptr ? *image_override : l.Get(inst.operands[0]);
+  if (l.failed()) return true;
+  const spirv::Type* it = ImageTypeOf(l, image.type_id);
+  if (it == nullptr || image.regs.empty()) {
+    l.Fail(l.InvalidAt(inst, "the image operand is not an image"));
+    return true;
+  }
+  OpInfo o;
+  o.kind = kind;
+  o.dim = ViewDimOfType(*it);
+  if (it->arrayed) o.flags |= kFlagArrayed;
+  std::vector<uint32_t> slots(kSlotCount, kNoReg);
+  slots[kSlotImage] = image.regs[0];
+  if (image.regs.size() > 1) slots[kSlotSampler] = image.regs[1];
+
+  size_t next = 1;  // next operand
+  const bool has_coord = kind != OpKind::kQuerySize &&
+                         kind != OpKind::kQueryLevels &&
+                         kind != OpKind::kQuerySamples;
+  if (has_coord) {
+    const Val& coord = l.Get(inst.operands[next++]);
+    if (l.failed()) return true;
+    o.ncoord = static_cast<uint32_t>(std::min<size_t>(coord.regs.size(), 4));
+    for (uint32_t k = 0; k < o.ncoord; ++k)
+      slots[kSlotCoord + k] = coord.regs[k];
+  }
+  switch (op) {
+    case Op::OpImageSampleImplicitLod:
+    case Op::OpImageSampleProjImplicitLod:
+    case Op::OpImageSampleDrefImplicitLod:
+    case Op::OpImageSampleProjDrefImplicitLod:
+    case Op::OpImageQueryLod:
+      o.flags |= kFlagImplicit;
+      break;
+    default:
+      break;
+  }
+  switch (op) {
+    case Op::OpImageSampleProjImplicitLod:
+    case Op::OpImageSampleProjExplicitLod:
+    case Op::OpImageSampleProjDrefImplicitLod:
+    case Op::OpImageSampleProjDrefExplicitLod:
+      o.flags |= kFlagProj;
+      break;
+    default:
+      break;
+  }
+  switch (op) {
+    case Op::OpImageSampleDrefImplicitLod:
+    case Op::OpImageSampleDrefExplicitLod:
+    case Op::OpImageSampleProjDrefImplicitLod:
+    case Op::OpImageSampleProjDrefExplicitLod:
+    case Op::OpImageDrefGather:
+      o.flags |= kFlagDref;
+      slots[kSlotDref] = l.Get(inst.operands[next++]).regs.at(0);
+      break;
+    case Op::OpImageGather:
+      o.component = static_cast<uint32_t>(
+          l.ConstantValue(inst.operands[next++]).value_or(0));
+      break;
+    case Op::OpImageWrite: {
+      const Val& texel = l.Get(inst.operands[next++]);
+      for (size_t k = 0; k < texel.regs.size() && k < 4; ++k)
+        slots[kSlotTexel + k] = texel.regs[k];
+      const ScalarType st = ScalarOf(l, texel.type_id);
+      o.result_kind = st.kind;
+      o.result_width = st.width;
+      break;
+    }
+    case Op::OpImageQuerySizeLod:
+      slots[kSlotLod] = l.Get(inst.operands[next++]).regs.at(0);
+      break;
+    case Op::OpImageFetch:
+      o.flags |= kFlagFetch;
+      break;
+    case Op::OpImageTexelPointer:
+      slots[kSlotSample] = l.Get(inst.operands[next++]).regs.at(0);
+      break;
+    default:
+      break;
+  }
+  if (l.failed()) return true;
+  if (kind != OpKind::kQuerySize && kind != OpKind::kQueryLevels &&
+      kind != OpKind::kQuerySamples && kind != OpKind::kQueryLod &&
+      kind != OpKind::kTexelPointer) {
+    if (!ImageOperands(l, inst, next, slots, o)) return true;
+  }
+  if (o.dim == ViewDim::kCube && kind == OpKind::kGather) {
+    l.Fail(l.UnsupportedAt(inst, "gathers from cube maps"));
+    return true;
+  }
+
+  std::vector<uint32_t> results;
+  if (kind == OpKind::kTexelPointer) {
+    const uint32_t ptr = l.NewReg(true);
+    results.push_back(ptr);
+    Val v;
+    v.type_id = inst.result_type;
+    v.regs = {ptr};
+    auto info = std::make_shared<PointerInfo>();
+    info->pointee_type = l.module().type(inst.result_type).pointee;
+    info->storage = spv::StorageClass::Image;
+    info->explicit_layout = true;
+    v.ptr = info;
+    l.Alias(inst.result_id, std::move(v));
+    o.nresult = 0;
+  } else if (kind != OpKind::kWrite) {
+    results = l.Define(inst.result_id, inst.result_type).regs;
+    const ScalarType st = ScalarOf(l, inst.result_type);
+    o.result_kind = st.kind;
+    o.result_width = st.width;
+    o.nresult = static_cast<uint32_t>(std::min<size_t>(results.size(), 4));
+  }
+  for (size_t k = 0; k < results.size() && k < 4; ++k)
+    slots[kSlotResult + k] = results[k];
+
+  auto& extra = l.program().extra;
+  o.extra = static_cast<uint32_t>(extra.size());
+  extra.insert(extra.end(), slots.begin(), slots.end());
+  auto& lits = l.program().literals;
+  const uint32_t aux = static_cast<uint32_t>(lits.size());
+  PutOpInfo(lits, o);
+  static_assert(kOpInfoWords == 17);
+
+  Instr& in = l.Emit(ExecImage, op, ScalarType{}, inst.word_offset);
+  in.pipe = Pipe::kTex;
+  in.aux = aux;
+  if (kind == OpKind::kTexelPointer) in.pipe = Pipe::kAlu;
+  std::vector<uint32_t> uses;
+  for (uint32_t s = 0; s < kSlotResult; ++s) {
+    if (slots[s] != kNoReg) uses.push_back(slots[s]);
+  }
+  l.AddUses(uses);
+  l.AddDefs(results);
+  return true;
+}
+
+}  // namespace
+
+bool LowerImage(Lowerer& l, const spirv::Inst& inst) {
+  switch (inst.opcode) {
+    case Op::OpLoad: {
+      const Val& ptr = l.Get(inst.operands[0]);
+      if (l.failed()) return true;
+      if (!ptr.ptr || !IsHandleType(l.module().type(ptr.ptr->pointee_type)))
+        return false;
+      return LowerHandleLoad(l, inst);
+    }
+    case Op::OpSampledImage: {
+      const Val image = l.Get(inst.operands[0]);
+      const Val sampler = l.Get(inst.operands[1]);
+      if (l.failed()) return true;
+      if (image.regs.empty() || sampler.regs.empty()) {
+        l.Fail(
+            l.InvalidAt(inst, "OpSampledImage needs an image and a sampler"));
+        return true;
+      }
+      Val v;
+      v.type_id = inst.result_type;
+      v.regs = {image.regs[0], sampler.regs[0]};
+      l.Alias(inst.result_id, std::move(v));
+      return true;
+    }
+    case Op::OpImage: {
+      const Val sampled = l.Get(inst.operands[0]);
+      if (l.failed()) return true;
+      Val v;
+      v.type_id = inst.result_type;
+      if (!sampled.regs.empty()) v.regs = {sampled.regs[0]};
+      l.Alias(inst.result_id, std::move(v));
+      return true;
+    }
+    case Op::OpImageRead:
+    case Op::OpImageFetch:
+      return LowerImageOp(l, inst, OpKind::kRead);
+    case Op::OpImageWrite:
+      return LowerImageOp(l, inst, OpKind::kWrite);
+    case Op::OpImageSampleImplicitLod:
+    case Op::OpImageSampleExplicitLod:
+    case Op::OpImageSampleDrefImplicitLod:
+    case Op::OpImageSampleDrefExplicitLod:
+    case Op::OpImageSampleProjImplicitLod:
+    case Op::OpImageSampleProjExplicitLod:
+    case Op::OpImageSampleProjDrefImplicitLod:
+    case Op::OpImageSampleProjDrefExplicitLod:
+      return LowerImageOp(l, inst, OpKind::kSample);
+    case Op::OpImageGather:
+    case Op::OpImageDrefGather:
+      return LowerImageOp(l, inst, OpKind::kGather);
+    case Op::OpImageQuerySize:
+    case Op::OpImageQuerySizeLod:
+      return LowerImageOp(l, inst, OpKind::kQuerySize);
+    case Op::OpImageQueryLevels:
+      return LowerImageOp(l, inst, OpKind::kQueryLevels);
+    case Op::OpImageQuerySamples:
+      return LowerImageOp(l, inst, OpKind::kQuerySamples);
+    case Op::OpImageQueryLod:
+      return LowerImageOp(l, inst, OpKind::kQueryLod);
+    case Op::OpImageTexelPointer: {
+      // The image operand is a pointer to the image variable; its region
+      // word is the handle.
+      const Val ptr = l.Get(inst.operands[0]);
+      if (l.failed()) return true;
+      if (!ptr.ptr) {
+        l.Fail(l.InvalidAt(inst, "OpImageTexelPointer needs an image pointer"));
+        return true;
+      }
+      const uint32_t h = l.NewReg(false);
+      Instr& in =
+          l.Emit(ExecImageHandle, Op::OpLoad, ScalarType{}, inst.word_offset);
+      in.pipe = Pipe::kAlu;
+      in.dst = h;
+      in.src[0] = ptr.regs[0];
+      Val img;
+      img.type_id = ptr.ptr->pointee_type;
+      img.regs = {h};
+      return LowerImageOp(l, inst, OpKind::kTexelPointer, &img);
+    }
+    default:
+      return false;
+  }
+}
 
 }  // namespace warpsim::simt

@@ -585,21 +585,20 @@ bool LowerScalar(Lowerer& l, const spirv::Inst& inst, ExecFn fn,
 }
 
 // Ballot (OpGroupNonUniformBallot / OpSubgroupBallotKHR): component 0 holds
-// the lanes, components 1..3 are zero (the warp has at most 32 lanes).
+// the lanes; components 1..3 are the constant 0 (a warp has at most 32
+// lanes), so they cost no instruction.
 bool LowerBallot(Lowerer& l, const spirv::Inst& inst, uint32_t pred_id) {
   const Val pred = l.Get(pred_id);
   if (l.failed()) return true;
-  const std::vector<uint32_t> dst =
-      l.Define(inst.result_id, inst.result_type).regs;
+  const size_t n = l.Flat(inst.result_type).size();
+  Val res;
+  res.type_id = inst.result_type;
+  res.regs.push_back(l.NewReg(false));
+  while (res.regs.size() < n) res.regs.push_back(l.ConstReg(0));
   Instr& in = EmitSync(l, inst, ExecBallot, ScalarOf(l, inst.result_type));
-  in.dst = dst[0];
+  in.dst = res.regs[0];
   in.src[0] = pred.regs[0];
-  for (size_t k = 1; k < dst.size(); ++k) {
-    Instr& z = l.Emit(ExecMove, inst.opcode, ScalarType{}, inst.word_offset);
-    z.pipe = Pipe::kAlu;
-    z.dst = dst[k];
-    z.src[0] = l.ConstReg(0);
-  }
+  l.Alias(inst.result_id, std::move(res));
   return true;
 }
 

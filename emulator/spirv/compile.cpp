@@ -444,6 +444,32 @@ Status ValidateSpirv(std::span<const uint32_t> words, TargetEnv env,
 //   FoldSpecConstantOpAndComposite, FreezeSpecConstantValue, SetSpecConstant
 //   DefaultValue: specialization happens later, in the executor, with the
 //   pipeline's values; OpSpecConstant* must survive.
+Result<std::vector<uint32_t>> OptimizeSpirv(
+    std::span<const uint32_t> words, TargetEnv env,
+    const std::vector<std::string>& flags, const std::string& file) {
+  spvtools::Optimizer optimizer(Entry(env).spv_env);
+  ToolMessages messages;
+  optimizer.SetMessageConsumer(messages.Consumer());
+  if (!optimizer.RegisterPassesFromFlags(flags)) {
+    std::string all;
+    for (const std::string& f : flags) all += (all.empty() ? "" : " ") + f;
+    return InvalidInput(
+        "unknown spirv-opt flag in SHADER_OPTIMIZATION: " + all +
+            (messages.message.empty() ? std::string()
+                                      : " (" + OneLine(messages.message) + ")"),
+        FilePos(file));
+  }
+  spvtools::OptimizerOptions opt_options;
+  opt_options.set_run_validator(false);  // the caller validates
+  std::vector<uint32_t> out;
+  if (!optimizer.Run(words.data(), words.size(), &out, opt_options)) {
+    return InvalidInput(
+        "SHADER_OPTIMIZATION passes failed: " + OneLine(messages.message),
+        FilePos(file));
+  }
+  return out;
+}
+
 Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
                                             TargetEnv env,
                                             const std::string& file,

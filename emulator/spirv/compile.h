@@ -96,6 +96,13 @@ Status ValidateSpirv(std::span<const uint32_t> words, TargetEnv env,
 // constants left unspecialized, and OpKill / OpTerminateInvocation /
 // OpDemoteToHelperInvocation untouched. Validates the result. A call that
 // cannot be inlined is reported as unsupported.
+// Runs spirv-opt passes named by command-line flags (Amber's
+// SHADER_OPTIMIZATION block, e.g. "--graphics-robust-access"), before
+// legalization. Unknown flags are invalid input.
+Result<std::vector<uint32_t>> OptimizeSpirv(
+    std::span<const uint32_t> words, TargetEnv env,
+    const std::vector<std::string>& flags, const std::string& file);
+
 Result<std::vector<uint32_t>> LegalizeSpirv(
     std::span<const uint32_t> words, TargetEnv env, const std::string& file,
     const ValidateOptions& options = {});

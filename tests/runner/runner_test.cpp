@@ -1,0 +1,123 @@
+// The runner's execution of scene commands: specialization constants, push
+// constants, COPY, REPEAT, descriptor offsets and the report's pipelines.
+#include "runner/runner.h"
+
+#include <catch2/catch.hpp>
+
+#include "scene/amber_parser.h"
+
+namespace {
+
+warpsim::runner::RunReport Run(const std::string& amber) {
+  auto scene = warpsim::scene::ParseAmberScript(amber, "runner_test.amber");
+  REQUIRE(scene.ok());
+  return warpsim::runner::RunScene(*scene, {});
+}
+
+std::string Describe(const warpsim::runner::RunReport& r) {
+  std::string s = warpsim::runner::RunStatusName(r.status);
+  if (r.diagnostic) s += ": " + r.diagnostic->ToString();
+  for (const auto& e : r.expectations) {
+    if (!e.passed) s += "\n  line " + std::to_string(e.line) + ": " + e.message;
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("specialization constants and workgroup size", "[runner]") {
+  const auto r = Run(R"(#!amber
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x_id = 3) in;
+layout(constant_id = 7) const int kScale = 1;
+layout(set = 0, binding = 0) buffer B { int v[]; } b;
+void main() { b.v[gl_GlobalInvocationID.x] = int(gl_GlobalInvocationID.x) * kScale; }
+END
+BUFFER buf DATA_TYPE int32 SIZE 8 FILL -1
+PIPELINE compute p
+  ATTACH cs SPECIALIZE 3 AS uint32 4 SPECIALIZE 7 AS int32 -5
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p 2 1 1
+EXPECT buf IDX 0 EQ 0 -5 -10 -15 -20 -25 -30 -35
+)");
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  CHECK(r.stats.workgroups == 2);
+  CHECK(r.stats.warps == 2);
+}
+
+TEST_CASE("push constants, uniform buffers, COPY and REPEAT", "[runner]") {
+  const auto r = Run(R"(#!amber
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x = 4) in;
+layout(push_constant) uniform PC { uint add; } pc;
+layout(set = 0, binding = 1) uniform U { uint mul; } u;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() { uint i = gl_LocalInvocationID.x; b.v[i] = b.v[i] * u.mul + pc.add; }
+END
+BUFFER buf DATA_TYPE uint32 DATA 1 2 3 4 END
+BUFFER mul DATA_TYPE uint32 DATA 2 END
+BUFFER add DATA_TYPE uint32 DATA 1 END
+BUFFER saved DATA_TYPE uint32 SIZE 4 FILL 0
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+  BIND BUFFER mul AS uniform DESCRIPTOR_SET 0 BINDING 1
+  BIND BUFFER add AS push_constant
+END
+REPEAT 3
+RUN p 1 1 1
+END
+COPY buf TO saved
+EXPECT saved IDX 0 EQ 15 23 31 39
+)");
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  CHECK(r.stats.dispatches == 3);
+  REQUIRE(r.pipelines.size() == 1);
+  CHECK(r.pipelines[0].registers_per_thread > 0);
+}
+
+TEST_CASE("descriptor offset selects part of a buffer", "[runner]") {
+  const auto r = Run(R"(#!amber
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() { b.v[0] = 42u; }
+END
+BUFFER buf DATA_TYPE uint32 SIZE 64 FILL 0
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0 DESCRIPTOR_OFFSET 128 DESCRIPTOR_RANGE 16
+END
+RUN p 1 1 1
+EXPECT buf IDX 124 EQ 0 42 0
+)");
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+}
+
+TEST_CASE("graphics RUN is reported unsupported by name", "[runner]") {
+  const auto r = Run(R"(#!amber
+SHADER vertex vs PASSTHROUGH
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+void main() { c = vec4(1.0); }
+END
+BUFFER fb FORMAT R8G8B8A8_UNORM
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  BIND BUFFER fb AS color LOCATION 0
+END
+RUN g DRAW_RECT POS 0 0 SIZE 10 10
+)");
+  CHECK(r.status == warpsim::runner::RunStatus::kUnsupported);
+  REQUIRE(r.diagnostic.has_value());
+  CHECK(r.diagnostic->message.find("graphics") != std::string::npos);
+}
