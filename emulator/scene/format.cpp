@@ -410,46 +410,6 @@ double NormalizeComponent(double raw, const Component& c) {
   }
 }
 
-uint16_t FloatToHalf(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  uint32_t sign = (x >> 16) & 0x8000;
-  int32_t exp = static_cast<int32_t>((x >> 23) & 0xff);
-  uint32_t mant = x & 0x7fffff;
-  if (exp == 0xff) {  // inf / nan
-    return static_cast<uint16_t>(sign | 0x7c00 | (mant ? 0x200 : 0));
-  }
-  int32_t e = exp - 127 + 15;
-  if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00);  // overflow
-  if (e <= 0) {  // subnormal or zero, round to nearest even
-    if (e < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000;
-    uint32_t shift = static_cast<uint32_t>(14 - e);
-    uint32_t half = mant >> shift;
-    uint32_t rem = mant & ((1u << shift) - 1);
-    uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
-  uint32_t rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;  // may carry
-  return static_cast<uint16_t>(sign | half);
-}
-
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1f;
-  uint32_t mant = h & 0x3ff;
-  if (exp == 0) {
-    float v = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -v : v;
-  }
-  if (exp == 0x1f) {
-    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  }
-  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
-}
-
 float SmallUFloatToFloat(uint32_t bits, uint32_t mantissa_bits) {
   uint32_t exp = bits >> mantissa_bits;
   uint32_t mant = bits & ((1u << mantissa_bits) - 1);

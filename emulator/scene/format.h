@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "base/half.h"
 
 namespace warpsim::scene {
 
@@ -161,8 +162,6 @@ void WriteComponentBits(std::span<uint8_t> element, const Component& c,
 double NormalizeComponent(double raw, const Component& c);
 
 // IEEE half / unsigned 11- and 10-bit floats.
-uint16_t FloatToHalf(float f);
-float HalfToFloat(uint16_t h);
 float SmallUFloatToFloat(uint32_t bits, uint32_t mantissa_bits);
 
 }  // namespace warpsim::scene

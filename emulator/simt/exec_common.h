@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/half.h"
 #include "simt/lower.h"
 #include "simt/warp.h"
 
@@ -26,10 +27,6 @@ namespace warpsim::simt {
 struct Half {
   uint16_t bits = 0;
 };
-
-float HalfToFloat(uint16_t h);
-uint16_t FloatToHalf(float f);  // round to nearest even
-uint16_t DoubleToHalf(double d);
 
 template <typename T>
 inline T LoadLane(const uint32_t* r, uint32_t width, uint32_t l) {

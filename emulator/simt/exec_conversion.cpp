@@ -137,15 +137,7 @@ bool LowerBitcast(Lowerer& l, const spirv::Inst& inst) {
   if (same) {
     Val res = src;
     res.type_id = inst.result_type;
-    if (l.module().type(inst.result_type).kind == spirv::TypeKind::kPointer) {
-      auto info = std::make_shared<PointerInfo>();
-      info->pointee_type = l.module().type(inst.result_type).pointee;
-      info->storage = l.module().type(inst.result_type).storage;
-      info->explicit_layout = true;
-      res.ptr = info;
-    } else {
-      res.ptr = nullptr;
-    }
+    res.ptr = l.PointerInfoOf(inst.result_type);
     l.Alias(inst.result_id, std::move(res));
     return true;
   }

@@ -408,13 +408,7 @@ bool LowerMemory(Lowerer& l, const spirv::Inst& inst) {
       Val res;
       res.type_id = inst.result_type;
       res.regs = EmitLoad(l, inst, ptr, inst.result_type);
-      if (l.module().type(inst.result_type).kind == TypeKind::kPointer) {
-        auto info = std::make_shared<PointerInfo>();
-        info->pointee_type = l.module().type(inst.result_type).pointee;
-        info->storage = l.module().type(inst.result_type).storage;
-        info->explicit_layout = true;
-        res.ptr = info;
-      }
+      res.ptr = l.PointerInfoOf(inst.result_type);
       l.Alias(inst.result_id, std::move(res));
       return true;
     }

@@ -44,6 +44,17 @@ bool LowerMisc(Lowerer& l, const spirv::Inst& inst) {
   using spv::Op;
   switch (inst.opcode) {
     case Op::OpControlBarrier: {
+      // A barrier with Subgroup (or Invocation) execution scope needs no
+      // waiting: a warp's lanes already run in lockstep and warpsim's memory
+      // is coherent. Only Workgroup scope makes warps wait for each other.
+      const auto scope = l.ConstantValue(inst.operands[0]);
+      if (scope && (*scope == static_cast<uint32_t>(spv::Scope::Subgroup) ||
+                    *scope == static_cast<uint32_t>(spv::Scope::Invocation))) {
+        Instr& in =
+            l.Emit(ExecNop, inst.opcode, ScalarType{}, inst.word_offset);
+        in.pipe = Pipe::kSync;
+        return true;
+      }
       l.program().uses_barrier = true;
       Instr& in = l.Emit(ExecControlBarrier, inst.opcode, ScalarType{},
                          inst.word_offset);

@@ -160,9 +160,25 @@ const std::vector<ScalarType>& Lowerer::Flat(uint32_t type_id) {
   return flat_cache_[type_id] = std::move(out);
 }
 
+std::shared_ptr<PointerInfo> Lowerer::PointerInfoOf(uint32_t pointer_type) {
+  const spirv::Type& t = module_.type(pointer_type);
+  if (t.kind != TypeKind::kPointer) return nullptr;
+  auto info = std::make_shared<PointerInfo>();
+  info->pointee_type = t.pointee;
+  info->storage = t.storage;
+  info->explicit_layout =
+      IsExplicitLayoutStorage(t.storage) ||
+      (t.storage == spv::StorageClass::Workgroup &&
+       module_.HasDecoration(t.pointee, spv::Decoration::Block));
+  return info;
+}
+
 Val& Lowerer::Define(uint32_t id, uint32_t type_id) {
   Val v;
   v.type_id = type_id;
+  // A pointer made by an instruction (phi, select, load, ...) has the
+  // layout its type implies.
+  v.ptr = PointerInfoOf(type_id);
   for (const ScalarType& s : Flat(type_id)) v.regs.push_back(NewReg(s.wide()));
   return values_[id] = std::move(v);
 }

@@ -101,6 +101,9 @@ class Lowerer {
   // Makes `id` an alias of existing registers (no instruction).
   void Alias(uint32_t id, Val value);
   const std::vector<ScalarType>& Flat(uint32_t type_id);
+  // Static layout facts implied by a pointer type alone (nullptr when
+  // `pointer_type` is not a pointer).
+  std::shared_ptr<PointerInfo> PointerInfoOf(uint32_t pointer_type);
   uint32_t NewReg(bool wide);
   // A constant operand holding `bits` (64-bit when `wide`).
   uint32_t ConstReg(uint64_t bits, bool wide = false);

@@ -39,12 +39,12 @@ SHADER compute read GLSL
 layout(local_size_x = 4, local_size_y = 2) in;
 layout(set = 0, binding = 0, r32ui) uniform readonly uimage2D ids;
 layout(set = 0, binding = 1, rgba8) uniform readonly image2D colors;
-layout(set = 0, binding = 2) buffer B { vec4 c[]; uint oob; } b;
+layout(set = 0, binding = 2) buffer B { vec4 c[8]; float oob; } b;
 void main() {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   uint i = gl_LocalInvocationIndex;
   b.c[i] = imageLoad(colors, p) * 255.0 + vec4(imageLoad(ids, p).x);
-  if (i == 0u) b.oob = imageLoad(ids, ivec2(-1, 0)).x + 5u;
+  if (i == 0u) b.oob = float(imageLoad(ids, ivec2(-1, 0)).x + 5u);
 }
 END
 IMAGE ids DATA_TYPE uint32 DIM_2D WIDTH 4 HEIGHT 2 FILL 9
@@ -154,7 +154,7 @@ layout(set = 0, binding = 2) buffer B { int sizes[2]; } b;
 void main() {
   int i = int(gl_GlobalInvocationID.x);
   vec4 c = texelFetch(src, i);
-  imageStore(dst, i, uvec4(uint(c.r * 255.0) + uint(c.a * 1000.0)));
+  imageStore(dst, i, uvec4(uint(c.r * 255.0 + 0.5) + uint(c.a * 1000.0)));
   if (i == 0) {
     b.sizes[0] = textureSize(src);
     b.sizes[1] = imageSize(dst);
@@ -296,7 +296,7 @@ END
 SHADER compute cs GLSL
 #version 450
 layout(set = 0, binding = 0) uniform sampler2D t;
-layout(set = 0, binding = 1) buffer B { float v[8]; ivec4 sizes; } b;
+layout(set = 0, binding = 1) buffer B { float v[8]; vec4 sizes; } b;
 void main() {
   vec2 uv = vec2(0.3, 0.3);
   b.v[0] = textureLod(t, uv, 0.0).r;
@@ -307,7 +307,7 @@ void main() {
   b.v[5] = textureGrad(t, uv, vec2(0.1649, 0.0), vec2(0.0)).r;  // lod 0.4
   b.v[6] = textureGrad(t, uv, vec2(0.1895, 0.0), vec2(0.0)).r;  // lod 0.6
   b.v[7] = texelFetch(t, ivec2(9, 0), 0).r;  // out of bounds
-  b.sizes = ivec4(textureSize(t, 1), textureSize(t, 2).x, textureQueryLevels(t));
+  b.sizes = vec4(textureSize(t, 1), textureSize(t, 2).x, textureQueryLevels(t));
 }
 END
 IMAGE img FORMAT R32_SFLOAT DIM_2D WIDTH 8 HEIGHT 4 MIP_LEVELS 3 FILL 7
@@ -325,7 +325,7 @@ END
 RUN f 1 1 1
 RUN p 1 1 1
 EXPECT out IDX 0 EQ 7 50 0 7 50 7 50 0
-EXPECT out IDX 32 EQ 4.2e-45 2.8e-45 2.8e-45 4.2e-45
+EXPECT out IDX 32 EQ 4 2 2 3
 )");
 }
 
@@ -427,5 +427,50 @@ RUN p 1 1 1
 EXPECT out IDX 0 EQ 3.5 0.25 0 1
 EXPECT out IDX 16 TOLERANCE 0.001 EQ 0.5029 0 1 0.50196
 EXPECT out IDX 32 TOLERANCE 0.001 EQ -1 0.5039 -1 1
+)");
+}
+
+TEST_CASE("implicit LOD from quad neighbours", "[simt][image]") {
+  // Lanes 4q..4q+3 form a quad (lane & 1 = x, lane & 2 = y). Quad 0 steps
+  // one level-0 texel per lane (lambda 0: level 0 = 7), quad 1 two texels
+  // (lambda 1: level 1 = 50, written through a BASE_MIP_LEVEL 1 view).
+  ExpectPass(R"(#!amber
+SHADER compute fill GLSL
+#version 450
+layout(local_size_x = 4, local_size_y = 2) in;
+layout(set = 0, binding = 0, r32f) uniform image2D level1;
+void main() {
+  imageStore(level1, ivec2(gl_LocalInvocationID.xy), vec4(50.0));
+}
+END
+SHADER compute cs GLSL
+#version 450
+#extension GL_NV_compute_shader_derivatives : require
+layout(local_size_x = 8) in;
+layout(derivative_group_linearNV) in;
+layout(set = 0, binding = 0) uniform sampler2D t;
+layout(set = 0, binding = 1) buffer B { float v[8]; } b;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  float step = (i < 4u) ? 1.0 / 8.0 : 2.0 / 8.0;
+  vec2 uv = vec2(float(i & 1u), float((i >> 1) & 1u)) * step + 0.05;
+  b.v[i] = texture(t, uv).r;
+}
+END
+IMAGE img FORMAT R32_SFLOAT DIM_2D WIDTH 8 HEIGHT 4 MIP_LEVELS 3 FILL 7
+SAMPLER s MAX_LOD 4
+BUFFER out DATA_TYPE float SIZE 8 FILL -1
+PIPELINE compute f
+  ATTACH fill
+  BIND BUFFER img AS storage_image DESCRIPTOR_SET 0 BINDING 0 BASE_MIP_LEVEL 1
+END
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER img AS combined_image_sampler SAMPLER s DESCRIPTOR_SET 0 BINDING 0
+  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 1
+END
+RUN f 1 1 1
+RUN p 1 1 1
+EXPECT out IDX 0 EQ 7 7 7 7 50 50 50 50
 )");
 }
