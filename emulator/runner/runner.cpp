@@ -21,6 +21,9 @@ namespace {
 const std::set<std::string>& SupportedFeatures() {
   static const std::set<std::string> kFeatures = {
       "robustBufferAccess",
+      "shaderStorageImageMultisample",
+      "shaderImageInt64Atomics",
+      "ShaderImageAtomicInt64Features.shaderImageInt64Atomics",
       "shaderFloat64",
       "shaderInt64",
       "shaderInt16",
@@ -121,7 +124,15 @@ class SceneRunner {
       }
     }
     settings_.validate.relax_block_layout = true;
-    for (const scene::Buffer& b : scene_.buffers) buffers_[b.name] = b.bytes;
+    for (const scene::Buffer& b : scene_.buffers) {
+      // Images get room for every mip level and sample up front, so binding
+      // never reallocates a buffer another binding already points into.
+      std::vector<uint8_t>& bytes = buffers_[b.name] = b.bytes;
+      if (b.dim != scene::ImageDim::kNone || b.mip_levels > 1 ||
+          b.samples > 1) {
+        bytes.resize(std::max<uint64_t>(bytes.size(), ImageStorageBytes(b)));
+      }
+    }
     return RunCommands(scene_.commands);
   }
 
@@ -278,6 +289,9 @@ class SceneRunner {
           Status s = BindImage(scene_, *found, k, res.type_id, *built.module,
                                &buffers_, &(*images)[res.region + k]);
           if (!s.ok()) return s;
+          // Image atomics reach texels through pointers into this region.
+          const simt::ImageDesc& d = (*images)[res.region + k];
+          (*regions)[res.region + k] = {d.data, d.size, d.writable};
         }
         continue;
       }

@@ -656,11 +656,9 @@ float ComputeLambda(const ImageDesc& img, const SamplerDesc& s,
     }
     ProjectCoords(img.dim, q.coord, p0);
     if (img.dim == ViewDim::kCube) {
-      // Derivatives of the face coordinates, on the face of P.
+      // Derivatives of the face coordinates (each point projected on its
+      // own major face; an approximation near cube edges).
       double sx, tx, sy, ty;
-      const double ma = std::max({std::fabs(q.coord[0]), std::fabs(q.coord[1]),
-                                  std::fabs(q.coord[2])});
-      (void)ma;
       CubeFace(a, &sx, &tx);
       CubeFace(b, &sy, &ty);
       px[0] = sx;
