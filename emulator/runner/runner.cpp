@@ -8,6 +8,8 @@
 #include <set>
 
 #include "pipeline/compute.h"
+#include "pipeline/graphics.h"
+#include "pipeline/output_merge.h"
 #include "runner/image_binding.h"
 #include "runner/shader_build.h"
 #include "scene/amber_parser.h"
@@ -155,9 +157,11 @@ class SceneRunner {
     const scene::Pipeline* p = scene_.FindPipeline(run.pipeline);
     if (p == nullptr) return InvalidInput("unknown pipeline " + run.pipeline);
     if (!std::holds_alternative<scene::RunCompute>(run.draw)) {
-      return Unsupported(
-          "graphics pipelines (RUN " + run.pipeline +
-          " DRAW_*): vertex and fragment stages are not implemented yet");
+      if (p->type != scene::PipelineType::kGraphics) {
+        return InvalidInput("RUN " + run.pipeline +
+                            " DRAW_* needs a graphics pipeline");
+      }
+      return ExecuteDraw(*p, run);
     }
     if (p->type != scene::PipelineType::kCompute) {
       return InvalidInput("RUN with workgroup counts needs a compute pipeline");
@@ -192,17 +196,434 @@ class SceneRunner {
     return {};
   }
 
-  Status Execute(const scene::ClearColorCommand&, int) {
-    return Unsupported("CLEAR_COLOR (graphics pipelines)");
+  Status Execute(const scene::ClearColorCommand& c, int) {
+    ClearValues& v = clears_[c.pipeline];
+    v.color[0] = c.r;
+    v.color[1] = c.g;
+    v.color[2] = c.b;
+    v.color[3] = c.a;
+    return {};
   }
-  Status Execute(const scene::ClearDepthCommand&, int) {
-    return Unsupported("CLEAR_DEPTH (graphics pipelines)");
+  Status Execute(const scene::ClearDepthCommand& c, int) {
+    clears_[c.pipeline].depth = c.value;
+    return {};
   }
-  Status Execute(const scene::ClearStencilCommand&, int) {
-    return Unsupported("CLEAR_STENCIL (graphics pipelines)");
+  Status Execute(const scene::ClearStencilCommand& c, int) {
+    clears_[c.pipeline].stencil = c.value;
+    return {};
   }
-  Status Execute(const scene::ClearCommand&, int) {
-    return Unsupported("CLEAR (graphics pipelines)");
+  // CLEAR: colour attachments to CLEAR_COLOR, depth/stencil attachments to
+  // CLEAR_DEPTH / CLEAR_STENCIL.
+  Status Execute(const scene::ClearCommand& c, int) {
+    const scene::Pipeline* p = scene_.FindPipeline(c.pipeline);
+    if (p == nullptr) return InvalidInput("unknown pipeline " + c.pipeline);
+    const ClearValues& v = clears_[c.pipeline];
+    for (const scene::Binding& b : p->bindings) {
+      if (b.kind != scene::BindingKind::kColor &&
+          b.kind != scene::BindingKind::kDepthStencil) {
+        continue;
+      }
+      for (const std::string& name : b.buffers) {
+        const scene::Buffer* buf = scene_.FindBuffer(name);
+        std::vector<uint8_t>& bytes = buffers_[name];
+        const simt::TexelFormat f = TexelFormatOf(buf->format);
+        if (f.bytes == 0) continue;
+        std::vector<uint8_t> texel(f.bytes, 0);
+        if (b.kind == scene::BindingKind::kColor) {
+          simt::Texel t;
+          for (int k = 0; k < 4; ++k) {
+            t.f[k] = v.color[k];
+            t.i[k] = static_cast<uint64_t>(static_cast<int64_t>(v.color[k]));
+          }
+          simt::EncodeTexel(f, t, texel.data());
+        } else {
+          if (pipeline::HasDepth(f))
+            pipeline::WriteDepth(f, v.depth, texel.data());
+          if (pipeline::HasStencil(f)) {
+            pipeline::WriteStencil(f, static_cast<uint8_t>(v.stencil),
+                                   texel.data());
+          }
+        }
+        for (size_t at = 0; at + f.bytes <= bytes.size(); at += f.bytes) {
+          std::memcpy(bytes.data() + at, texel.data(), f.bytes);
+        }
+      }
+    }
+    return {};
+  }
+
+  // A draw: RUN pipeline DRAW_RECT / DRAW_GRID / DRAW_ARRAY.
+  Status ExecuteDraw(const scene::Pipeline& p, const scene::RunCommand& run) {
+    auto programs = GetGraphicsPrograms(p);
+    if (!programs.ok()) return programs.error();
+    pipeline::GraphicsState state;
+    state.vs = &(*programs)->vs.program;
+    state.fs = &(*programs)->fs.program;
+    if (Status s = BindResources(p, (*programs)->vs, &state.vs_regions,
+                                 &state.vs_images);
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = BindResources(p, (*programs)->fs, &state.fs_regions,
+                                 &state.fs_images);
+        !s.ok()) {
+      return s;
+    }
+    state.config.warp_width = options_.warp_width;
+    state.config.max_warp_instructions = options_.max_warp_instructions;
+    state.framebuffer_width = p.framebuffer_width;
+    state.framebuffer_height = p.framebuffer_height;
+    if (p.viewport) {
+      state.viewport = {p.viewport->x,         p.viewport->y,
+                        p.viewport->width,     p.viewport->height,
+                        p.viewport->min_depth, p.viewport->max_depth};
+    } else {
+      state.viewport = {0,
+                        0,
+                        static_cast<float>(p.framebuffer_width),
+                        static_cast<float>(p.framebuffer_height),
+                        0,
+                        1};
+    }
+    if (Status s = SetFixedFunctionState(p, &state); !s.ok()) return s;
+    // Attachments.
+    for (const scene::Binding& b : p.bindings) {
+      if (b.kind != scene::BindingKind::kColor &&
+          b.kind != scene::BindingKind::kDepthStencil) {
+        continue;
+      }
+      if (b.base_mip_level != 0) {
+        return Unsupported("attachments with BASE_MIP_LEVEL",
+                           SourcePos{scene_.file_path, b.line});
+      }
+      const scene::Buffer* buf = scene_.FindBuffer(b.buffers.at(0));
+      std::vector<uint8_t>& bytes = buffers_[buf->name];
+      pipeline::Attachment att;
+      att.location = b.location;
+      att.data = bytes.data();
+      att.size = bytes.size();
+      att.format = TexelFormatOf(buf->format);
+      att.width = buf->width;
+      att.height = buf->height;
+      if (buf->samples > 1) {
+        return Unsupported("multisampled attachments",
+                           SourcePos{scene_.file_path, b.line});
+      }
+      if (b.kind == scene::BindingKind::kColor) {
+        state.colors.push_back(att);
+        NoteImageOutput(*buf);
+      } else {
+        state.depth_stencil = att;
+      }
+    }
+    // Vertex data and the draw call.
+    pipeline::DrawCall call;
+    std::vector<float> generated;  // DRAW_RECT / DRAW_GRID positions
+    if (const auto* rect = std::get_if<scene::RunDrawRect>(&run.draw)) {
+      const float fw = static_cast<float>(p.framebuffer_width);
+      const float fh = static_cast<float>(p.framebuffer_height);
+      const float x = rect->x / fw * 2.0f - 1.0f,
+                  y = rect->y / fh * 2.0f - 1.0f;
+      const float w = rect->width / fw * 2.0f, h = rect->height / fh * 2.0f;
+      // Amber's rectangle: a 4-vertex triangle strip.
+      generated = {x, y + h, x, y, x + w, y + h, x + w, y};
+      state.topology = pipeline::Topology::kTriangleStrip;
+      call.count = 4;
+    } else if (const auto* grid = std::get_if<scene::RunDrawGrid>(&run.draw)) {
+      const float fw = static_cast<float>(p.framebuffer_width);
+      const float fh = static_cast<float>(p.framebuffer_height);
+      const float x = grid->x / fw * 2.0f - 1.0f,
+                  y = grid->y / fh * 2.0f - 1.0f;
+      const float cw =
+          grid->width / fw * 2.0f / static_cast<float>(grid->columns);
+      const float ch =
+          grid->height / fh * 2.0f / static_cast<float>(grid->rows);
+      if (static_cast<uint64_t>(grid->columns) * grid->rows > (1u << 22)) {
+        return InvalidInput("DRAW_GRID of more than 2^22 cells");
+      }
+      // Two triangles per cell, row by row (Amber's order).
+      for (uint32_t r = 0; r < grid->rows; ++r) {
+        for (uint32_t c = 0; c < grid->columns; ++c) {
+          const float x0 = x + cw * static_cast<float>(c);
+          const float y0 = y + ch * static_cast<float>(r);
+          const float x1 = x + cw * static_cast<float>(c + 1);
+          const float y1 = y + ch * static_cast<float>(r + 1);
+          const float cell[12] = {x1, y1, x0, y1, x0, y0,
+                                  x1, y1, x0, y0, x1, y0};
+          generated.insert(generated.end(), cell, cell + 12);
+        }
+      }
+      state.topology = pipeline::Topology::kTriangleList;
+      call.count = static_cast<uint32_t>(generated.size() / 2);
+    } else {
+      const auto& arr = std::get<scene::RunDrawArray>(run.draw);
+      auto topology = ParseTopology(arr.topology);
+      if (!topology.ok()) return topology.error();
+      state.topology = *topology;
+      if (Status s = AddVertexData(p, &state); !s.ok()) return s;
+      call.first = arr.start_index;
+      call.first_instance = arr.start_instance;
+      call.instance_count = arr.instance_count;
+      if (arr.indexed) {
+        if (p.index_data.empty()) {
+          return InvalidInput("DRAW_ARRAY INDEXED without INDEX_DATA");
+        }
+        const scene::Buffer* ib = scene_.FindBuffer(p.index_data);
+        const std::vector<uint8_t>& bytes = buffers_[ib->name];
+        call.indexed = true;
+        call.indices = bytes.data();
+        call.indices_size = bytes.size();
+        call.index_bytes = std::max<uint32_t>(1, ib->format.stride);
+        if (call.index_bytes != 1 && call.index_bytes != 2 &&
+            call.index_bytes != 4) {
+          return InvalidInput("index buffer elements must be 8, 16 or 32 bits");
+        }
+        const uint64_t total = bytes.size() / call.index_bytes;
+        call.count = arr.count.value_or(static_cast<uint32_t>(
+            total > arr.start_index ? total - arr.start_index : 0));
+      } else {
+        uint64_t total = 0;
+        for (const auto& in : state.vertex_inputs) {
+          if (in.per_instance || in.stride == 0) continue;
+          const uint64_t n =
+              in.size > in.offset ? (in.size - in.offset) / in.stride : 0;
+          total = total == 0 ? n : std::min(total, n);
+        }
+        call.count = arr.count.value_or(static_cast<uint32_t>(
+            total > arr.start_index ? total - arr.start_index : 0));
+      }
+    }
+    if (!generated.empty()) {
+      pipeline::VertexInput in;
+      in.location = 0;
+      in.data = reinterpret_cast<const uint8_t*>(generated.data());
+      in.size = generated.size() * sizeof(float);
+      in.format = TexelFormatOf(*scene::ParseVulkanFormat("R32G32_SFLOAT"));
+      in.stride = 8;
+      state.vertex_inputs.push_back(in);
+    }
+    auto stats = pipeline::Draw(state, call);
+    if (!stats.ok()) return stats.error();
+    report_->draws.push_back({p.name, *stats});
+    report_->stats.warp_instructions += stats->warp_instructions;
+    report_->stats.lane_instructions += stats->lane_instructions;
+    report_->stats.warps += stats->vertex_warps + stats->fragment_warps;
+    return {};
+  }
+
+  static Result<pipeline::Topology> ParseTopology(const std::string& name) {
+    static const std::map<std::string, pipeline::Topology> kTopologies = {
+        {"point_list", pipeline::Topology::kPointList},
+        {"line_list", pipeline::Topology::kLineList},
+        {"line_strip", pipeline::Topology::kLineStrip},
+        {"triangle_list", pipeline::Topology::kTriangleList},
+        {"triangle_strip", pipeline::Topology::kTriangleStrip},
+        {"triangle_fan", pipeline::Topology::kTriangleFan},
+    };
+    auto it = kTopologies.find(name);
+    if (it != kTopologies.end()) return it->second;
+    if (name == "patch_list")
+      return Unsupported("tessellation (topology patch_list)");
+    if (name.find("adjacency") != std::string::npos) {
+      return Unsupported("topology " + name + " (geometry shaders)");
+    }
+    return InvalidInput("unknown topology " + name);
+  }
+
+  Status AddVertexData(const scene::Pipeline& p,
+                       pipeline::GraphicsState* state) {
+    for (const scene::VertexData& vd : p.vertex_data) {
+      const scene::Buffer* buf = scene_.FindBuffer(vd.buffer);
+      const std::vector<uint8_t>& bytes = buffers_[buf->name];
+      pipeline::VertexInput in;
+      in.location = vd.location;
+      in.data = bytes.data();
+      in.size = bytes.size();
+      const scene::ElementFormat& f = vd.format ? *vd.format : buf->format;
+      in.format = TexelFormatOf(f);
+      in.offset = vd.offset;
+      in.stride = vd.stride.value_or(buf->format.stride);
+      in.per_instance = vd.per_instance;
+      state->vertex_inputs.push_back(in);
+    }
+    return {};
+  }
+
+  Status SetFixedFunctionState(const scene::Pipeline& p,
+                               pipeline::GraphicsState* s) {
+    if (p.polygon_mode != "fill") {
+      return Unsupported("POLYGON_MODE " + p.polygon_mode);
+    }
+    if (p.cull_mode == "none") {
+      s->cull = pipeline::CullMode::kNone;
+    } else if (p.cull_mode == "front") {
+      s->cull = pipeline::CullMode::kFront;
+    } else if (p.cull_mode == "back") {
+      s->cull = pipeline::CullMode::kBack;
+    } else if (p.cull_mode == "front_and_back") {
+      s->cull = pipeline::CullMode::kFrontAndBack;
+    } else {
+      return InvalidInput("unknown CULL_MODE " + p.cull_mode);
+    }
+    if (p.front_face == "counter_clockwise") {
+      s->front_face_ccw = true;
+    } else if (p.front_face == "clockwise") {
+      s->front_face_ccw = false;
+    } else {
+      return InvalidInput("unknown FRONT_FACE " + p.front_face);
+    }
+    s->depth.test = p.depth.test;
+    s->depth.write = p.depth.write;
+    s->depth.clamp = p.depth.clamp;
+    s->depth.bounds_test = p.depth.bounds_test;
+    s->depth.min_bounds = p.depth.bounds_min;
+    s->depth.max_bounds = p.depth.bounds_max;
+    auto op = pipeline::ParseCompareOp(p.depth.compare_op);
+    if (!op.ok()) return op.error();
+    s->depth.compare_op = *op;
+    s->stencil.test = p.stencil.test;
+    for (int f = 0; f < 2; ++f) {
+      const scene::StencilFace& in = f == 0 ? p.stencil.front : p.stencil.back;
+      pipeline::StencilFaceState& out =
+          f == 0 ? s->stencil.front : s->stencil.back;
+      auto fail = pipeline::ParseStencilOp(in.fail_op);
+      auto pass = pipeline::ParseStencilOp(in.pass_op);
+      auto depth_fail = pipeline::ParseStencilOp(in.depth_fail_op);
+      auto cmp = pipeline::ParseCompareOp(in.compare_op);
+      for (const Status& st :
+           {fail.ok() ? Status() : Status(fail.error()),
+            pass.ok() ? Status() : Status(pass.error()),
+            depth_fail.ok() ? Status() : Status(depth_fail.error()),
+            cmp.ok() ? Status() : Status(cmp.error())}) {
+        if (!st.ok()) return st;
+      }
+      out.fail_op = *fail;
+      out.pass_op = *pass;
+      out.depth_fail_op = *depth_fail;
+      out.compare_op = *cmp;
+      out.compare_mask = static_cast<uint8_t>(in.compare_mask);
+      out.write_mask = static_cast<uint8_t>(in.write_mask);
+      out.reference = static_cast<uint8_t>(in.reference);
+    }
+    s->blend.enable = p.blend.enabled;
+    auto sc = pipeline::ParseBlendFactor(p.blend.src_color_factor);
+    auto dc = pipeline::ParseBlendFactor(p.blend.dst_color_factor);
+    auto co = pipeline::ParseBlendOp(p.blend.color_op);
+    auto sa = pipeline::ParseBlendFactor(p.blend.src_alpha_factor);
+    auto da = pipeline::ParseBlendFactor(p.blend.dst_alpha_factor);
+    auto ao = pipeline::ParseBlendOp(p.blend.alpha_op);
+    for (const Status& st : {sc.ok() ? Status() : Status(sc.error()),
+                             dc.ok() ? Status() : Status(dc.error()),
+                             co.ok() ? Status() : Status(co.error()),
+                             sa.ok() ? Status() : Status(sa.error()),
+                             da.ok() ? Status() : Status(da.error()),
+                             ao.ok() ? Status() : Status(ao.error())}) {
+      if (!st.ok()) return st;
+    }
+    s->blend.src_color_factor = *sc;
+    s->blend.dst_color_factor = *dc;
+    s->blend.color_op = *co;
+    s->blend.src_alpha_factor = *sa;
+    s->blend.dst_alpha_factor = *da;
+    s->blend.alpha_op = *ao;
+    if (s->blend.enable && pipeline::UsesDualSource(s->blend)) {
+      return Unsupported("dual-source blending");
+    }
+    if (p.patch_control_points != 0)
+      return Unsupported("tessellation (PATCH_CONTROL_POINTS)");
+    return {};
+  }
+
+  void NoteImageOutput(const scene::Buffer& buf) {
+    for (const std::string& n : image_outputs_) {
+      if (n == buf.name) return;
+    }
+    image_outputs_.push_back(buf.name);
+  }
+
+  struct GraphicsPrograms {
+    BuiltProgram vs, fs;
+  };
+
+  Result<BuiltProgram> BuildStage(const scene::Pipeline& p,
+                                  const scene::ShaderAttachment& att,
+                                  spv::ExecutionModel model) {
+    const scene::Shader* shader = scene_.FindShader(att.shader);
+    if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
+    Result<std::vector<uint32_t>> words = std::vector<uint32_t>{};
+    spirv::TargetEnv env = spirv::kDefaultGlslTargetEnv;
+    if (shader->passthrough) {
+      // Amber's pass-through vertex shader: position from location 0.
+      words = spirv::CompileGlsl(
+          "#version 430\nlayout(location = 0) in vec4 position;\n"
+          "void main() { gl_Position = position; }\n",
+          spirv::ShaderStage::kVertex, env, "passthrough.vert");
+    } else {
+      words = ShaderWords(*shader, scene_);
+      auto e = ShaderTargetEnv(*shader, &scene_);
+      if (!e.ok()) return e.error();
+      env = *e;
+    }
+    if (!words.ok()) return words.error();
+    simt::LowerOptions lower;
+    lower.entry_point = att.entry_point;
+    lower.model = model;
+    lower.warp_width = options_.warp_width;
+    for (const auto& spec : att.specializations)
+      lower.spec_values[spec.id] = spec.bits;
+    BuildSettings settings = settings_;
+    settings.optimizations = att.optimizations;
+    return BuildProgram(*words, env,
+                        scene_.file_path + " (shader " + shader->name + ")",
+                        lower, settings);
+  }
+
+  Result<const GraphicsPrograms*> GetGraphicsPrograms(
+      const scene::Pipeline& p) {
+    auto it = graphics_.find(p.name);
+    if (it != graphics_.end()) return &it->second;
+    const scene::ShaderAttachment* vs = nullptr;
+    const scene::ShaderAttachment* fs = nullptr;
+    for (const auto& att : p.shaders) {
+      switch (att.stage) {
+        case scene::ShaderStage::kVertex:
+          vs = &att;
+          break;
+        case scene::ShaderStage::kFragment:
+          fs = &att;
+          break;
+        case scene::ShaderStage::kGeometry:
+          return Unsupported("geometry shaders");
+        case scene::ShaderStage::kTessControl:
+        case scene::ShaderStage::kTessEvaluation:
+          return Unsupported("tessellation shaders");
+        default:
+          return InvalidInput("a graphics pipeline cannot take a " +
+                              std::string(scene::ShaderStageName(att.stage)) +
+                              " shader");
+      }
+    }
+    if (vs == nullptr || fs == nullptr) {
+      return InvalidInput("graphics pipeline " + p.name +
+                          " needs a vertex and a fragment shader");
+    }
+    GraphicsPrograms programs;
+    auto v = BuildStage(p, *vs, spv::ExecutionModel::Vertex);
+    if (!v.ok()) return v.error();
+    auto f = BuildStage(p, *fs, spv::ExecutionModel::Fragment);
+    if (!f.ok()) return f.error();
+    programs.vs = std::move(*v);
+    programs.fs = std::move(*f);
+    for (const BuiltProgram* b : {&programs.vs, &programs.fs}) {
+      PipelineReport pr;
+      pr.name = p.name;
+      pr.entry_point = b->program.entry_name;
+      pr.registers_per_thread = b->program.num_regs;
+      pr.instructions = static_cast<uint32_t>(b->program.code.size());
+      report_->pipelines.push_back(pr);
+    }
+    auto [pos, _] = graphics_.emplace(p.name, std::move(programs));
+    return &pos->second;
   }
   Status Execute(const scene::CopyCommand& copy, int) {
     auto from = buffers_.find(copy.from);
@@ -337,6 +758,29 @@ class SceneRunner {
   BuildSettings settings_;
   std::map<std::string, std::vector<uint8_t>> buffers_;
   std::map<std::string, BuiltProgram> programs_;
+  std::map<std::string, GraphicsPrograms> graphics_;
+  struct ClearValues {
+    float color[4] = {0, 0, 0, 0};
+    float depth = 1.0f;
+    uint32_t stencil = 0;
+  };
+  std::map<std::string, ClearValues> clears_;
+  std::vector<std::string> image_outputs_;  // colour attachments drawn to
+
+ public:
+  // Final contents of every colour attachment (for PNG output).
+  void CollectImages(RunReport* report) {
+    for (const std::string& name : image_outputs_) {
+      const scene::Buffer* buf = scene_.FindBuffer(name);
+      ImageOutput out;
+      out.name = name;
+      out.format = TexelFormatOf(buf->format);
+      out.width = buf->width;
+      out.height = buf->height;
+      out.bytes = buffers_[name];
+      report->images.push_back(std::move(out));
+    }
+  }
 };
 
 }  // namespace
@@ -375,6 +819,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   SceneRunner runner(scene, options, &report);
   Status s = runner.Run();
+  runner.CollectImages(&report);
   report.stats.host_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -425,6 +870,23 @@ std::string ReportToJson(const RunReport& report) {
                      {"instructions", p.instructions}});
   }
   j["pipelines"] = pipes;
+  nlohmann::json draws = nlohmann::json::array();
+  for (const auto& d : report.draws) {
+    draws.push_back({{"pipeline", d.pipeline},
+                     {"vs_invocations", d.stats.vs_invocations},
+                     {"vertex_warps", d.stats.vertex_warps},
+                     {"primitives_in", d.stats.primitives_in},
+                     {"primitives_out", d.stats.primitives_out},
+                     {"fs_invocations", d.stats.fs_invocations},
+                     {"helper_lanes", d.stats.helper_lanes},
+                     {"quads", d.stats.quads},
+                     {"fragment_warps", d.stats.fragment_warps},
+                     {"avg_active_lanes_per_fragment_warp",
+                      d.stats.AvgActiveLanesPerFragmentWarp()},
+                     {"warp_instructions", d.stats.warp_instructions},
+                     {"lane_instructions", d.stats.lane_instructions}});
+  }
+  j["draws"] = draws;
   j["stats"] = {{"warp_instructions", report.stats.warp_instructions},
                 {"lane_instructions", report.stats.lane_instructions},
                 {"dispatches", report.stats.dispatches},

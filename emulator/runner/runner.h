@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "pipeline/graphics.h"
 #include "scene/scene.h"
+#include "simt/image.h"
 
 namespace warpsim::runner {
 
@@ -45,12 +47,27 @@ struct PipelineReport {
   uint32_t instructions = 0;
 };
 
+struct DrawReport {
+  std::string pipeline;
+  pipeline::DrawStats stats;
+};
+
+// A colour attachment's final contents.
+struct ImageOutput {
+  std::string name;
+  simt::TexelFormat format;
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> bytes;
+};
+
 struct RunReport {
   std::string file;
   RunStatus status = RunStatus::kPass;
   std::optional<Diagnostic> diagnostic;  // for kInvalid / kUnsupported
   std::vector<ExpectationReport> expectations;
   std::vector<PipelineReport> pipelines;
+  std::vector<DrawReport> draws;
+  std::vector<ImageOutput> images;
   RunStats stats;
 };
 

@@ -57,12 +57,12 @@ void ExecReturn(Warp& w, const Instr& in) {
 // OpKill: in a compute shader (and with the "terminate" kill policy) the
 // lanes end; the graphics pipeline may instead demote them (REFERENCE §8.5).
 void ExecKill(Warp& w, const Instr& in) {
-  w.RetireLanes(w.active());
+  w.RetireLanes(w.active(), /*discarded=*/true);
   w.Reconverge();
 }
 
 void ExecTerminateInvocation(Warp& w, const Instr& in) {
-  w.RetireLanes(w.active());
+  w.RetireLanes(w.active(), /*discarded=*/true);
   w.Reconverge();
 }
 

@@ -671,6 +671,100 @@ uint32_t Lowerer::AddMemAccess(const std::vector<uint32_t>& regs,
 // ---------------------------------------------------------------------------
 // Globals: give every interface variable its memory and its pointer value.
 
+uint32_t Lowerer::LocationsOf(uint32_t type_id) {
+  const spirv::Type& t = module_.type(type_id);
+  switch (t.kind) {
+    case TypeKind::kArray:
+      return std::max(t.count, 1u) * LocationsOf(t.element);
+    case TypeKind::kMatrix:
+      return t.count * LocationsOf(t.element);
+    case TypeKind::kStruct: {
+      uint32_t n = 0;
+      for (uint32_t m : t.members) n += LocationsOf(m);
+      return n;
+    }
+    case TypeKind::kVector: {
+      // 64-bit three- and four-component vectors take two locations.
+      const spirv::Type& e = module_.type(t.element);
+      return e.width == 64 && t.count > 2 ? 2 : 1;
+    }
+    default:
+      return 1;
+  }
+}
+
+void Lowerer::AddInterfaceSlots(uint32_t type_id, uint32_t offset,
+                                uint32_t* location,
+                                const InterfaceContext& ctx) {
+  auto has = [&](spv::Decoration d) {
+    for (const auto* list : {ctx.decorations, ctx.member_decorations}) {
+      if (list == nullptr) continue;
+      for (const auto& dec : *list) {
+        if (dec.kind == d) return true;
+      }
+    }
+    return false;
+  };
+  auto value = [&](spv::Decoration d) -> std::optional<uint32_t> {
+    for (const auto* list : {ctx.member_decorations, ctx.decorations}) {
+      if (list == nullptr) continue;
+      for (const auto& dec : *list) {
+        if (dec.kind == d && !dec.operands.empty()) return dec.operands[0];
+      }
+    }
+    return std::nullopt;
+  };
+  const spirv::Type& t = module_.type(type_id);
+  PointerInfo natural;
+  InputSlot slot;
+  slot.offset = offset;
+  slot.bytes = SizeOf(type_id, natural);
+  slot.type_id = type_id;
+  if (auto b = value(spv::Decoration::BuiltIn)) {
+    slot.builtin = static_cast<spv::BuiltIn>(*b);
+    slot.components = static_cast<uint32_t>(Flat(type_id).size());
+    ctx.slots->push_back(slot);
+    return;
+  }
+  if (t.kind == TypeKind::kStruct) {
+    // Members follow the natural layout of Leaves()/SizeOf().
+    uint32_t size = 0;
+    for (uint32_t m = 0; m < t.members.size(); ++m) {
+      const uint32_t off = AlignUp(size, 4);
+      InterfaceContext member = ctx;
+      member.member_decorations = &module_.member_decorations(type_id, m);
+      if (auto loc = module_.MemberDecorationValue(type_id, m,
+                                                   spv::Decoration::Location)) {
+        *location = *loc;
+      }
+      AddInterfaceSlots(t.members[m], offset + off, location, member);
+      size = off + SizeOf(t.members[m], natural);
+    }
+    return;
+  }
+  if (t.kind == TypeKind::kArray || t.kind == TypeKind::kMatrix) {
+    const uint32_t stride = AlignUp(SizeOf(t.element, natural), 4);
+    for (uint32_t k = 0; k < t.count; ++k) {
+      AddInterfaceSlots(t.element, offset + k * stride, location, ctx);
+    }
+    return;
+  }
+  // A scalar or vector at one location.
+  const ScalarType s = Flat(type_id).empty() ? ScalarType{} : Flat(type_id)[0];
+  slot.location = *location;
+  slot.component = value(spv::Decoration::Component).value_or(0);
+  slot.components = static_cast<uint32_t>(Flat(type_id).size());
+  slot.scalar_bits = s.width;
+  slot.kind = s.kind;
+  if (has(spv::Decoration::Flat)) {
+    slot.interpolation = Interpolation::kFlat;
+  } else if (has(spv::Decoration::NoPerspective)) {
+    slot.interpolation = Interpolation::kNoPerspective;
+  }
+  ctx.slots->push_back(slot);
+  if (*location != 0xffffffffu) *location += LocationsOf(type_id);
+}
+
 uint32_t Lowerer::AllocPrivate(uint32_t bytes, uint32_t align) {
   uint32_t off = AlignUp(program_->private_bytes, std::max(align, 4u));
   program_->private_bytes = off + AlignUp(bytes, 4);
@@ -713,22 +807,15 @@ Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
         const uint32_t bytes = SizeOf(pointee, *info);
         offset = AllocPrivate(bytes, 8);
         if (v.storage != spv::StorageClass::Private) {
-          InputSlot slot;
-          if (auto b =
-                  module_.DecorationValue(v.id, spv::Decoration::BuiltIn)) {
-            slot.builtin = static_cast<spv::BuiltIn>(*b);
-          }
-          if (auto loc =
-                  module_.DecorationValue(v.id, spv::Decoration::Location)) {
-            slot.location = *loc;
-          }
-          slot.offset = offset;
-          slot.bytes = bytes;
-          slot.components = static_cast<uint32_t>(Flat(pointee).size());
-          slot.type_id = pointee;
-          (v.storage == spv::StorageClass::Input ? program_->inputs
-                                                 : program_->outputs)
-              .push_back(slot);
+          InterfaceContext ctx;
+          ctx.slots = v.storage == spv::StorageClass::Input
+                          ? &program_->inputs
+                          : &program_->outputs;
+          ctx.decorations = &module_.decorations(v.id);
+          uint32_t location =
+              module_.DecorationValue(v.id, spv::Decoration::Location)
+                  .value_or(0xffffffffu);
+          AddInterfaceSlots(pointee, offset, &location, ctx);
         }
         break;
       }
@@ -1039,7 +1126,8 @@ bool Lowerer::LowerInst(const spirv::Inst& inst) {
          LowerConversion(*this, inst) || LowerComposite(*this, inst) ||
          LowerMemory(*this, inst) || LowerGlslStd450(*this, inst) ||
          LowerSubgroup(*this, inst) || LowerAtomic(*this, inst) ||
-         LowerImage(*this, inst) || LowerMisc(*this, inst);
+         LowerImage(*this, inst) || LowerDerivative(*this, inst) ||
+         LowerMisc(*this, inst);
 }
 
 Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {
@@ -1111,6 +1199,13 @@ Status Lowerer::Run() {
   // Workgroup size: LocalSize / LocalSizeId, overridden by a constant
   // decorated BuiltIn WorkgroupSize.
   for (const auto& mode : ep->modes) {
+    if (mode.mode == spv::ExecutionMode::EarlyFragmentTests) {
+      program_->early_fragment_tests = true;
+    } else if (mode.mode == spv::ExecutionMode::DepthReplacing) {
+      program_->depth_replacing = true;
+    } else if (mode.mode == spv::ExecutionMode::OriginLowerLeft) {
+      program_->origin_upper_left = false;
+    }
     if (mode.mode == spv::ExecutionMode::LocalSize &&
         mode.operands.size() >= 3) {
       for (int i = 0; i < 3; ++i) program_->local_size[i] = mode.operands[i];

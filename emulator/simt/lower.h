@@ -32,6 +32,12 @@ struct LowerOptions {
   std::optional<spv::ExecutionModel> model;  // when several share a name
   SpecValues spec_values;
   uint32_t warp_width = 32;  // SubgroupSize as the program sees it
+  // Plain OpDPdx/OpDPdy/OpFwidth: fine or coarse (default coarse, like
+  // SwiftShader and RenderDoc; NVIDIA's choice is to be measured, E8).
+  bool derivatives_fine = false;
+  // OpKill: terminate the invocation (true) or demote it to a helper
+  // (false). Both are allowed by the Vulkan spec (REFERENCE §8.5).
+  bool kill_terminates = true;
 };
 
 // Lowers and register-allocates one entry point.
@@ -143,6 +149,15 @@ class Lowerer {
                                            uint32_t to_label);
   Status FoldConstant(uint32_t id, const spirv::Constant& c);
   uint32_t AllocPrivate(uint32_t bytes, uint32_t align);
+  // Splits an interface variable into InputSlots (program.h).
+  struct InterfaceContext {
+    std::vector<InputSlot>* slots = nullptr;
+    const std::vector<spirv::Decoration>* decorations = nullptr;  // variable
+    const std::vector<spirv::Decoration>* member_decorations = nullptr;
+  };
+  void AddInterfaceSlots(uint32_t type_id, uint32_t offset, uint32_t* location,
+                         const InterfaceContext& ctx);
+  uint32_t LocationsOf(uint32_t type_id);
   uint32_t SwitchLiteralWords(uint32_t selector);
 
   const spirv::Module& module_;
@@ -187,6 +202,7 @@ bool LowerSubgroup(Lowerer& l, const spirv::Inst& inst);
 bool LowerAtomic(Lowerer& l, const spirv::Inst& inst);
 bool LowerImage(Lowerer& l, const spirv::Inst& inst);
 bool LowerMisc(Lowerer& l, const spirv::Inst& inst);
+bool LowerDerivative(Lowerer& l, const spirv::Inst& inst);
 
 // Terminator handlers (exec_control_flow.cpp).
 void ExecBranch(Warp& w, const Instr& in);

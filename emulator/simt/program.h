@@ -97,12 +97,21 @@ struct BlockInfo {
 };
 
 // Where a shader interface variable or built-in lives in lane-private memory.
+// Interface variables are split into one slot per built-in and per
+// location (arrays and matrices take consecutive locations; block members
+// their own), so stages can be matched location by location.
+enum class Interpolation : uint8_t { kSmooth, kFlat, kNoPerspective };
+
 struct InputSlot {
   spv::BuiltIn builtin = spv::BuiltIn::Max;  // Max: a user input (location)
   uint32_t location = 0xffffffffu;
+  uint32_t component = 0;   // first component within the location
   uint32_t offset = 0;      // byte offset in lane-private memory
   uint32_t bytes = 0;       // size in bytes
   uint32_t components = 0;  // scalar components
+  uint32_t scalar_bits = 32;
+  ScalarKind kind = ScalarKind::kFloat;
+  Interpolation interpolation = Interpolation::kSmooth;
   uint32_t type_id = 0;
 };
 
@@ -158,6 +167,10 @@ struct Program {
 
   // Compute: workgroup size (after specialization).
   uint32_t local_size[3] = {1, 1, 1};
+  // Fragment execution modes.
+  bool early_fragment_tests = false;
+  bool depth_replacing = false;
+  bool origin_upper_left = true;
   bool uses_barrier = false;
 
   // The SPIR-V word offset of each instruction (for diagnostics, disasm).

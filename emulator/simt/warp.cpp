@@ -102,9 +102,9 @@ void Warp::SendLanes(uint32_t lanes, uint32_t block,
   }
 }
 
-void Warp::RetireLanes(uint32_t lanes) {
+void Warp::RetireLanes(uint32_t lanes, bool discarded) {
   alive_ &= ~lanes;
-  helper_ &= ~lanes;
+  if (discarded) discarded_ |= lanes;
 }
 
 void Warp::Reconverge() {

@@ -126,10 +126,17 @@ class Warp {
   // edge's phi copies for those lanes.
   void SendLanes(uint32_t lanes, uint32_t block,
                  std::pair<uint32_t, uint32_t> copies);
-  // Retires lanes for good (return, kill, terminate).
-  void RetireLanes(uint32_t lanes);
+  // Retires lanes for good (return, kill, terminate). `discarded`: the
+  // invocation's outputs are thrown away (OpKill, OpTerminateInvocation).
+  void RetireLanes(uint32_t lanes, bool discarded = false);
+  // Lanes whose invocation was discarded, and lanes demoted to helpers.
+  uint32_t discarded() const { return discarded_; }
+  uint32_t demoted() const { return demoted_; }
   // Turns lanes into helper invocations (demote).
-  void DemoteLanes(uint32_t lanes) { helper_ |= lanes; }
+  void DemoteLanes(uint32_t lanes) {
+    helper_ |= lanes;
+    demoted_ |= lanes;
+  }
   // Picks the next group of lanes to run (smallest block position).
   void Reconverge();
   // Marks the warp as waiting at a barrier.
@@ -144,7 +151,9 @@ class Warp {
   uint32_t alive_ = 0;   // lanes not yet retired
   uint32_t active_ = 0;  // lanes executing the current block
   uint32_t helper_ = 0;  // helper invocations (stores and atomics masked)
-  uint32_t pc_ = 0;      // next instruction for the active lanes
+  uint32_t discarded_ = 0;
+  uint32_t demoted_ = 0;
+  uint32_t pc_ = 0;  // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
   std::vector<uint32_t> regs_;

@@ -1,0 +1,139 @@
+// The graphics pipeline: which vertex and fragment warps a draw creates, and
+// in what order their results become pixels.
+//
+//   vertex fetch -> vertex batches -> VS warps -> primitive assembly ->
+//   clip (near/far, x/y guard band) -> perspective divide -> viewport ->
+//   snap to 1/256 pixel -> cull -> rasterize (integer edge functions,
+//   top-left rule) -> 2x2 quads (helper lanes for uncovered pixels) ->
+//   fragment warps of up to width/4 quads -> FS -> depth/stencil -> blend.
+//
+// Functional mode processes primitives in API order, so depth, stencil and
+// blending give the API-order result. How vertices are batched into warps
+// and how quads are packed into warps are parameters (GraphicsConfig),
+// documented there, to be matched against hardware measurements.
+#ifndef WARPSIM_PIPELINE_GRAPHICS_H_
+#define WARPSIM_PIPELINE_GRAPHICS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "pipeline/output_merge.h"
+#include "simt/image.h"
+#include "simt/program.h"
+#include "simt/warp.h"
+
+namespace warpsim::pipeline {
+
+enum class Topology {
+  kPointList,
+  kLineList,
+  kLineStrip,
+  kTriangleList,
+  kTriangleStrip,
+  kTriangleFan,
+};
+
+// How a draw's work is cut into warps.
+struct GraphicsConfig {
+  uint32_t warp_width = 32;
+  // Vertex batching (REFERENCE §4.2, Kerbl et al. 2018): a batch collects up
+  // to `vertex_batch_indices` indices and at most one warp of unique
+  // vertices; vertices are reused only inside a batch, and batches never
+  // mix instances. Each batch is one VS warp.
+  uint32_t vertex_batch_indices = 96;
+  // Quads are visited in screen tiles of tile_size x tile_size pixels, tiles
+  // and quads in raster order; a fragment warp takes up to warp_width / 4
+  // quads of one primitive (quads never mix primitives; a primitive's last
+  // warp may be partial).
+  uint32_t tile_size = 16;
+  uint64_t max_warp_instructions = 4'000'000'000ull;
+};
+
+// One vertex attribute stream (VERTEX_DATA).
+struct VertexInput {
+  uint32_t location = 0;
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;
+  simt::TexelFormat format;
+  uint64_t offset = 0;
+  uint32_t stride = 0;
+  bool per_instance = false;
+};
+
+// A colour or depth/stencil attachment: a width x height image in memory.
+struct Attachment {
+  uint32_t location = 0;
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+  simt::TexelFormat format;
+  uint32_t width = 0, height = 0;
+};
+
+struct Viewport {
+  float x = 0, y = 0, width = 0, height = 0;
+  float min_depth = 0, max_depth = 1;
+};
+
+enum class CullMode { kNone, kFront, kBack, kFrontAndBack };
+
+struct GraphicsState {
+  const simt::Program* vs = nullptr;
+  const simt::Program* fs = nullptr;
+  // Memory regions and images of each stage's resources (indexed like
+  // Program::resources[i].region).
+  std::vector<simt::MemRegion> vs_regions, fs_regions;
+  std::vector<simt::ImageDesc> vs_images, fs_images;
+  std::vector<VertexInput> vertex_inputs;
+  Topology topology = Topology::kTriangleList;
+  uint32_t framebuffer_width = 0, framebuffer_height = 0;
+  Viewport viewport;
+  std::vector<Attachment> colors;
+  std::optional<Attachment> depth_stencil;
+  CullMode cull = CullMode::kNone;
+  bool front_face_ccw = true;
+  DepthState depth;
+  StencilState stencil;
+  BlendState blend;
+  float blend_constants[4] = {0, 0, 0, 0};
+  GraphicsConfig config;
+};
+
+struct DrawCall {
+  bool indexed = false;
+  const uint8_t* indices = nullptr;  // index buffer bytes
+  uint64_t indices_size = 0;
+  uint32_t index_bytes = 4;  // 1, 2 or 4
+  uint32_t first = 0;        // first vertex / first index
+  uint32_t count = 0;        // vertices / indices
+  int32_t vertex_offset = 0;
+  uint32_t first_instance = 0;
+  uint32_t instance_count = 1;
+};
+
+// Per-draw statistics (the report's "draws" entries).
+struct DrawStats {
+  uint64_t vs_invocations = 0;  // lanes of vertex warps
+  uint64_t vertex_warps = 0;
+  uint64_t primitives_in = 0;   // primitives assembled
+  uint64_t primitives_out = 0;  // triangles reaching the rasterizer
+  uint64_t fs_invocations = 0;  // non-helper fragment lanes launched
+  uint64_t helper_lanes = 0;    // helper lanes launched
+  uint64_t quads = 0;
+  uint64_t fragment_warps = 0;
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+  // fs_invocations / fragment_warps: covered lanes per fragment warp.
+  double AvgActiveLanesPerFragmentWarp() const {
+    return fragment_warps == 0 ? 0.0
+                               : static_cast<double>(fs_invocations) /
+                                     static_cast<double>(fragment_warps);
+  }
+};
+
+Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call);
+
+}  // namespace warpsim::pipeline
+
+#endif  // WARPSIM_PIPELINE_GRAPHICS_H_

@@ -1,0 +1,357 @@
+// Tests of emulator/simt/regalloc.cpp: registers per thread on shaders whose
+// register pressure is known, aligned pairs for 64-bit values, register
+// sharing, and correct results when values live across divergent code.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pipeline/compute.h"
+#include "runner/shader_build.h"
+#include "simt/lower.h"
+#include "spirv/compile.h"
+
+namespace warpsim::simt {
+namespace {
+
+constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
+
+runner::BuiltProgram BuildGlsl(const std::string& source,
+                               uint32_t warp_width = 32) {
+  auto words =
+      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "r.comp");
+  INFO((words.ok() ? "" : words.error().ToString()));
+  REQUIRE(words.ok());
+  LowerOptions options;
+  options.warp_width = warp_width;
+  auto built = runner::BuildProgram(*words, kEnv, "r.comp", options, {});
+  INFO((built.ok() ? "" : built.error().ToString()));
+  REQUIRE(built.ok());
+  return std::move(*built);
+}
+
+// Runs `groups_x` workgroups with `buffers[b]` bound at binding b.
+void Run(const Program& program,
+         std::map<uint32_t, std::vector<uint32_t>>& buffers, uint32_t groups_x,
+         uint32_t width = 32) {
+  std::vector<MemRegion> regions(program.num_regions);
+  for (const ResourceSlot& res : program.resources) {
+    auto it = buffers.find(res.binding);
+    REQUIRE(it != buffers.end());
+    regions[res.region] = {reinterpret_cast<uint8_t*>(it->second.data()),
+                           it->second.size() * sizeof(uint32_t), true};
+  }
+  pipeline::ComputeLimits limits;
+  limits.warp_width = width;
+  const uint32_t groups[3] = {groups_x, 1, 1};
+  auto stats = pipeline::DispatchCompute(program, groups, regions, {}, limits);
+  INFO((stats.ok() ? "" : stats.error().ToString()));
+  REQUIRE(stats.ok());
+}
+
+TEST_CASE("N simultaneously live floats need about N registers",
+          "[simt][regalloc]") {
+  // All N loads happen before the first use, so N floats are live at once;
+  // the weighted sum then consumes them one by one.
+  for (uint32_t n : {4u, 16u, 40u}) {
+    INFO("N = " << n);
+    std::string source = R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer In { float x[]; } inb;
+layout(set = 0, binding = 1) buffer Out { float y[]; } outb;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+)";
+    for (uint32_t k = 0; k < n; ++k) {
+      source += "  float a" + std::to_string(k) + " = inb.x[i * " +
+                std::to_string(n) + "u + " + std::to_string(k) + "u];\n";
+    }
+    source += "  outb.y[i] = 0.0";
+    for (uint32_t k = 0; k < n; ++k) {
+      source +=
+          " + a" + std::to_string(k) + " * " + std::to_string(k + 1) + ".0";
+    }
+    source += ";\n}\n";
+    const runner::BuiltProgram built = BuildGlsl(source);
+    const Program& p = built.program;
+    INFO("registers per thread: " << p.num_regs
+                                  << ", virtual: " << p.virtual_regs);
+    CHECK(p.num_regs >= n);
+    CHECK(p.num_regs <= n + 8);  // the index, an address pair, a temporary
+
+    // The values still arrive intact.
+    const uint32_t invocations = 64;
+    std::vector<uint32_t> in(invocations * n);
+    for (uint32_t i = 0; i < invocations; ++i) {
+      for (uint32_t k = 0; k < n; ++k) {
+        const float v = static_cast<float>(i + k);
+        std::memcpy(&in[i * n + k], &v, 4);
+      }
+    }
+    std::map<uint32_t, std::vector<uint32_t>> buffers{
+        {0, in}, {1, std::vector<uint32_t>(invocations, 0)}};
+    Run(p, buffers, 2);
+    for (uint32_t i = 0; i < invocations; ++i) {
+      float expected = 0;  // integer-valued and small: exact in any order
+      for (uint32_t k = 0; k < n; ++k) {
+        expected += static_cast<float>((i + k) * (k + 1));
+      }
+      float got;
+      std::memcpy(&got, &buffers[1][i], 4);
+      INFO("invocation " << i);
+      CHECK(got == expected);
+    }
+  }
+}
+
+TEST_CASE("values with disjoint lifetimes share registers",
+          "[simt][regalloc]") {
+  // A chain of 300 temporaries, each dead once the next is computed.
+  const uint32_t kSteps = 300;
+  std::string source = R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; } outb;
+void main() {
+  uint v = gl_GlobalInvocationID.x;
+)";
+  for (uint32_t k = 0; k < kSteps; ++k) {
+    source += "  v = (v * " + std::to_string(2 * k + 3) + "u) ^ " +
+              std::to_string(k * 7919u) + "u;\n";
+  }
+  source += "  outb.y[gl_GlobalInvocationID.x] = v;\n}\n";
+  const runner::BuiltProgram built = BuildGlsl(source);
+  const Program& p = built.program;
+  INFO("registers per thread: " << p.num_regs
+                                << ", virtual: " << p.virtual_regs);
+  CHECK(p.virtual_regs >= 2 * kSteps);
+  CHECK(p.num_regs <= 6);
+
+  std::map<uint32_t, std::vector<uint32_t>> buffers{
+      {0, std::vector<uint32_t>(64, 0)}};
+  Run(p, buffers, 2);
+  for (uint32_t i = 0; i < 64; ++i) {
+    uint32_t v = i;
+    for (uint32_t k = 0; k < kSteps; ++k) v = (v * (2 * k + 3)) ^ (k * 7919u);
+    INFO("invocation " << i);
+    CHECK(buffers[0][i] == v);
+  }
+}
+
+TEST_CASE("a 64-bit value occupies an aligned register pair",
+          "[simt][regalloc]") {
+  // 32-bit values (f, k) stay live across the 64-bit arithmetic, so odd
+  // registers are in use when the doubles and int64s get theirs.
+  const std::string source = R"(#version 450
+#extension GL_ARB_gpu_shader_int64 : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer In { double d[]; } inb;
+layout(set = 0, binding = 1) buffer Out { double r[]; } outb;
+layout(set = 0, binding = 2) buffer Out64 { uint64_t q[]; } outq;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  float f = float(i) * 0.5;
+  uint k = i + 7u;
+  double a = inb.d[i];
+  uint64_t big = uint64_t(i) * 0x100000001ul;
+  double b = a * double(f) + 1.0lf;
+  uint k2 = k * 3u;
+  double c = b * b;
+  uint64_t big2 = big + uint64_t(k2);
+  outb.r[i] = c + double(k) + double(f);
+  outq.q[i] = big2 ^ uint64_t(k);
+}
+)";
+  const runner::BuiltProgram built = BuildGlsl(source);
+
+  // Lower again, keeping the virtual registers, to know which instruction
+  // results are 64-bit; then allocate and look at the same instructions.
+  Program p;
+  Lowerer lowerer(*built.module, LowerOptions{}, &p);
+  Status lowered = lowerer.Run();
+  INFO((lowered.ok() ? "" : lowered.error().ToString()));
+  REQUIRE(lowered.ok());
+  const std::vector<Instr> virtual_code = p.code;
+  const std::vector<uint8_t> wide = lowerer.vreg_wide();
+  const std::vector<MemLeaf> virtual_leaves = p.mem_leaves;
+  Status allocated = AllocateRegisters(lowerer, &p);
+  REQUIRE(allocated.ok());
+  INFO("registers per thread: " << p.num_regs);
+  CHECK(p.num_regs == built.program.num_regs);
+
+  uint32_t wide_defs = 0;
+  for (size_t i = 0; i < virtual_code.size(); ++i) {
+    const uint32_t v = virtual_code[i].dst;
+    if (v == kNoReg || (v & kConstTag) != 0 || !wide[v]) continue;
+    ++wide_defs;
+    INFO("instruction " << i << " (SPIR-V word " << p.code[i].spirv_word
+                        << ") defines 64-bit v" << v << " in r"
+                        << p.code[i].dst);
+    CHECK(p.code[i].dst % 2 == 0);
+    CHECK(p.code[i].dst + 1 < p.num_regs);
+  }
+  // Loads of doubles write their pair through memory leaves.
+  for (size_t i = 0; i < virtual_leaves.size(); ++i) {
+    const uint32_t v = virtual_leaves[i].reg;
+    if (v == kNoReg || (v & kConstTag) != 0 || !wide[v]) continue;
+    ++wide_defs;
+    INFO("memory leaf " << i << " of 64-bit v" << v << " in r"
+                        << p.mem_leaves[i].reg);
+    CHECK(p.mem_leaves[i].reg % 2 == 0);
+  }
+  CHECK(wide_defs >= 6);
+
+  std::vector<uint32_t> in(2 * 64);
+  for (uint32_t i = 0; i < 64; ++i) {
+    const double d = 0.25 * i - 3.0;
+    std::memcpy(&in[2 * i], &d, 8);
+  }
+  std::map<uint32_t, std::vector<uint32_t>> buffers{
+      {0, in},
+      {1, std::vector<uint32_t>(2 * 64, 0)},
+      {2, std::vector<uint32_t>(2 * 64, 0)}};
+  Run(p, buffers, 2);
+  for (uint32_t i = 0; i < 64; ++i) {
+    INFO("invocation " << i);
+    const float f = static_cast<float>(i) * 0.5f;
+    const uint32_t k = i + 7;
+    const double a = 0.25 * i - 3.0;
+    const double b = a * static_cast<double>(f) + 1.0;
+    const double expected = b * b + static_cast<double>(k) + f;
+    double got;
+    std::memcpy(&got, &buffers[1][2 * i], 8);
+    CHECK(got == expected);
+    const uint64_t big2 = uint64_t{i} * 0x100000001ull + k * 3u;
+    uint64_t got_q;
+    std::memcpy(&got_q, &buffers[2][2 * i], 8);
+    CHECK(got_q == (big2 ^ k));
+  }
+}
+
+// The same computation on the CPU as the divergence shader below.
+uint32_t DivergentReference(uint32_t i) {
+  const uint32_t a = i * 7u + 1u;
+  const uint32_t b = i ^ 0x55u;
+  const float f = static_cast<float>(i) * 0.25f;
+  uint32_t r;
+  if ((i & 1u) == 0u) {
+    const uint32_t t0 = a * 3u;
+    const uint32_t t1 = t0 + b;
+    const uint32_t t2 = t1 * t1;
+    const uint32_t t3 = t2 ^ (t0 >> 3);
+    r = t3 + a;
+  } else {
+    const uint32_t s0 = b * 5u;
+    const uint32_t s1 = s0 - a;
+    r = (s1 << 2) - b;
+  }
+  uint32_t acc = 0u;
+  for (uint32_t k = 0u; k < (i % 5u); ++k) {
+    const uint32_t tmp = a + k;
+    acc += tmp * b;
+    if (acc > 1000u && (i & 2u) != 0u) break;
+  }
+  uint32_t tail = 0u;
+  switch (i % 3u) {
+    case 0:
+      tail = a;
+      [[fallthrough]];
+    case 1:
+      tail += b;
+      break;
+    default:
+      tail = r ^ acc;
+  }
+  return r + acc + a + b + static_cast<uint32_t>(f) + tail;
+}
+
+TEST_CASE("values live across divergent branches and loops stay intact",
+          "[simt][regalloc]") {
+  // a, b and f are defined before the branches and read after them, while
+  // each side (and each loop trip) defines temporaries of its own.
+  const std::string source = R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; } outb;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint a = i * 7u + 1u;
+  uint b = i ^ 0x55u;
+  float f = float(i) * 0.25;
+  uint r;
+  if ((i & 1u) == 0u) {
+    uint t0 = a * 3u;
+    uint t1 = t0 + b;
+    uint t2 = t1 * t1;
+    uint t3 = t2 ^ (t0 >> 3);
+    r = t3 + a;
+  } else {
+    uint s0 = b * 5u;
+    uint s1 = s0 - a;
+    r = (s1 << 2) - b;
+  }
+  uint acc = 0u;
+  for (uint k = 0u; k < (i % 5u); ++k) {
+    uint tmp = a + k;
+    acc += tmp * b;
+    if (acc > 1000u && (i & 2u) != 0u) break;
+  }
+  uint tail = 0u;
+  switch (i % 3u) {
+    case 0: tail = a;
+    case 1: tail += b; break;
+    default: tail = r ^ acc;
+  }
+  outb.y[i] = r + acc + a + b + uint(f) + tail;
+}
+)";
+  for (uint32_t width : {32u, 8u, 4u}) {
+    INFO("warp width " << width);
+    const runner::BuiltProgram built = BuildGlsl(source, width);
+    const Program& p = built.program;
+    INFO("registers per thread: " << p.num_regs);
+    CHECK(p.num_regs <= 16);
+    std::map<uint32_t, std::vector<uint32_t>> buffers{
+        {0, std::vector<uint32_t>(128, 0)}};
+    Run(p, buffers, 2, width);
+    for (uint32_t i = 0; i < 128; ++i) {
+      INFO("invocation " << i);
+      CHECK(buffers[0][i] == DivergentReference(i));
+    }
+  }
+}
+
+TEST_CASE("phi copies on a loop back edge swap values in parallel",
+          "[simt][regalloc]") {
+  // (x, y) = (y, x + y): the back edge's copies read both sources before
+  // writing either destination.
+  const std::string source = R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; } outb;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint x = 0u;
+  uint y = 1u;
+  for (uint k = 0u; k < i; ++k) {
+    uint t = x + y;
+    x = y;
+    y = t;
+  }
+  outb.y[i] = x;
+}
+)";
+  const runner::BuiltProgram built = BuildGlsl(source);
+  std::map<uint32_t, std::vector<uint32_t>> buffers{
+      {0, std::vector<uint32_t>(32, 0)}};
+  Run(built.program, buffers, 1);
+  uint32_t x = 0, y = 1;
+  for (uint32_t i = 0; i < 32; ++i) {
+    INFO("invocation " << i);
+    CHECK(buffers[0][i] == x);
+    const uint32_t t = x + y;
+    x = y;
+    y = t;
+  }
+}
+
+}  // namespace
+}  // namespace warpsim::simt
