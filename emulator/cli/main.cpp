@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/png_writer.h"
 #include "runner/runner.h"
 #include "runner/shader_build.h"
 #include "scene/amber_parser.h"
@@ -41,7 +42,8 @@ const char kRunHelp[] =
     "[--quiet]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
-    "  --out DIR                  write outputs (report.json) into DIR\n"
+    "  --out DIR                  write outputs into DIR: report.json and\n"
+    "                             every colour attachment as NAME.png\n"
     "  --json FILE                write the JSON report to FILE\n"
     "  --warp-width N             lanes per warp, 1..32 (default 32)\n"
     "  --max-warp-instructions N  stop a dispatch after N warp instructions\n"
@@ -163,6 +165,19 @@ int RunCommand(int argc, char** argv) {
       return 2;
     }
     written.push_back(path);
+    // Every colour attachment the script drew into, as PNG.
+    for (const auto& image : report.images) {
+      const std::string png =
+          (std::filesystem::path(out_dir) / (image.name + ".png")).string();
+      const warpsim::Status s = warpsim::runner::WritePng(
+          png, image.format, image.width, image.height, image.bytes.data(),
+          image.width * image.format.bytes);
+      if (!s.ok()) {
+        std::cerr << s.error().ToString() << "\n";
+        return 2;
+      }
+      written.push_back(png);
+    }
   }
   if (!json_path.empty()) {
     const auto parent = std::filesystem::path(json_path).parent_path();

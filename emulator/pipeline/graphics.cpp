@@ -474,6 +474,7 @@ class FragmentStage {
       setup.c[order[i]] = static_cast<double>(c[i]);
     }
     setup.area = static_cast<double>(s);
+    setup.bias = DepthBias(tri, setup);
     return ShadeQuads(tri, setup, quads);
   }
 
@@ -481,7 +482,49 @@ class FragmentStage {
   struct Setup {
     double a[3], b[3], c[3];  // per API-order vertex
     double area;
+    double bias = 0;  // depth bias added to every fragment's depth
   };
+
+  // Vulkan's depth bias: o = m * slope + r * constant (clamped), with m the
+  // larger depth slope in x or y and r the attachment's minimum resolvable
+  // difference: 2^-n for n-bit UNORM depth, 2^(e - 23) for float depth with
+  // e the largest exponent of the primitive's depths.
+  double DepthBias(const Triangle& tri, const Setup& setup) const {
+    const auto& b = state_.depth_bias;
+    if (!b.enable) return 0;
+    double dzdx = 0, dzdy = 0;
+    for (int j = 0; j < 3; ++j) {
+      dzdx += tri.v[j].z * setup.a[j] * kSubPixel / setup.area;
+      dzdy += tri.v[j].z * setup.b[j] * kSubPixel / setup.area;
+    }
+    const double m = std::max(std::abs(dzdx), std::abs(dzdy));
+    double r = std::ldexp(1.0, -24);
+    if (state_.depth_stencil && HasDepth(state_.depth_stencil->format)) {
+      const simt::TexelFormat& f = state_.depth_stencil->format;
+      uint32_t bits = 32;
+      bool is_float = false;
+      for (uint32_t k = 0; k < f.count; ++k) {
+        if (f.comps[k].channel == 0) {
+          bits = f.comps[k].bits;
+          is_float = f.comps[k].kind == simt::TexelKind::kSFloat;
+        }
+      }
+      if (is_float) {
+        double max_z = 0;
+        for (int j = 0; j < 3; ++j)
+          max_z = std::max(max_z, std::abs(tri.v[j].z));
+        int e = 0;
+        std::frexp(max_z, &e);  // max_z = f * 2^e, f in [0.5, 1)
+        r = max_z > 0 ? std::ldexp(1.0, e - 1 - 23) : std::ldexp(1.0, -149);
+      } else {
+        r = std::ldexp(1.0, -static_cast<int>(bits));
+      }
+    }
+    double o = m * b.slope + r * b.constant;
+    if (b.clamp > 0) o = std::min(o, static_cast<double>(b.clamp));
+    if (b.clamp < 0) o = std::max(o, static_cast<double>(b.clamp));
+    return o;
+  }
 
   Status ShadeQuads(const Triangle& tri, const Setup& setup,
                     std::vector<Quad>& quads) {
@@ -566,12 +609,13 @@ class FragmentStage {
     r.z = 0;
     r.inv_w = 0;
     for (int j = 0; j < 3; ++j) {
-      r.z += r.lin[j] * tri.v[j].z;
+      r.z += r.lin[j] * tri.v[j].z;  // (bias added below)
       r.inv_w += r.lin[j] * tri.v[j].inv_w;
       r.b[j] = r.lin[j] * tri.v[j].inv_w;
       sum_p += r.b[j];
     }
     for (int j = 0; j < 3; ++j) r.b[j] = sum_p != 0 ? r.b[j] / sum_p : r.lin[j];
+    r.z += setup.bias;
     return r;
   }
 

@@ -94,6 +94,11 @@ struct GraphicsState {
   CullMode cull = CullMode::kNone;
   bool front_face_ccw = true;
   DepthState depth;
+  // Depth bias (VkPipelineRasterizationStateCreateInfo::depthBias*).
+  struct DepthBias {
+    bool enable = false;
+    float constant = 0, slope = 0, clamp = 0;
+  } depth_bias;
   StencilState stencil;
   BlendState blend;
   float blend_constants[4] = {0, 0, 0, 0};

@@ -23,6 +23,7 @@ namespace {
 const std::set<std::string>& SupportedFeatures() {
   static const std::set<std::string> kFeatures = {
       "robustBufferAccess",
+      "IndexTypeUint8Features.indexTypeUint8",
       "shaderStorageImageMultisample",
       "shaderImageInt64Atomics",
       "ShaderImageAtomicInt64Features.shaderImageInt64Atomics",
@@ -96,6 +97,7 @@ const std::set<std::string>& SupportedExtensions() {
       "VK_KHR_get_physical_device_properties2",
       "VK_KHR_shader_draw_parameters",
       "VK_EXT_descriptor_indexing",
+      "VK_EXT_index_type_uint8",
   };
   return kExtensions;
 }
@@ -481,6 +483,10 @@ class SceneRunner {
     auto op = pipeline::ParseCompareOp(p.depth.compare_op);
     if (!op.ok()) return op.error();
     s->depth.compare_op = *op;
+    s->depth_bias.enable = p.depth.bias;
+    s->depth_bias.constant = p.depth.bias_constant;
+    s->depth_bias.slope = p.depth.bias_slope;
+    s->depth_bias.clamp = p.depth.bias_clamp;
     s->stencil.test = p.stencil.test;
     for (int f = 0; f < 2; ++f) {
       const scene::StencilFace& in = f == 0 ? p.stencil.front : p.stencil.back;

@@ -186,11 +186,13 @@ struct VertexData {
   int line = 0;
 };
 
+// Defaults follow Amber's PipelineData: compare ops "always", stencil masks
+// all ones.
 struct DepthState {
   bool test = false;
   bool write = false;
   bool clamp = false;
-  std::string compare_op = "never";
+  std::string compare_op = "always";
   bool bounds_test = false;
   float bounds_min = 0.0f, bounds_max = 1.0f;
   bool bias = false;
@@ -201,9 +203,9 @@ struct StencilFace {
   std::string fail_op = "keep";
   std::string pass_op = "keep";
   std::string depth_fail_op = "keep";
-  std::string compare_op = "never";
-  uint32_t compare_mask = 0;
-  uint32_t write_mask = 0;
+  std::string compare_op = "always";
+  uint32_t compare_mask = 0xffffffffu;
+  uint32_t write_mask = 0xffffffffu;
   uint32_t reference = 0;
 };
 

@@ -398,6 +398,17 @@ bool LowerMemory(Lowerer& l, const spirv::Inst& inst) {
     case Op::OpInBoundsPtrAccessChain:
       return LowerAccessChain(l, inst, true);
     case Op::OpLoad: {
+      // HelperInvocation can change during the invocation (demote), so it
+      // is read from the warp's helper mask, not from the input variable.
+      if (l.module().global(inst.operands[0]) != nullptr &&
+          l.module().DecorationValue(inst.operands[0],
+                                     spv::Decoration::BuiltIn) ==
+              static_cast<uint32_t>(spv::BuiltIn::HelperInvocation)) {
+        spirv::Inst is_helper = inst;
+        is_helper.opcode = Op::OpIsHelperInvocationEXT;
+        is_helper.operands.clear();
+        return LowerMisc(l, is_helper);
+      }
       const Val ptr = l.Get(inst.operands[0]);
       if (l.failed() || !CheckMemoryType(l, inst, ptr)) return true;
       const spirv::Type& pt = l.module().type(ptr.ptr->pointee_type);

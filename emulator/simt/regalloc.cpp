@@ -57,6 +57,38 @@ class Bits {
 
 bool IsVirtual(uint32_t r) { return r != kNoReg && (r & kConstTag) == 0; }
 
+// Instructions that read their operands in other lanes of the warp.
+bool ReadsOtherLanes(spv::Op op) {
+  using spv::Op;
+  switch (op) {
+    case Op::OpDPdx:
+    case Op::OpDPdy:
+    case Op::OpFwidth:
+    case Op::OpDPdxFine:
+    case Op::OpDPdyFine:
+    case Op::OpFwidthFine:
+    case Op::OpDPdxCoarse:
+    case Op::OpDPdyCoarse:
+    case Op::OpFwidthCoarse:
+    case Op::OpImageSampleImplicitLod:
+    case Op::OpImageSampleDrefImplicitLod:
+    case Op::OpImageSampleProjImplicitLod:
+    case Op::OpImageSampleProjDrefImplicitLod:
+    case Op::OpImageQueryLod:
+    case Op::OpGroupNonUniformQuadBroadcast:
+    case Op::OpGroupNonUniformQuadSwap:
+    case Op::OpGroupNonUniformShuffle:
+    case Op::OpGroupNonUniformShuffleXor:
+    case Op::OpGroupNonUniformShuffleUp:
+    case Op::OpGroupNonUniformShuffleDown:
+    case Op::OpGroupNonUniformBroadcast:
+    case Op::OpGroupNonUniformBroadcastFirst:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 Status AllocateRegisters(Lowerer& lowerer, Program* program) {
@@ -175,6 +207,80 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
       }
       for (uint32_t d : defs) live.Clear(d);
       for (uint32_t u : uses) live.Set(u);
+    }
+  }
+
+  // 2b. Cross-lane reads. Derivatives, quad and shuffle operations and
+  // implicit-LOD sampling read an operand's register in *other* lanes, which
+  // may have taken another path and reached this instruction's block only
+  // later (or never). Per-lane liveness does not protect the register in
+  // those lanes, so such an operand is kept alive over the whole stretch of
+  // code from its definition to the reading instruction in structured order
+  // (extended to the end of every loop around the reader that does not also
+  // contain the definition): it interferes with every register defined in
+  // between, phi copies included.
+  {
+    std::vector<uint32_t> def_at(n, kNoReg);  // first defining instruction
+    for (uint32_t i = 0; i < program->code.size(); ++i) {
+      defs_uses(i, defs, uses);
+      for (uint32_t d : defs) def_at[d] = std::min(def_at[d], i);
+    }
+    for (size_t b = 0; b < nblocks; ++b) {
+      const Instr& term = program->code[block_end(b) - 1];
+      if (term.exec != ExecBranch && term.exec != ExecBranchConditional &&
+          term.exec != ExecSwitch) {
+        continue;
+      }
+      const BranchInfo& bi = program->branches[term.aux];
+      for (const auto& [first, count] : bi.copies) {
+        for (uint32_t c = first; c < first + count; ++c) {
+          const uint32_t d = program->edge_copies[c].dst;
+          if (IsVirtual(d)) def_at[d] = std::min(def_at[d], block_end(b) - 1);
+        }
+      }
+    }
+    auto block_of = [&](uint32_t instr) {
+      size_t b = 0;
+      while (b + 1 < nblocks && program->blocks[b + 1].first_instr <= instr)
+        ++b;
+      return b;
+    };
+    for (uint32_t i = 0; i < program->code.size(); ++i) {
+      if (!ReadsOtherLanes(program->code[i].op)) continue;
+      defs_uses(i, defs, uses);
+      for (uint32_t v : uses) {
+        const uint32_t from = def_at[v] == kNoReg ? 0 : def_at[v];
+        uint32_t to = i;
+        // Extend over loops that contain the reader but not the definition.
+        const size_t def_block = block_of(from);
+        for (size_t h = 0; h < nblocks; ++h) {
+          const BlockInfo& hb = program->blocks[h];
+          if (hb.continue_block == 0xffffffffu || hb.merge_block == 0xffffffffu)
+            continue;
+          const uint32_t loop_begin = hb.first_instr;
+          const uint32_t loop_end = program->blocks[hb.merge_block].first_instr;
+          if (loop_begin <= i && i < loop_end &&
+              !(h <= def_block && from < loop_end && from >= loop_begin)) {
+            to = std::max(to, loop_end - 1);
+          }
+        }
+        std::vector<uint32_t> d2, u2;
+        for (uint32_t k = from; k <= to && k < program->code.size(); ++k) {
+          defs_uses(k, d2, u2);
+          for (uint32_t d : d2) interfere(v, d);
+          const Instr& t = program->code[k];
+          if (t.exec == ExecBranch || t.exec == ExecBranchConditional ||
+              t.exec == ExecSwitch) {
+            const BranchInfo& bi = program->branches[t.aux];
+            for (const auto& [first, count] : bi.copies) {
+              for (uint32_t c = first; c < first + count; ++c) {
+                const uint32_t d = program->edge_copies[c].dst;
+                if (IsVirtual(d)) interfere(v, d);
+              }
+            }
+          }
+        }
+      }
     }
   }
 

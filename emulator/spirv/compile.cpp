@@ -260,6 +260,18 @@ Diagnostic GlslangDiagnostic(const std::string& log, const std::string& file,
     first_message += " (and " + std::to_string(errors - 1) + " more error" +
                      (errors > 2 ? "s" : "") + ")";
   }
+  // A GLSL extension that Debian's glslang does not know is valid input
+  // warpsim cannot compile: unsupported, naming the extension.
+  const std::string_view kNoExtension = "extension not supported:";
+  if (const size_t at = first_message.find(kNoExtension);
+      at != std::string::npos) {
+    std::string name = Trim(first_message.substr(at + kNoExtension.size()));
+    name = name.substr(0, name.find(' '));
+    return Unsupported("GLSL extension " + name +
+                           " (not supported by the glslang compiler warpsim "
+                           "uses)",
+                       FilePos(file, first_line));
+  }
   return InvalidInput(first_message, FilePos(file, first_line));
 }
 

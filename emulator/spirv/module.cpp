@@ -151,7 +151,8 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
         // The length is resolved now when it is a plain constant; a
         // specialization constant length is resolved by the lowering.
         auto it = m.constants_.find(w[3]);
-        if (it != m.constants_.end() && !it->second.words.empty()) {
+        if (it != m.constants_.end() && !it->second.words.empty() &&
+            !it->second.is_spec) {
           t.count = it->second.words[0];
         }
         m.types_[w[1]] = t;

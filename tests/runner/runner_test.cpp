@@ -101,23 +101,44 @@ EXPECT buf IDX 124 EQ 0 42 0
   CHECK(r.status == warpsim::runner::RunStatus::kPass);
 }
 
-TEST_CASE("graphics RUN is reported unsupported by name", "[runner]") {
+TEST_CASE("a draw fills exactly the rectangle and reports its warps",
+          "[runner][graphics]") {
+  // A 10x10 rectangle (two triangles sharing a diagonal) in a 16x16
+  // framebuffer: the top-left rule gives each pixel to exactly one triangle,
+  // so 100 fragment invocations; quads on the diagonal are shaded by both
+  // triangles, with helper lanes for the pixels the other triangle owns.
   const auto r = Run(R"(#!amber
 SHADER vertex vs PASSTHROUGH
 SHADER fragment fs GLSL
 #version 450
 layout(location = 0) out vec4 c;
-void main() { c = vec4(1.0); }
+void main() { c = vec4(0.0, 1.0, 0.0, 1.0); }
 END
 BUFFER fb FORMAT R8G8B8A8_UNORM
 PIPELINE graphics g
   ATTACH vs
   ATTACH fs
+  FRAMEBUFFER_SIZE 16 16
   BIND BUFFER fb AS color LOCATION 0
 END
-RUN g DRAW_RECT POS 0 0 SIZE 10 10
+CLEAR_COLOR g 255 0 0 255
+CLEAR g
+RUN g DRAW_RECT POS 2 2 SIZE 10 10
+EXPECT fb IDX 2 2 SIZE 10 10 EQ_RGBA 0 255 0 255
+EXPECT fb IDX 0 0 SIZE 16 2 EQ_RGBA 255 0 0 255
+EXPECT fb IDX 12 0 SIZE 4 16 EQ_RGBA 255 0 0 255
 )");
-  CHECK(r.status == warpsim::runner::RunStatus::kUnsupported);
-  REQUIRE(r.diagnostic.has_value());
-  CHECK(r.diagnostic->message.find("graphics") != std::string::npos);
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(r.draws.size() == 1);
+  const auto& d = r.draws[0].stats;
+  CHECK(d.vs_invocations == 4);
+  CHECK(d.vertex_warps == 1);
+  CHECK(d.primitives_in == 2);
+  CHECK(d.primitives_out == 2);
+  CHECK(d.fs_invocations == 100);
+  CHECK(d.helper_lanes > 0);
+  CHECK(d.quads * 4 == d.fs_invocations + d.helper_lanes);
+  REQUIRE(r.images.size() == 1);
+  CHECK(r.images[0].width == 16);
 }

@@ -357,9 +357,9 @@ TEST_CASE("derivatives in divergent control flow read all four quad lanes",
 // lanes' P is overwritten before their quad neighbours read it. Operands
 // read across lanes (derivatives, QuadBroadcast/QuadSwap, implicit-LOD
 // sampling) need to stay live in every lane from their definition to the
-// reading instruction in structured order. Remove [!mayfail] once fixed.
+// reading instruction in structured order (regalloc.cpp, step 2b).
 TEST_CASE("derivative operands survive phi copies on the skipping edge",
-          "[simt][derivative][!mayfail]") {
+          "[simt][derivative]") {
   const Program program =
       BuildGlsl(Frag("layout(location = 0) out vec4 o;\n"
                      "layout(location = 1) out vec2 w;",

@@ -446,6 +446,43 @@ void main() {
   }
 }
 
+TEST_CASE("arrays sized by a specialization constant use its value", "[simt]") {
+  // A workgroup array and a function-scope array of N elements; the
+  // override must size both (and the loops over them).
+  const std::string source = R"(#version 450
+layout(constant_id = 0) const uint N = 2u;
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+shared uint s[N];
+void main() {
+  uint i = gl_LocalInvocationIndex;
+  uint a[N];
+  for (uint k = 0u; k < N; ++k) a[k] = k * 10u + i;
+  if (i < N) s[i] = i + 1u;
+  barrier();
+  uint sum = 0u;
+  for (uint k = 0u; k < N; ++k) sum += s[k] + a[k];
+  b.v[i] = sum;
+}
+)";
+  for (uint32_t n : {2u, 8u}) {
+    INFO("N = " << n);
+    LowerOptions options;
+    if (n != 2) options.spec_values[0] = n;
+    const Program p = BuildGlsl(source, options);
+    INFO("workgroup bytes " << p.workgroup_bytes << ", private bytes "
+                            << p.private_bytes);
+    CHECK(p.workgroup_bytes >= 4 * n);
+    std::map<uint32_t, std::vector<uint32_t>> buffers{
+        {0, std::vector<uint32_t>(8, 0)}};
+    Run(p, buffers);
+    for (uint32_t i = 0; i < 8; ++i) {
+      INFO("invocation " << i);
+      CHECK(buffers[0][i] == n * (n + 1) / 2 + 10 * n * (n - 1) / 2 + n * i);
+    }
+  }
+}
+
 TEST_CASE("lowering lays out std140 and std430 blocks", "[simt]") {
   struct Case {
     const char* layout;

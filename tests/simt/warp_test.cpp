@@ -229,6 +229,59 @@ void main() {
   }
 }
 
+TEST_CASE("lanes that continue wait at the continue target", "[simt][warp]") {
+  const Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint acc = 0u;
+  for (uint k = 0u; k < 4u; ++k) {
+    if (((i + k) & 3u) == 0u) continue;
+    acc += k * i + 1u;
+  }
+  b.v[i] = acc;
+}
+)");
+  // The loop's continue target, as a range of instructions.
+  uint32_t first = 0, end = 0;
+  for (const BlockInfo& b : p.blocks) {
+    if (b.continue_block == 0xffffffffu) continue;
+    first = p.blocks[b.continue_block].first_instr;
+    end = b.continue_block + 1 < p.blocks.size()
+              ? p.blocks[b.continue_block + 1].first_instr
+              : static_cast<uint32_t>(p.code.size());
+  }
+  REQUIRE(end > first);
+  WarpFixture f(p, 32, 0xffffffffu, 32);
+  f.RunToEnd();
+  INFO("active masks: " << f.MaskTrace());
+  // Every iteration some lanes skip the rest of the body; they wait at the
+  // continue target, which then runs for the whole warp, so lanes of
+  // different iterations never run together.
+  int continue_steps = 0;
+  bool saw_partial = false;
+  for (const Step& s : f.steps) {
+    saw_partial |= s.rec.active != 0xffffffffu;
+    if (s.rec.pc >= first && s.rec.pc < end) {
+      ++continue_steps;
+      INFO("pc " << s.rec.pc);
+      CHECK(s.rec.active == 0xffffffffu);
+    }
+  }
+  CHECK(saw_partial);
+  CHECK(continue_steps >= 4);
+  for (uint32_t i = 0; i < 32; ++i) {
+    uint32_t acc = 0;
+    for (uint32_t k = 0; k < 4; ++k) {
+      if (((i + k) & 3u) == 0u) continue;
+      acc += k * i + 1u;
+    }
+    INFO("lane " << i);
+    CHECK(f.buffer[i] == acc);
+  }
+}
+
 TEST_CASE("records name the pipe of arithmetic, memory and branches",
           "[simt][warp]") {
   const Program p = BuildGlsl(R"(#version 450

@@ -528,6 +528,35 @@ TEST_CASE("module-scope OpUndef reads as a null constant", "[spirv]") {
   CHECK(u->is_null);
 }
 
+TEST_CASE("an array sized by a specialization constant is left to lowering",
+          "[spirv]") {
+  // module.h: kArray count is the length; module.cpp resolves it "when it
+  // is a plain constant; a specialization constant length is resolved by
+  // the lowering" (which only does so when count is 0).
+  const Module m = BuildValid(R"(
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+               OpName %n "n"
+               OpName %arr "arr"
+               OpDecorate %n SpecId 0
+       %void = OpTypeVoid
+     %fnvoid = OpTypeFunction %void
+       %uint = OpTypeInt 32 0
+          %n = OpSpecConstant %uint 2
+        %arr = OpTypeArray %uint %n
+       %main = OpFunction %void None %fnvoid
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)");
+  const Type& arr = m.type(IdOf(m, "arr"));
+  CHECK(arr.kind == TypeKind::kArray);
+  CHECK(arr.length_id == IdOf(m, "n"));
+  CHECK(arr.count == 0);  // not the default value 2
+}
+
 // Words of a module header with `bound`, then `body`.
 std::vector<uint32_t> Header(std::vector<uint32_t> body, uint32_t bound = 10) {
   std::vector<uint32_t> words = {0x07230203u, 0x00010600u, 0, bound, 0};
