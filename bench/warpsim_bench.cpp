@@ -4,7 +4,7 @@
 // full dispatch (warps created, built-ins written, run to completion).
 //
 // Run: build/bench/warpsim_bench  (reports items_per_second = warp
-// instructions/s, and lane instructions/s as a counter).
+// instructions/s, lane instructions/s and, for the frame, pixels/s).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pipeline/compute.h"
+#include "pipeline/graphics.h"
 #include "runner/shader_build.h"
 
 namespace {
@@ -109,6 +110,107 @@ void RunDispatch(benchmark::State& state, const char* source) {
   state.counters["registers_per_thread"] = built.program.num_regs;
 }
 
+// A 256x256 frame in the style of the GraphicsFuzz tests: a full-screen
+// rectangle whose fragment shader runs data-dependent loops on FragCoord.
+const char kPassthroughVs[] = R"(#version 450
+layout(location = 0) in vec4 position;
+void main() { gl_Position = position; }
+)";
+
+const char kFuzzFs[] = R"(#version 450
+layout(location = 0) out vec4 color;
+void main() {
+  vec2 uv = gl_FragCoord.xy / 256.0;
+  float acc = 0.0;
+  int n = 8 + int(uv.x * 24.0);
+  for (int i = 0; i < n; ++i) {
+    acc += sin(float(i) * uv.y) * 0.5;
+    if (acc > 2.0) {
+      acc -= 1.5;
+    } else if (int(gl_FragCoord.y) % 3 == 0) {
+      acc *= 0.9;
+    }
+  }
+  for (int j = 0; j < 4; ++j) {
+    if (j == int(uv.y * 4.0)) continue;
+    acc += float(j) * 0.01;
+  }
+  color = vec4(fract(acc), uv, 1.0);
+}
+)";
+
+BuiltProgram BuildStage(const char* source, warpsim::spirv::ShaderStage stage,
+                        spv::ExecutionModel model) {
+  auto words = warpsim::spirv::CompileGlsl(
+      source, stage, warpsim::spirv::kDefaultGlslTargetEnv, "bench.glsl");
+  if (!words.ok()) {
+    std::fprintf(stderr, "%s\n", words.error().ToString().c_str());
+    std::abort();
+  }
+  warpsim::simt::LowerOptions lower;
+  lower.model = model;
+  auto built = BuildProgram(*words, warpsim::spirv::kDefaultGlslTargetEnv,
+                            "bench.glsl", lower, {});
+  if (!built.ok()) {
+    std::fprintf(stderr, "%s\n", built.error().ToString().c_str());
+    std::abort();
+  }
+  return std::move(*built);
+}
+
+void BM_Frame256GraphicsFuzz(benchmark::State& state) {
+  const BuiltProgram vs =
+      BuildStage(kPassthroughVs, warpsim::spirv::ShaderStage::kVertex,
+                 spv::ExecutionModel::Vertex);
+  const BuiltProgram fs =
+      BuildStage(kFuzzFs, warpsim::spirv::ShaderStage::kFragment,
+                 spv::ExecutionModel::Fragment);
+  constexpr uint32_t kSize = 256;
+  std::vector<uint8_t> color(kSize * kSize * 4);
+  const float quad[8] = {-1, 1, -1, -1, 1, 1, 1, -1};  // triangle strip
+  warpsim::pipeline::GraphicsState gs;
+  gs.vs = &vs.program;
+  gs.fs = &fs.program;
+  gs.topology = warpsim::pipeline::Topology::kTriangleStrip;
+  gs.framebuffer_width = gs.framebuffer_height = kSize;
+  gs.viewport = {0, 0, kSize, kSize, 0, 1};
+  warpsim::simt::TexelFormat rgba8;
+  rgba8.bytes = 4;
+  rgba8.count = 4;
+  for (uint8_t c = 0; c < 4; ++c) {
+    rgba8.comps[c] = {c, warpsim::simt::TexelKind::kUNorm, 8,
+                      static_cast<uint16_t>(8 * c)};
+  }
+  gs.colors.push_back({0, color.data(), color.size(), rgba8, kSize, kSize});
+  warpsim::simt::TexelFormat rg32f;
+  rg32f.bytes = 8;
+  rg32f.count = 2;
+  rg32f.comps[0] = {0, warpsim::simt::TexelKind::kSFloat, 32, 0};
+  rg32f.comps[1] = {1, warpsim::simt::TexelKind::kSFloat, 32, 32};
+  warpsim::pipeline::VertexInput in;
+  in.data = reinterpret_cast<const uint8_t*>(quad);
+  in.size = sizeof(quad);
+  in.format = rg32f;
+  in.stride = 8;
+  gs.vertex_inputs.push_back(in);
+  warpsim::pipeline::DrawCall call;
+  call.count = 4;
+  uint64_t warp_instructions = 0, pixels = 0;
+  for (auto _ : state) {
+    auto stats = warpsim::pipeline::Draw(gs, call);
+    if (!stats.ok()) {
+      state.SkipWithError(stats.error().ToString().c_str());
+      return;
+    }
+    warp_instructions += stats->warp_instructions;
+    pixels += stats->fs_invocations;
+    benchmark::DoNotOptimize(color.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(warp_instructions));
+  state.counters["pixels_per_s"] = benchmark::Counter(
+      static_cast<double>(pixels), benchmark::Counter::kIsRate);
+}
+
 void BM_AluHeavy(benchmark::State& state) { RunDispatch(state, kAluShader); }
 void BM_BranchHeavy(benchmark::State& state) {
   RunDispatch(state, kBranchShader);
@@ -116,6 +218,7 @@ void BM_BranchHeavy(benchmark::State& state) {
 
 BENCHMARK(BM_AluHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BranchHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Frame256GraphicsFuzz)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

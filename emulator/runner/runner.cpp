@@ -246,7 +246,11 @@ class SceneRunner {
                                    texel.data());
           }
         }
-        for (size_t at = 0; at + f.bytes <= bytes.size(); at += f.bytes) {
+        // Only the bound mip level (BASE_MIP_LEVEL) is cleared.
+        const uint64_t begin = ImageLevelOffset(*buf, b.base_mip_level);
+        const uint64_t end = std::min<uint64_t>(
+            bytes.size(), ImageLevelOffset(*buf, b.base_mip_level + 1));
+        for (uint64_t at = begin; at + f.bytes <= end; at += f.bytes) {
           std::memcpy(bytes.data() + at, texel.data(), f.bytes);
         }
       }
@@ -294,19 +298,21 @@ class SceneRunner {
           b.kind != scene::BindingKind::kDepthStencil) {
         continue;
       }
-      if (b.base_mip_level != 0) {
-        return Unsupported("attachments with BASE_MIP_LEVEL",
-                           SourcePos{scene_.file_path, b.line});
-      }
       const scene::Buffer* buf = scene_.FindBuffer(b.buffers.at(0));
       std::vector<uint8_t>& bytes = buffers_[buf->name];
+      // The attachment is the bound mip level (BASE_MIP_LEVEL).
+      const uint32_t level = b.base_mip_level;
+      const uint64_t begin =
+          std::min<uint64_t>(bytes.size(), ImageLevelOffset(*buf, level));
       pipeline::Attachment att;
       att.location = b.location;
-      att.data = bytes.data();
-      att.size = bytes.size();
+      att.data = bytes.data() + begin;
+      att.size =
+          std::min<uint64_t>(bytes.size(), ImageLevelOffset(*buf, level + 1)) -
+          begin;
       att.format = TexelFormatOf(buf->format);
-      att.width = buf->width;
-      att.height = buf->height;
+      att.width = std::max(1u, buf->width >> level);
+      att.height = std::max(1u, buf->height >> level);
       if (buf->samples > 1) {
         return Unsupported("multisampled attachments",
                            SourcePos{scene_.file_path, b.line});
@@ -636,6 +642,10 @@ class SceneRunner {
     if (from == buffers_.end())
       return InvalidInput("unknown buffer " + copy.from);
     buffers_[copy.to] = from->second;
+    // The destination takes the source's shape (an image stays an image).
+    if (const scene::Buffer* src = scene_.FindBuffer(copy.from)) {
+      shape_of_[copy.to] = ShapeOf(*src);
+    }
     return {};
   }
   Status Execute(const scene::RepeatCommand& repeat, int) {
@@ -652,8 +662,9 @@ class SceneRunner {
                                      : scene_.FindBuffer(expect.other_buffer);
     std::span<const uint8_t> other_bytes;
     if (other != nullptr) other_bytes = buffers_[other->name];
+    const scene::Buffer shaped = ShapeOf(*buf);
     const scene::ExpectationResult r = scene::EvaluateExpect(
-        expect, *buf, buffers_[buf->name], other, other_bytes);
+        expect, shaped, buffers_[buf->name], other, other_bytes);
     report_->expectations.push_back({line, r.passed, r.message});
     return {};
   }
@@ -772,6 +783,18 @@ class SceneRunner {
   };
   std::map<std::string, ClearValues> clears_;
   std::vector<std::string> image_outputs_;  // colour attachments drawn to
+  // Buffers whose shape (format, extent) changed at run time (COPY).
+  std::map<std::string, scene::Buffer> shape_of_;
+
+  // A buffer's current shape (no data): the declared one unless a COPY
+  // gave it another.
+  scene::Buffer ShapeOf(const scene::Buffer& b) const {
+    auto it = shape_of_.find(b.name);
+    scene::Buffer shape = it != shape_of_.end() ? it->second : b;
+    shape.name = b.name;
+    shape.bytes.clear();
+    return shape;
+  }
 
  public:
   // Final contents of every colour attachment (for PNG output).

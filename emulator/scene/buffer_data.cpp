@@ -1,5 +1,6 @@
 #include "scene/buffer_data.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -48,6 +49,26 @@ Component PackedWordComponent(const ElementFormat& format) {
   c.bits = format.pack_bits;
   return c;
 }
+
+namespace {
+
+// R, G, B, A first (in that order), then everything else.
+int ChannelRank(Channel c) {
+  switch (c) {
+    case Channel::kR:
+      return 0;
+    case Channel::kG:
+      return 1;
+    case Channel::kB:
+      return 2;
+    case Channel::kA:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+}  // namespace
 
 Status EncodeNumber(const Number& v, const Component& c,
                     std::span<uint8_t> element) {
@@ -107,10 +128,22 @@ Result<std::vector<uint8_t>> PackValues(const ElementFormat& format,
   if (!bytes.ok()) return bytes.error();
   std::vector<uint8_t> out(*bytes, 0);
   Component packed = PackedWordComponent(format);
+  // Amber gives the values of a Vulkan-format element in R, G, B, A order,
+  // whatever the memory order (B8G8R8_SNORM data lists R first, like
+  // R8G8B8_SNORM); other components keep their listed order.
+  std::vector<size_t> order(format.components.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  if (format.is_vulkan_format) {
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return ChannelRank(format.components[a].channel) <
+             ChannelRank(format.components[b].channel);
+    });
+  }
   for (size_t i = 0; i < values.size(); ++i) {
     size_t e = i / per;
     std::span<uint8_t> element(out.data() + e * format.stride, format.stride);
-    const Component& c = format.pack_bits ? packed : format.components[i % per];
+    const Component& c =
+        format.pack_bits ? packed : format.components[order[i % per]];
     Status s = EncodeNumber(values[i], c, element);
     if (!s.ok()) {
       s.error().message =

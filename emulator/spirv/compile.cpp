@@ -489,29 +489,40 @@ Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
   if (Status s = ValidateSpirv(words, env, file, options); !s) {
     return s.error();
   }
-  spvtools::Optimizer optimizer(Entry(env).spv_env);
-  ToolMessages messages;
-  optimizer.SetMessageConsumer(messages.Consumer());
-  optimizer.RegisterPass(spvtools::CreateMergeReturnPass())
-      .RegisterPass(spvtools::CreateInlineExhaustivePass())
-      .RegisterPass(spvtools::CreateEliminateDeadFunctionsPass())
-      .RegisterPass(spvtools::CreatePrivateToLocalPass())
-      .RegisterPass(spvtools::CreateScalarReplacementPass())
-      .RegisterPass(spvtools::CreateLocalAccessChainConvertPass())
-      .RegisterPass(spvtools::CreateLocalSingleBlockLoadStoreElimPass())
-      .RegisterPass(spvtools::CreateLocalSingleStoreElimPass())
-      .RegisterPass(spvtools::CreateSSARewritePass())
-      .RegisterPass(spvtools::CreateAggressiveDCEPass(
-          /*preserve_interface=*/true))
-      .RegisterPass(spvtools::CreateScalarReplacementPass())
-      .RegisterPass(spvtools::CreateLocalAccessChainConvertPass())
-      .RegisterPass(spvtools::CreateSSARewritePass())
-      .RegisterPass(spvtools::CreateAggressiveDCEPass(
-          /*preserve_interface=*/true));
-  spvtools::OptimizerOptions opt_options;
-  opt_options.set_run_validator(false);  // validated above and below
   std::vector<uint32_t> out;
-  if (!optimizer.Run(words.data(), words.size(), &out, opt_options)) {
+  ToolMessages messages;
+  // MergeReturn refuses functions with unreachable blocks; only then does
+  // DeadBranchElim run first (it folds branches on constants and drops the
+  // blocks they make unreachable), so other shaders keep their CFG as is.
+  for (const bool cleanup : {false, true}) {
+    spvtools::Optimizer optimizer(Entry(env).spv_env);
+    messages = ToolMessages();
+    optimizer.SetMessageConsumer(messages.Consumer());
+    if (cleanup) optimizer.RegisterPass(spvtools::CreateDeadBranchElimPass());
+    optimizer.RegisterPass(spvtools::CreateMergeReturnPass())
+        .RegisterPass(spvtools::CreateInlineExhaustivePass())
+        .RegisterPass(spvtools::CreateEliminateDeadFunctionsPass())
+        .RegisterPass(spvtools::CreatePrivateToLocalPass())
+        .RegisterPass(spvtools::CreateScalarReplacementPass())
+        .RegisterPass(spvtools::CreateLocalAccessChainConvertPass())
+        .RegisterPass(spvtools::CreateLocalSingleBlockLoadStoreElimPass())
+        .RegisterPass(spvtools::CreateLocalSingleStoreElimPass())
+        .RegisterPass(spvtools::CreateSSARewritePass())
+        .RegisterPass(spvtools::CreateAggressiveDCEPass(
+            /*preserve_interface=*/true))
+        .RegisterPass(spvtools::CreateScalarReplacementPass())
+        .RegisterPass(spvtools::CreateLocalAccessChainConvertPass())
+        .RegisterPass(spvtools::CreateSSARewritePass())
+        .RegisterPass(spvtools::CreateAggressiveDCEPass(
+            /*preserve_interface=*/true));
+    spvtools::OptimizerOptions opt_options;
+    opt_options.set_run_validator(false);  // validated above and below
+    out.clear();
+    if (optimizer.Run(words.data(), words.size(), &out, opt_options)) break;
+    if (!cleanup &&
+        messages.message.find("unreachable blocks") != std::string::npos) {
+      continue;
+    }
     return InternalError(
         "SPIR-V legalization failed: " + (messages.message.empty()
                                               ? std::string("optimizer error")
