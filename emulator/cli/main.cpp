@@ -38,6 +38,7 @@ const char kMainHelp[] =
 
 const char kRunHelp[] =
     "usage: warpsim run FILE.amber [--out DIR] [--json REPORT.json]\n"
+    "                   [--gpu-config PRESET|FILE.json]\n"
     "                   [--warp-width N] [--max-warp-instructions N] "
     "[--quiet]\n"
     "\n"
@@ -45,6 +46,12 @@ const char kRunHelp[] =
     "  --out DIR                  write outputs into DIR: report.json and\n"
     "                             every colour attachment as NAME.png\n"
     "  --json FILE                write the JSON report to FILE\n"
+    "  --gpu-config PRESET|FILE   the GPU description: preset h200 (default)\n"
+    "                             or teaching, or a JSON file with any of\n"
+    "                             preset, warp_width, vertex_batch_indices,\n"
+    "                             tile_size, derivatives (fine|coarse),\n"
+    "                             kill (terminate|demote),\n"
+    "                             max_warp_instructions\n"
     "  --warp-width N             lanes per warp, 1..32 (default 32)\n"
     "  --max-warp-instructions N  stop a dispatch after N warp instructions\n"
     "                             (default 4000000000)\n"
@@ -113,6 +120,19 @@ int RunCommand(int argc, char** argv) {
       const char* v = value("--json");
       if (!v) return Usage("--json needs a file name", kRunHelp);
       json_path = v;
+    } else if (a == "--gpu-config") {
+      const char* v = value("--gpu-config");
+      if (!v)
+        return Usage("--gpu-config needs a preset name or a JSON file",
+                     kRunHelp);
+      // A preset name, or a JSON file.
+      auto preset = warpsim::runner::GpuConfigPreset(v);
+      auto config = preset.ok() ? preset : warpsim::runner::LoadGpuConfig(v);
+      if (!config.ok()) {
+        std::cerr << config.error().ToString() << "\n";
+        return 2;
+      }
+      static_cast<warpsim::runner::GpuConfig&>(options) = *config;
     } else if (a == "--warp-width") {
       uint64_t n = 0;
       if (!ParseUint(value("--warp-width"), &n) || n < 1 || n > 32) {

@@ -277,6 +277,8 @@ class SceneRunner {
     }
     state.config.warp_width = options_.warp_width;
     state.config.max_warp_instructions = options_.max_warp_instructions;
+    state.config.vertex_batch_indices = options_.vertex_batch_indices;
+    state.config.tile_size = options_.tile_size;
     state.framebuffer_width = p.framebuffer_width;
     state.framebuffer_height = p.framebuffer_height;
     if (p.viewport) {
@@ -581,6 +583,8 @@ class SceneRunner {
     lower.entry_point = att.entry_point;
     lower.model = model;
     lower.warp_width = options_.warp_width;
+    lower.derivatives_fine = options_.derivatives_fine;
+    lower.kill_terminates = options_.kill_terminates;
     for (const auto& spec : att.specializations)
       lower.spec_values[spec.id] = spec.bits;
     BuildSettings settings = settings_;
@@ -686,6 +690,8 @@ class SceneRunner {
     lower.entry_point = att.entry_point;
     lower.model = spv::ExecutionModel::GLCompute;
     lower.warp_width = options_.warp_width;
+    lower.derivatives_fine = options_.derivatives_fine;
+    lower.kill_terminates = options_.kill_terminates;
     for (const auto& spec : att.specializations)
       lower.spec_values[spec.id] = spec.bits;
     BuildSettings settings = settings_;

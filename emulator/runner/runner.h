@@ -11,6 +11,7 @@
 
 #include "base/diagnostic.h"
 #include "pipeline/graphics.h"
+#include "runner/gpu_config.h"
 #include "scene/scene.h"
 #include "simt/image.h"
 
@@ -71,10 +72,8 @@ struct RunReport {
   RunStats stats;
 };
 
-struct RunOptions {
-  uint32_t warp_width = 32;
-  uint64_t max_warp_instructions = 4'000'000'000ull;
-};
+// A run is configured by the GPU description (gpu_config.h).
+struct RunOptions : GpuConfig {};
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);
 // Parses and runs a file; a parse error gives kInvalid / kUnsupported.

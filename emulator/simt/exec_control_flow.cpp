@@ -61,6 +61,15 @@ void ExecKill(Warp& w, const Instr& in) {
   w.Reconverge();
 }
 
+// OpKill with the "demote" policy: the lanes become helpers (their quad
+// neighbours can still read their registers for derivatives) and execute
+// nothing more; their outputs are discarded like any helper's.
+void ExecKillDemote(Warp& w, const Instr& in) {
+  w.DemoteLanes(w.active());
+  w.RetireLanes(w.active());
+  w.Reconverge();
+}
+
 void ExecTerminateInvocation(Warp& w, const Instr& in) {
   w.RetireLanes(w.active(), /*discarded=*/true);
   w.Reconverge();

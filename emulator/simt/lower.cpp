@@ -1061,7 +1061,7 @@ Status Lowerer::LowerTerminator(const spirv::Block& block, uint32_t index) {
       fn = ExecReturn;
       break;
     case spv::Op::OpKill:
-      fn = ExecKill;
+      fn = options_.kill_terminates ? ExecKill : ExecKillDemote;
       break;
     case spv::Op::OpTerminateInvocation:
       fn = ExecTerminateInvocation;

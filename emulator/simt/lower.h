@@ -210,6 +210,7 @@ void ExecBranchConditional(Warp& w, const Instr& in);
 void ExecSwitch(Warp& w, const Instr& in);
 void ExecReturn(Warp& w, const Instr& in);
 void ExecKill(Warp& w, const Instr& in);
+void ExecKillDemote(Warp& w, const Instr& in);
 void ExecTerminateInvocation(Warp& w, const Instr& in);
 void ExecUnreachable(Warp& w, const Instr& in);
 

@@ -1,0 +1,96 @@
+#include "runner/gpu_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace warpsim::runner {
+
+Result<GpuConfig> GpuConfigPreset(std::string_view name) {
+  GpuConfig c;
+  if (name == "h200") return c;
+  if (name == "teaching") {
+    c.name = "teaching";
+    c.warp_width = 8;
+    c.vertex_batch_indices = 24;
+    c.tile_size = 8;
+    return c;
+  }
+  return InvalidInput("unknown GPU preset \"" + std::string(name) +
+                      "\" (expected h200 or teaching)");
+}
+
+Result<GpuConfig> LoadGpuConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidInput("cannot open GPU config", SourcePos{path});
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    return InvalidInput(std::string("malformed JSON: ") + e.what(),
+                        SourcePos{path});
+  }
+  if (!j.is_object())
+    return InvalidInput("expected a JSON object", SourcePos{path});
+  GpuConfig c;
+  if (j.contains("preset")) {
+    if (!j["preset"].is_string()) {
+      return InvalidInput("\"preset\" must be a string", SourcePos{path});
+    }
+    auto p = GpuConfigPreset(j["preset"].get<std::string>());
+    if (!p.ok()) return InvalidInput(p.error().message, SourcePos{path});
+    c = *p;
+  }
+  auto uint_field = [&](const std::string& key, uint64_t lo, uint64_t hi,
+                        uint64_t* out) -> Status {
+    const auto& v = j[key];
+    if (!v.is_number_unsigned() || v.get<uint64_t>() < lo ||
+        v.get<uint64_t>() > hi) {
+      return InvalidInput("\"" + key + "\" must be an integer in " +
+                              std::to_string(lo) + ".." + std::to_string(hi),
+                          SourcePos{path});
+    }
+    *out = v.get<uint64_t>();
+    return {};
+  };
+  for (const auto& [key, value] : j.items()) {
+    uint64_t u = 0;
+    if (key == "preset") continue;
+    if (key == "name" && value.is_string()) {
+      c.name = value.get<std::string>();
+    } else if (key == "warp_width") {
+      if (Status s = uint_field(key, 4, 32, &u); !s.ok()) return s.error();
+      if (u % 4 != 0) {
+        return InvalidInput(
+            "\"warp_width\" must be a multiple of 4 (whole quads)",
+            SourcePos{path});
+      }
+      c.warp_width = static_cast<uint32_t>(u);
+    } else if (key == "vertex_batch_indices") {
+      if (Status s = uint_field(key, 3, 1u << 20, &u); !s.ok())
+        return s.error();
+      c.vertex_batch_indices = static_cast<uint32_t>(u);
+    } else if (key == "tile_size") {
+      if (Status s = uint_field(key, 2, 4096, &u); !s.ok()) return s.error();
+      c.tile_size = static_cast<uint32_t>(u);
+    } else if (key == "derivatives" && value.is_string() &&
+               (value == "fine" || value == "coarse")) {
+      c.derivatives_fine = value == "fine";
+    } else if (key == "kill" && value.is_string() &&
+               (value == "terminate" || value == "demote")) {
+      c.kill_terminates = value == "terminate";
+    } else if (key == "max_warp_instructions") {
+      if (Status s = uint_field(key, 1, ~0ull, &u); !s.ok()) return s.error();
+      c.max_warp_instructions = u;
+    } else {
+      return InvalidInput("unknown or malformed key \"" + key +
+                              "\" (expected preset, name, warp_width, "
+                              "vertex_batch_indices, tile_size, derivatives: "
+                              "fine|coarse, kill: terminate|demote, "
+                              "max_warp_instructions)",
+                          SourcePos{path});
+    }
+  }
+  return c;
+}
+
+}  // namespace warpsim::runner
