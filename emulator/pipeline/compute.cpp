@@ -55,49 +55,14 @@ Status WriteBuiltin(uint8_t* mem, const InputSlot& slot,
     case BuiltIn::LocalInvocationIndex:
       WriteWords(mem, slot, &id.local_index, 1);
       return {};
-    case BuiltIn::SubgroupSize:
-      WriteWords(mem, slot, &id.width, 1);
-      return {};
-    case BuiltIn::SubgroupLocalInvocationId:
-      WriteWords(mem, slot, &id.lane, 1);
-      return {};
     case BuiltIn::SubgroupId:
       WriteWords(mem, slot, &id.subgroup_id, 1);
       return {};
     case BuiltIn::NumSubgroups:
       WriteWords(mem, slot, &id.num_subgroups, 1);
       return {};
-    case BuiltIn::SubgroupEqMask:
-    case BuiltIn::SubgroupGeMask:
-    case BuiltIn::SubgroupGtMask:
-    case BuiltIn::SubgroupLeMask:
-    case BuiltIn::SubgroupLtMask: {
-      // Masks over the subgroup (at most 32 lanes: only w[0] is non-zero).
-      const uint32_t bit = 1u << id.lane;
-      const uint32_t all = id.width >= 32 ? ~0u : ((1u << id.width) - 1);
-      uint32_t m = 0;
-      switch (slot.builtin) {
-        case BuiltIn::SubgroupEqMask:
-          m = bit;
-          break;
-        case BuiltIn::SubgroupGeMask:
-          m = all & ~(bit - 1);
-          break;
-        case BuiltIn::SubgroupGtMask:
-          m = all & ~(bit - 1) & ~bit;
-          break;
-        case BuiltIn::SubgroupLeMask:
-          m = (bit - 1) | bit;
-          break;
-        default:
-          m = bit - 1;
-          break;
-      }
-      w[0] = m;
-      WriteWords(mem, slot, w, 4);
-      return {};
-    }
     default:
+      if (WriteSubgroupBuiltin(mem, slot, id.lane, id.width)) return {};
       return Unsupported("compute shader input built-in " +
                          std::to_string(static_cast<uint32_t>(slot.builtin)) +
                          " (not a compute built-in warpsim provides)");
@@ -105,6 +70,42 @@ Status WriteBuiltin(uint8_t* mem, const InputSlot& slot,
 }
 
 }  // namespace
+
+bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
+                          uint32_t lane, uint32_t width) {
+  using spv::BuiltIn;
+  uint32_t w[4] = {0, 0, 0, 0};
+  const uint32_t bit = 1u << lane;
+  const uint32_t all = width >= 32 ? ~0u : ((1u << width) - 1);
+  switch (slot.builtin) {
+    case BuiltIn::SubgroupSize:
+      w[0] = width;
+      break;
+    case BuiltIn::SubgroupLocalInvocationId:
+      w[0] = lane;
+      break;
+    // Masks over the subgroup (at most 32 lanes: only w[0] is non-zero).
+    case BuiltIn::SubgroupEqMask:
+      w[0] = bit;
+      break;
+    case BuiltIn::SubgroupGeMask:
+      w[0] = all & ~(bit - 1);
+      break;
+    case BuiltIn::SubgroupGtMask:
+      w[0] = all & ~(bit - 1) & ~bit;
+      break;
+    case BuiltIn::SubgroupLeMask:
+      w[0] = (bit - 1) | bit;
+      break;
+    case BuiltIn::SubgroupLtMask:
+      w[0] = bit - 1;
+      break;
+    default:
+      return false;
+  }
+  std::memcpy(mem + slot.offset, w, std::min<uint32_t>(slot.bytes, sizeof(w)));
+  return true;
+}
 
 Result<DispatchStats> DispatchCompute(const Program& program,
                                       const uint32_t groups[3],

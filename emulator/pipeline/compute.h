@@ -36,6 +36,12 @@ struct DispatchStats {
   uint64_t lane_instructions = 0;
 };
 
+// Writes the subgroup built-ins (SubgroupSize, SubgroupLocalInvocationId,
+// Subgroup*Mask) of `lane` into lane-private memory; false for other
+// built-ins. Shared by every stage.
+bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
+                          uint32_t lane, uint32_t width);
+
 // Runs `program` over groups[0] x groups[1] x groups[2] workgroups.
 // `regions` holds the memory regions the program's resources use (indexed
 // like Program::resources[i].region); region 0 and 1 are filled here.

@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "pipeline/compute.h"
+
 namespace warpsim::pipeline {
 namespace {
 
@@ -28,6 +30,7 @@ constexpr double kGuardBand = 64.0;
 // every varying the fragment shader reads, in FS input-slot order.
 struct ShadedVertex {
   double clip[4] = {0, 0, 0, 1};
+  float point_size = 1.0f;
   std::vector<uint32_t> varyings;
 };
 
@@ -97,6 +100,7 @@ class VertexStage {
     for (const VaryingLink& l : links) varying_words_ += l.words;
     for (const InputSlot& s : state.vs->outputs) {
       if (s.builtin == spv::BuiltIn::Position) position_ = &s;
+      if (s.builtin == spv::BuiltIn::PointSize) point_size_ = &s;
       if (s.builtin == spv::BuiltIn::Max && s.location != 0xffffffffu) {
         outputs_by_location_.emplace(s.location * 4 + s.component, &s);
       }
@@ -164,7 +168,7 @@ class VertexStage {
     for (uint32_t l = 0; l < n; ++l) {
       uint8_t* mem = warp.PrivateMemory(l);
       for (const InputSlot& slot : vs.inputs) {
-        if (Status s = WriteVertexInput(slot, vertices[l], instance, mem);
+        if (Status s = WriteVertexInput(slot, vertices[l], l, instance, mem);
             !s.ok()) {
           return s;
         }
@@ -181,6 +185,8 @@ class VertexStage {
         for (int c = 0; c < 4; ++c)
           v.clip[c] = BitsFloat(Load32(mem, *position_, c));
       }
+      if (point_size_ != nullptr)
+        v.point_size = BitsFloat(Load32(mem, *point_size_, 0));
       v.varyings.assign(varying_words_, 0);
       for (const VaryingLink& link : links_) {
         for (uint32_t k = 0; k < link.words; ++k) {
@@ -206,7 +212,7 @@ class VertexStage {
     return key < it->first + s->components ? s : nullptr;
   }
 
-  Status WriteVertexInput(const InputSlot& slot, uint32_t vertex,
+  Status WriteVertexInput(const InputSlot& slot, uint32_t vertex, uint32_t lane,
                           uint32_t instance, uint8_t* mem) {
     using spv::BuiltIn;
     switch (slot.builtin) {
@@ -229,6 +235,8 @@ class VertexStage {
       case BuiltIn::Max:
         break;
       default:
+        if (WriteSubgroupBuiltin(mem, slot, lane, state_.config.warp_width))
+          return {};
         return Unsupported("vertex shader input built-in " +
                            std::to_string(static_cast<uint32_t>(slot.builtin)));
     }
@@ -266,6 +274,7 @@ class VertexStage {
   simt::ExecContext ctx_;
   uint32_t varying_words_ = 0;
   const InputSlot* position_ = nullptr;
+  const InputSlot* point_size_ = nullptr;
   std::map<uint32_t, const InputSlot*> outputs_by_location_;
 };
 
@@ -658,6 +667,9 @@ class FragmentStage {
         case BuiltIn::Max:
           break;
         default:
+          if (WriteSubgroupBuiltin(mem, slot, lane, state_.config.warp_width)) {
+            continue;
+          }
           return Unsupported(
               "fragment shader input built-in " +
               std::to_string(static_cast<uint32_t>(slot.builtin)));
@@ -781,6 +793,101 @@ WindowVertex ToWindow(const double c[4], const Viewport& vp,
   return w;
 }
 
+// Draws a window-space rectangle given by four corners (in order around the
+// rectangle) as two triangles that share a diagonal; the top-left rule keeps
+// pixels on the diagonal from being covered twice.
+Status RasterizeRectangle(WindowVertex corners[4], uint32_t primitive_id,
+                          FragmentStage* fragment, DrawStats* stats) {
+  for (int t = 0; t < 2; ++t) {
+    Triangle tri;
+    tri.v[0] = corners[0];
+    tri.v[1] = corners[1 + t];
+    tri.v[2] = corners[2 + t];
+    tri.front_facing = true;  // points and lines are always front-facing
+    tri.primitive_id = primitive_id;
+    if (Status s = fragment->RasterizeTriangle(tri); !s.ok()) return s;
+  }
+  stats->primitives_out += 1;
+  return {};
+}
+
+bool InsideDepthAndW(const ShadedVertex& v, bool depth_clamp) {
+  const double z = v.clip[2], w = v.clip[3];
+  return w > 0 && (depth_clamp || (z >= 0 && z <= w));
+}
+
+// A point: a square of PointSize pixels centred on the vertex (points whose
+// vertex lies outside the clip volume are discarded, as in Vulkan).
+Status RasterizePoint(const GraphicsState& state, const ShadedVertex& v,
+                      uint32_t primitive_id, FragmentStage* fragment,
+                      DrawStats* stats) {
+  if (!InsideDepthAndW(v, state.depth.clamp)) return {};
+  const WindowVertex c = ToWindow(v.clip, state.viewport, &v.varyings);
+  const int64_t h =
+      std::llround(std::max(1.0f, v.point_size) * kSubPixel / 2.0);
+  WindowVertex corners[4] = {c, c, c, c};
+  const int64_t dx[4] = {-h, h, h, -h}, dy[4] = {-h, -h, h, h};
+  for (int i = 0; i < 4; ++i) {
+    corners[i].x += dx[i];
+    corners[i].y += dy[i];
+  }
+  return RasterizeRectangle(corners, primitive_id, fragment, stats);
+}
+
+// A line: the rectangle of width 1 centred on the segment (Vulkan's
+// rectangular lines), after clipping the segment to the clip volume.
+Status RasterizeLine(const GraphicsState& state, const ShadedVertex& a,
+                     const ShadedVertex& b,
+                     const std::vector<VaryingLink>& links,
+                     uint32_t primitive_id, FragmentStage* fragment,
+                     DrawStats* stats) {
+  ClipVertex p0, p1;
+  std::copy(a.clip, a.clip + 4, p0.c);
+  std::copy(b.clip, b.clip + 4, p1.c);
+  p0.varyings = a.varyings;
+  p1.varyings = b.varyings;
+  double t0 = 0, t1 = 1;
+  for (int plane = 0; plane < 7; ++plane) {
+    const double d0 = PlaneDistance(p0, plane, state.depth.clamp);
+    const double d1 = PlaneDistance(p1, plane, state.depth.clamp);
+    if (d0 < 0 && d1 < 0) return {};
+    if (d0 < 0) t0 = std::max(t0, d0 / (d0 - d1));
+    if (d1 < 0) t1 = std::min(t1, d0 / (d0 - d1));
+  }
+  if (t0 > t1) return {};
+  ClipVertex q0 = Lerp(p0, p1, t0, links), q1 = Lerp(p0, p1, t1, links);
+  // Flat inputs come from the provoking (first) vertex.
+  for (const VaryingLink& link : links) {
+    if (link.fs_slot->kind == simt::ScalarKind::kFloat &&
+        link.fs_slot->interpolation != simt::Interpolation::kFlat) {
+      continue;
+    }
+    for (uint32_t k = 0; k < link.words; ++k) {
+      q1.varyings[link.first_word + k] = q0.varyings[link.first_word + k] =
+          a.varyings[link.first_word + k];
+    }
+  }
+  const WindowVertex w0 = ToWindow(q0.c, state.viewport, &q0.varyings);
+  const WindowVertex w1 = ToWindow(q1.c, state.viewport, &q1.varyings);
+  const double dx = static_cast<double>(w1.x - w0.x);
+  const double dy = static_cast<double>(w1.y - w0.y);
+  const double len = std::sqrt(dx * dx + dy * dy);
+  if (len == 0) return {};
+  // Half the line width (1 pixel) along the normal, in sub-pixel units.
+  const int64_t nx = std::llround(-dy / len * kSubPixel / 2.0);
+  const int64_t ny = std::llround(dx / len * kSubPixel / 2.0);
+  WindowVertex corners[4] = {w0, w1, w1, w0};
+  corners[0].x += nx;
+  corners[0].y += ny;
+  corners[1].x += nx;
+  corners[1].y += ny;
+  corners[2].x -= nx;
+  corners[2].y -= ny;
+  corners[3].x -= nx;
+  corners[3].y -= ny;
+  return RasterizeRectangle(corners, primitive_id, fragment, stats);
+}
+
 }  // namespace
 
 Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
@@ -792,11 +899,6 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
   if (state.config.warp_width % 4 != 0) {
     return Unsupported(
         "fragment shading with a warp width that is not a multiple of 4");
-  }
-  if (state.topology != Topology::kTriangleList &&
-      state.topology != Topology::kTriangleStrip &&
-      state.topology != Topology::kTriangleFan) {
-    return Unsupported("point and line topologies");
   }
   // Link FS user inputs to VS outputs by location.
   std::vector<VaryingLink> links;
@@ -817,10 +919,36 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
   for (uint32_t instance = 0; instance < call.instance_count; ++instance) {
     if (Status s = vertex.ShadeInstance(instance, &shaded); !s.ok())
       return s.error();
+    // Points and lines: assembled, clipped and rasterized as small
+    // rectangles (PointsAndLines below).
+    const uint32_t n = call.count;
+    if (state.topology == Topology::kPointList ||
+        state.topology == Topology::kLineList ||
+        state.topology == Topology::kLineStrip) {
+      std::vector<std::array<uint32_t, 2>> prims;
+      if (state.topology == Topology::kPointList) {
+        for (uint32_t i = 0; i < n; ++i) prims.push_back({i, i});
+      } else if (state.topology == Topology::kLineList) {
+        for (uint32_t i = 0; i + 1 < n; i += 2) prims.push_back({i, i + 1});
+      } else {
+        for (uint32_t i = 0; i + 1 < n; ++i) prims.push_back({i, i + 1});
+      }
+      uint32_t primitive_id = 0;
+      for (const auto& pr : prims) {
+        stats.primitives_in += 1;
+        Status s = state.topology == Topology::kPointList
+                       ? RasterizePoint(state, shaded[pr[0]], primitive_id,
+                                        &fragment, &stats)
+                       : RasterizeLine(state, shaded[pr[0]], shaded[pr[1]],
+                                       links, primitive_id, &fragment, &stats);
+        if (!s.ok()) return s.error();
+        ++primitive_id;
+      }
+      continue;
+    }
     // Primitive assembly (Vulkan's vertex order per topology; the first
     // vertex listed is the provoking vertex).
     std::vector<std::array<uint32_t, 3>> tris;
-    const uint32_t n = call.count;
     switch (state.topology) {
       case Topology::kTriangleList:
         for (uint32_t i = 0; i + 2 < n; i += 3)
@@ -831,7 +959,7 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
           if (i % 2 == 0) {
             tris.push_back({i, i + 1, i + 2});
           } else {
-            tris.push_back({i + 1, i, i + 2});
+            tris.push_back({i, i + 2, i + 1});
           }
         }
         break;
@@ -896,6 +1024,22 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
                           (state.cull == CullMode::kFront && front) ||
                           (state.cull == CullMode::kBack && !front);
       if (area == 0 || culled) {
+        ++primitive_id;
+        continue;
+      }
+      if (state.polygon_mode == PolygonMode::kPoint ||
+          state.polygon_mode == PolygonMode::kLine) {
+        // Non-solid fill: the triangle's vertices or edges (unclipped
+        // triangles only: clipping would add edges that are not the
+        // triangle's).
+        for (int i = 0; i < 3; ++i) {
+          Status st = state.polygon_mode == PolygonMode::kPoint
+                          ? RasterizePoint(state, *v[i], primitive_id,
+                                           &fragment, &stats)
+                          : RasterizeLine(state, *v[i], *v[(i + 1) % 3], links,
+                                          primitive_id, &fragment, &stats);
+          if (!st.ok()) return st.error();
+        }
         ++primitive_id;
         continue;
       }

@@ -77,6 +77,7 @@ struct Viewport {
 };
 
 enum class CullMode { kNone, kFront, kBack, kFrontAndBack };
+enum class PolygonMode { kFill, kLine, kPoint };
 
 struct GraphicsState {
   const simt::Program* vs = nullptr;
@@ -92,6 +93,7 @@ struct GraphicsState {
   std::vector<Attachment> colors;
   std::optional<Attachment> depth_stencil;
   CullMode cull = CullMode::kNone;
+  PolygonMode polygon_mode = PolygonMode::kFill;
   bool front_face_ccw = true;
   DepthState depth;
   // Depth bias (VkPipelineRasterizationStateCreateInfo::depthBias*).

@@ -505,7 +505,10 @@ float QuantizeFragmentDepth(const DepthState& depth,
     z = std::clamp(z, std::min(viewport_min_depth, viewport_max_depth),
                    std::max(viewport_min_depth, viewport_max_depth));
   }
-  if (c->kind == simt::TexelKind::kUNorm) {
+  // The depth test sees values in [0, 1] (fixed-point attachments cannot
+  // hold anything else; for float attachments Vulkan clamps too unless
+  // VK_EXT_depth_range_unrestricted is in use).
+  if (c->kind == simt::TexelKind::kUNorm || !depth.range_unrestricted) {
     z = std::isnan(z) ? 0.0f : std::clamp(z, 0.0f, 1.0f);
   }
   // Depth formats are at most 8 bytes (D32_SFLOAT_S8_UINT).

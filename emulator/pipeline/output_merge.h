@@ -86,6 +86,8 @@ struct DepthState {
   float min_bounds = 0.0f;
   float max_bounds = 1.0f;
   bool clamp = false;  // depthClampEnable: clamp to the viewport depth range
+  // VK_EXT_depth_range_unrestricted: float depth is not clamped to [0, 1].
+  bool range_unrestricted = false;
 };
 
 // VkBlendFactor order (all 19).

@@ -23,6 +23,21 @@ namespace {
 const std::set<std::string>& SupportedFeatures() {
   static const std::set<std::string> kFeatures = {
       "robustBufferAccess",
+      "fillModeNonSolid",
+      "depthClamp",
+      "depthBiasClamp",
+      "DepthClampZeroOneFeatures.depthClampZeroOne",
+      "SubgroupSupportedOperations.basic",
+      "SubgroupSupportedOperations.vote",
+      "SubgroupSupportedOperations.arithmetic",
+      "SubgroupSupportedOperations.ballot",
+      "SubgroupSupportedOperations.shuffle",
+      "SubgroupSupportedOperations.shuffleRelative",
+      "SubgroupSupportedOperations.clustered",
+      "SubgroupSupportedOperations.quad",
+      "SubgroupSupportedStages.vertex",
+      "SubgroupSupportedStages.fragment",
+      "SubgroupSupportedStages.compute",
       "IndexTypeUint8Features.indexTypeUint8",
       "shaderStorageImageMultisample",
       "shaderImageInt64Atomics",
@@ -98,6 +113,12 @@ const std::set<std::string>& SupportedExtensions() {
       "VK_KHR_shader_draw_parameters",
       "VK_EXT_descriptor_indexing",
       "VK_EXT_index_type_uint8",
+      "VK_EXT_primitive_topology_list_restart",
+      "VK_EXT_depth_range_unrestricted",
+      "VK_EXT_depth_clamp_zero_one",
+      // EarlyAndLateFragmentTestsAMD runs the tests late only: an early
+      // test may only reject fragments the late test would reject too.
+      "VK_AMD_shader_early_and_late_fragment_tests",
   };
   return kExtensions;
 }
@@ -461,8 +482,14 @@ class SceneRunner {
 
   Status SetFixedFunctionState(const scene::Pipeline& p,
                                pipeline::GraphicsState* s) {
-    if (p.polygon_mode != "fill") {
-      return Unsupported("POLYGON_MODE " + p.polygon_mode);
+    if (p.polygon_mode == "fill") {
+      s->polygon_mode = pipeline::PolygonMode::kFill;
+    } else if (p.polygon_mode == "line") {
+      s->polygon_mode = pipeline::PolygonMode::kLine;
+    } else if (p.polygon_mode == "point") {
+      s->polygon_mode = pipeline::PolygonMode::kPoint;
+    } else {
+      return InvalidInput("unknown POLYGON_MODE " + p.polygon_mode);
     }
     if (p.cull_mode == "none") {
       s->cull = pipeline::CullMode::kNone;
@@ -491,6 +518,10 @@ class SceneRunner {
     auto op = pipeline::ParseCompareOp(p.depth.compare_op);
     if (!op.ok()) return op.error();
     s->depth.compare_op = *op;
+    for (const std::string& e : scene_.device_extensions) {
+      if (e == "VK_EXT_depth_range_unrestricted")
+        s->depth.range_unrestricted = true;
+    }
     s->depth_bias.enable = p.depth.bias;
     s->depth_bias.constant = p.depth.bias_constant;
     s->depth_bias.slope = p.depth.bias_slope;
@@ -559,6 +590,7 @@ class SceneRunner {
     BuiltProgram vs, fs;
   };
 
+  // Compiles, validates, legalizes and lowers one attached shader.
   Result<BuiltProgram> BuildStage(const scene::Pipeline& p,
                                   const scene::ShaderAttachment& att,
                                   spv::ExecutionModel model) {
@@ -589,9 +621,30 @@ class SceneRunner {
       lower.spec_values[spec.id] = spec.bits;
     BuildSettings settings = settings_;
     settings.optimizations = att.optimizations;
-    return BuildProgram(*words, env,
-                        scene_.file_path + " (shader " + shader->name + ")",
-                        lower, settings);
+    const std::string file =
+        scene_.file_path + " (shader " + shader->name + ")";
+    auto built = BuildProgram(*words, env, file, lower, settings);
+    // Assembly without TARGET_ENV is SPIR-V 1.0 (Amber's default); the
+    // Vulkan CTS runs such files at the SPIR-V version their instructions
+    // need. When validation asks for a newer version, assemble for it.
+    const std::string_view kNeeds = "requires SPIR-V version 1.";
+    if (!built.ok() && shader->format == scene::ShaderFormat::kSpirvAsm &&
+        shader->target_env.empty()) {
+      const std::string& msg = built.error().message;
+      const size_t at = msg.find(kNeeds);
+      if (at != std::string::npos && at + kNeeds.size() < msg.size()) {
+        const char minor = msg[at + kNeeds.size()];
+        if (minor >= '1' && minor <= '6') {
+          auto newer = spirv::ParseTargetEnv(std::string("spv1.") + minor);
+          auto words2 = newer.ok()
+                            ? spirv::AssembleSpirv(shader->source, *newer, file)
+                            : Result<std::vector<uint32_t>>(newer.error());
+          if (words2.ok())
+            built = BuildProgram(*words2, *newer, file, lower, settings);
+        }
+      }
+    }
+    return built;
   }
 
   Result<const GraphicsPrograms*> GetGraphicsPrograms(
@@ -680,25 +733,7 @@ class SceneRunner {
     if (p.shaders.empty())
       return InvalidInput("pipeline " + p.name + " has no shader");
     const scene::ShaderAttachment& att = p.shaders[0];
-    const scene::Shader* shader = scene_.FindShader(att.shader);
-    if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
-    auto words = ShaderWords(*shader, scene_);
-    if (!words.ok()) return words.error();
-    auto env = ShaderTargetEnv(*shader, &scene_);
-    if (!env.ok()) return env.error();
-    simt::LowerOptions lower;
-    lower.entry_point = att.entry_point;
-    lower.model = spv::ExecutionModel::GLCompute;
-    lower.warp_width = options_.warp_width;
-    lower.derivatives_fine = options_.derivatives_fine;
-    lower.kill_terminates = options_.kill_terminates;
-    for (const auto& spec : att.specializations)
-      lower.spec_values[spec.id] = spec.bits;
-    BuildSettings settings = settings_;
-    settings.optimizations = att.optimizations;
-    auto built = BuildProgram(
-        *words, *env, scene_.file_path + " (shader " + shader->name + ")",
-        lower, settings);
+    auto built = BuildStage(p, att, spv::ExecutionModel::GLCompute);
     if (!built.ok()) return built.error();
     PipelineReport pr;
     pr.name = p.name;

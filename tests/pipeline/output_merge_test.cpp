@@ -499,10 +499,14 @@ TEST_CASE("fragment depth is clamped and quantized like the attachment",
         static_cast<float>(19661.0 / 65535.0));
   CHECK(pl::QuantizeFragmentDepth(d, d16, 0.3f, 0, 1) != 0.3f);
   CHECK(pl::QuantizeFragmentDepth(d, d32, 0.3f, 0, 1) == 0.3f);
-  // UNORM attachments clamp to [0, 1]; float ones keep the value.
+  // UNORM attachments clamp to [0, 1].
   CHECK(pl::QuantizeFragmentDepth(d, d16, 1.5f, 0, 1) == 1.0f);
   CHECK(pl::QuantizeFragmentDepth(d, d16, -0.5f, 0, 1) == 0.0f);
-  CHECK(pl::QuantizeFragmentDepth(d, d32, 1.5f, 0, 1) == 1.5f);
+  // Float depth is clamped to [0, 1] too, unless the range is unrestricted.
+  CHECK(pl::QuantizeFragmentDepth(d, d32, 1.5f, 0, 1) == 1.0f);
+  pl::DepthState unrestricted = d;
+  unrestricted.range_unrestricted = true;
+  CHECK(pl::QuantizeFragmentDepth(unrestricted, d32, 1.5f, 0, 1) == 1.5f);
   // Depth clamp: the viewport's range, whichever way round.
   d.clamp = true;
   CHECK(pl::QuantizeFragmentDepth(d, d32, 0.9f, 0.25f, 0.75f) == 0.75f);
