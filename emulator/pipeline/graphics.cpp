@@ -31,6 +31,7 @@ constexpr double kGuardBand = 64.0;
 struct ShadedVertex {
   double clip[4] = {0, 0, 0, 1};
   float point_size = 1.0f;
+  std::vector<float> clip_distances;
   std::vector<uint32_t> varyings;
 };
 
@@ -101,6 +102,7 @@ class VertexStage {
     for (const InputSlot& s : state.vs->outputs) {
       if (s.builtin == spv::BuiltIn::Position) position_ = &s;
       if (s.builtin == spv::BuiltIn::PointSize) point_size_ = &s;
+      if (s.builtin == spv::BuiltIn::ClipDistance) clip_distance_ = &s;
       if (s.builtin == spv::BuiltIn::Max && s.location != 0xffffffffu) {
         outputs_by_location_.emplace(s.location * 4 + s.component, &s);
       }
@@ -187,6 +189,12 @@ class VertexStage {
       }
       if (point_size_ != nullptr)
         v.point_size = BitsFloat(Load32(mem, *point_size_, 0));
+      if (clip_distance_ != nullptr) {
+        v.clip_distances.resize(clip_distance_->components);
+        for (uint32_t k = 0; k < clip_distance_->components; ++k) {
+          v.clip_distances[k] = BitsFloat(Load32(mem, *clip_distance_, k));
+        }
+      }
       v.varyings.assign(varying_words_, 0);
       for (const VaryingLink& link : links_) {
         for (uint32_t k = 0; k < link.words; ++k) {
@@ -275,6 +283,7 @@ class VertexStage {
   uint32_t varying_words_ = 0;
   const InputSlot* position_ = nullptr;
   const InputSlot* point_size_ = nullptr;
+  const InputSlot* clip_distance_ = nullptr;
   std::map<uint32_t, const InputSlot*> outputs_by_location_;
 };
 
@@ -286,11 +295,17 @@ class VertexStage {
 struct ClipVertex {
   double c[4];
   std::vector<uint32_t> varyings;
+  std::vector<float> clip_distances;  // gl_ClipDistance: inside when >= 0
 };
+
+// The fixed clip planes (near, far, 4 guard-band planes, w > 0); user clip
+// distances follow as planes kFixedPlanes + i.
+constexpr int kFixedPlanes = 7;
 
 // Signed distance to the plane `plane` (inside when >= 0).
 double PlaneDistance(const ClipVertex& v, int plane, bool depth_clamp) {
   const double x = v.c[0], y = v.c[1], z = v.c[2], w = v.c[3];
+  if (plane >= kFixedPlanes) return v.clip_distances[plane - kFixedPlanes];
   switch (plane) {
     case 0:
       return depth_clamp ? w : z;  // near: z >= 0 (Vulkan depth range)
@@ -313,6 +328,11 @@ ClipVertex Lerp(const ClipVertex& a, const ClipVertex& b, double t,
                 const std::vector<VaryingLink>& links) {
   ClipVertex r;
   for (int i = 0; i < 4; ++i) r.c[i] = a.c[i] + (b.c[i] - a.c[i]) * t;
+  r.clip_distances = a.clip_distances;
+  for (size_t i = 0; i < r.clip_distances.size(); ++i) {
+    r.clip_distances[i] +=
+        (b.clip_distances[i] - a.clip_distances[i]) * static_cast<float>(t);
+  }
   r.varyings = a.varyings;
   for (const VaryingLink& link : links) {
     if (link.fs_slot->kind != simt::ScalarKind::kFloat ||
@@ -331,7 +351,10 @@ ClipVertex Lerp(const ClipVertex& a, const ClipVertex& b, double t,
 std::vector<ClipVertex> ClipPolygon(std::vector<ClipVertex> poly,
                                     bool depth_clamp,
                                     const std::vector<VaryingLink>& links) {
-  for (int plane = 0; plane < 7 && !poly.empty(); ++plane) {
+  const int planes =
+      kFixedPlanes +
+      (poly.empty() ? 0 : static_cast<int>(poly[0].clip_distances.size()));
+  for (int plane = 0; plane < planes && !poly.empty(); ++plane) {
     std::vector<ClipVertex> out;
     for (size_t i = 0; i < poly.size(); ++i) {
       const ClipVertex& a = poly[i];
@@ -349,6 +372,9 @@ std::vector<ClipVertex> ClipPolygon(std::vector<ClipVertex> poly,
 
 bool NeedsClipping(const ShadedVertex* v[3], bool depth_clamp) {
   for (int i = 0; i < 3; ++i) {
+    for (float d : v[i]->clip_distances) {
+      if (!(d >= 0)) return true;
+    }
     const double x = v[i]->clip[0], y = v[i]->clip[1], z = v[i]->clip[2],
                  w = v[i]->clip[3];
     if (!(w > 0) || std::abs(x) > kGuardBand * w ||
@@ -846,8 +872,11 @@ Status RasterizeLine(const GraphicsState& state, const ShadedVertex& a,
   std::copy(b.clip, b.clip + 4, p1.c);
   p0.varyings = a.varyings;
   p1.varyings = b.varyings;
+  p0.clip_distances = a.clip_distances;
+  p1.clip_distances = b.clip_distances;
   double t0 = 0, t1 = 1;
-  for (int plane = 0; plane < 7; ++plane) {
+  const int planes = kFixedPlanes + static_cast<int>(p0.clip_distances.size());
+  for (int plane = 0; plane < planes; ++plane) {
     const double d0 = PlaneDistance(p0, plane, state.depth.clamp);
     const double d1 = PlaneDistance(p1, plane, state.depth.clamp);
     if (d0 < 0 && d1 < 0) return {};
@@ -981,6 +1010,7 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
         for (int i = 0; i < 3; ++i) {
           std::copy(v[i]->clip, v[i]->clip + 4, poly[i].c);
           poly[i].varyings = v[i]->varyings;
+          poly[i].clip_distances = v[i]->clip_distances;
         }
         clipped = ClipPolygon(std::move(poly), depth_clamp, links);
         if (clipped.size() < 3) {

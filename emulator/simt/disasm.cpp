@@ -68,6 +68,18 @@ std::string DisassembleProgram(const Program& p) {
         line += RegName(p, s);
         first = false;
       }
+      // Loads and stores: the registers of each scalar leaf and its byte
+      // offset from the pointer.
+      if ((in.op == spv::Op::OpLoad || in.op == spv::Op::OpStore) &&
+          in.aux < p.mem_accesses.size()) {
+        const MemAccess& acc = p.mem_accesses[in.aux];
+        line += in.op == spv::Op::OpLoad ? " ->" : " <-";
+        for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+          const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+          line += (k == 0 ? " " : ", ") + RegName(p, leaf.reg) + "@+" +
+                  std::to_string(leaf.offset);
+        }
+      }
       if (in.pipe == Pipe::kBranch && in.aux < p.branches.size() &&
           (in.op == spv::Op::OpBranch ||
            in.op == spv::Op::OpBranchConditional ||

@@ -197,6 +197,7 @@ const Val& Lowerer::Get(uint32_t id) {
     for (size_t i = 0; i < flat.size() && i < cw->second.size(); ++i) {
       v.regs.push_back(ConstReg(cw->second[i], flat[i].wide()));
     }
+    v.ptr = PointerInfoOf(c->type);
     return values_[id] = std::move(v);
   }
   Fail(InvalidInput("use of undefined id %" + std::to_string(id),
@@ -238,6 +239,11 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
   std::vector<uint64_t> words;
   if (c.is_null) {
     words.assign(flat.size(), 0);
+    // A null pointer names no memory region: every access through it is
+    // out of bounds (reads 0, writes dropped).
+    for (size_t i = 0; i < flat.size(); ++i) {
+      if (flat[i].is_pointer) words[i] = uint64_t{0xffffffffu} << 32;
+    }
   } else if (!c.constituents.empty()) {
     for (uint32_t part : c.constituents) {
       auto it = const_words_.find(part);

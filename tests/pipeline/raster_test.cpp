@@ -791,3 +791,38 @@ RUN p DRAW_ARRAY AS TRIANGLE_LIST START_IDX 0 COUNT 3
     }
   }
 }
+
+TEST_CASE("user clip distances clip triangles", "[pipeline][raster]") {
+  // gl_ClipDistance[0] = NDC x - 0.25: only pixels with x_ndc >= 0.25
+  // (pixel centres from 10.5 on in a 16-pixel framebuffer) survive.
+  const auto r = Run(R"(#!amber
+SHADER vertex vs GLSL
+#version 450
+layout(location = 0) in vec4 position;
+out float gl_ClipDistance[1];
+void main() {
+  gl_Position = position;
+  gl_ClipDistance[0] = position.x - 0.25;
+}
+END
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+void main() { c = vec4(0.0, 1.0, 0.0, 1.0); }
+END
+BUFFER fb FORMAT R8G8B8A8_UNORM
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  FRAMEBUFFER_SIZE 16 16
+  BIND BUFFER fb AS color LOCATION 0
+END
+CLEAR_COLOR g 255 0 0 255
+CLEAR g
+RUN g DRAW_RECT POS 0 0 SIZE 16 16
+EXPECT fb IDX 0 0 SIZE 10 16 EQ_RGBA 255 0 0 255
+EXPECT fb IDX 10 0 SIZE 6 16 EQ_RGBA 0 255 0 255
+)");
+  INFO(Describe(r));
+  CHECK(r.status == RunStatus::kPass);
+}
