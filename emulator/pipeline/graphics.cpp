@@ -561,13 +561,18 @@ class FragmentStage {
     return o;
   }
 
+  // Queues a primitive's quads for fragment warps. Early fragment tests
+  // run here, before shading; with mixed packing, quads still queued from
+  // earlier primitives are shaded and merged first so the tests see their
+  // depth and stencil results (API order).
   Status ShadeQuads(const Triangle& tri, const Setup& setup,
                     std::vector<Quad>& quads) {
     const Program& fs = *state_.fs;
-    const uint32_t width = state_.config.warp_width;
-    const uint32_t quads_per_warp = std::max(1u, width / 4);
-    // Early fragment tests remove pixels before shading.
+    const bool mixed = state_.config.mix_primitives_in_warps;
     if (fs.early_fragment_tests) {
+      if (mixed) {
+        if (Status st = Flush(); !st.ok()) return st;
+      }
       for (Quad& q : quads) {
         for (int i = 0; i < 4; ++i) {
           if (!((q.coverage >> i) & 1)) continue;
@@ -578,52 +583,96 @@ class FragmentStage {
           }
         }
       }
-      quads.erase(std::remove_if(quads.begin(), quads.end(),
-                                 [](const Quad& q) { return q.coverage == 0; }),
-                  quads.end());
     }
-    for (size_t first = 0; first < quads.size(); first += quads_per_warp) {
-      const size_t n = std::min<size_t>(quads_per_warp, quads.size() - first);
-      // Lane layout: quad q occupies lanes 4q..4q+3, lane 4q + (x&1) + 2(y&1).
-      const uint32_t lanes = static_cast<uint32_t>(n * 4);
-      const uint32_t launch = lanes >= 32 ? ~0u : ((1u << lanes) - 1);
-      uint32_t helpers = 0;
-      for (size_t k = 0; k < n; ++k) {
-        const uint32_t uncovered = ~quads[first + k].coverage & 0xfu;
-        helpers |= uncovered << (4 * k);
-      }
-      Warp warp(fs, width, launch, &ctx_);
-      warp.set_helper(helpers);
-      for (size_t k = 0; k < n; ++k) {
-        for (int i = 0; i < 4; ++i) {
-          const uint32_t lane = static_cast<uint32_t>(4 * k + i);
-          const Quad& q = quads[first + k];
-          if (Status st =
-                  WriteFragmentInputs(warp, lane, tri, setup, q.x + (i & 1),
-                                      q.y + (i >> 1), (helpers >> lane) & 1);
-              !st.ok()) {
-            return st;
-          }
-        }
-      }
-      if (Status st = RunWarp(warp, ctx_, state_.config); !st.ok()) return st;
-      stats_->fragment_warps += 1;
-      stats_->quads += n;
-      stats_->helper_lanes += std::popcount(helpers);
-      stats_->fs_invocations += std::popcount(launch & ~helpers);
-      // Output merge in quad order (API order within the primitive).
-      for (size_t k = 0; k < n; ++k) {
-        for (int i = 0; i < 4; ++i) {
-          const uint32_t lane = static_cast<uint32_t>(4 * k + i);
-          if ((helpers >> lane) & 1) continue;
-          if (((warp.discarded() | warp.demoted()) >> lane) & 1) continue;
-          const Quad& q = quads[first + k];
-          MergeFragment(warp, lane, tri, setup, q.x + (i & 1), q.y + (i >> 1));
-        }
-      }
+    const uint32_t index = static_cast<uint32_t>(tris_.size());
+    tris_.push_back({tri, setup});
+    for (const Quad& q : quads) {
+      if (q.coverage != 0) pending_.push_back({q, index});
+    }
+    const size_t quads_per_warp = std::max(1u, state_.config.warp_width / 4);
+    if (!mixed) return Flush();  // a primitive's last warp may be partial
+    while (pending_.size() >= quads_per_warp) {
+      if (Status st = ShadeWarp(quads_per_warp); !st.ok()) return st;
     }
     return {};
   }
+
+ public:
+  // Shades every queued quad (at the end of a draw, or of a primitive when
+  // quads do not mix primitives).
+  Status Flush() {
+    const size_t quads_per_warp = std::max(1u, state_.config.warp_width / 4);
+    while (!pending_.empty()) {
+      if (Status st = ShadeWarp(std::min(quads_per_warp, pending_.size()));
+          !st.ok()) {
+        return st;
+      }
+    }
+    tris_.clear();
+    return {};
+  }
+
+ private:
+  struct TriangleSetup {
+    Triangle tri;
+    Setup setup;
+  };
+  struct PendingQuad {
+    Quad quad;
+    uint32_t triangle;  // index into tris_
+  };
+
+  // Runs one fragment warp over the first `n` queued quads and merges its
+  // results in quad order (API order).
+  Status ShadeWarp(size_t n) {
+    const Program& fs = *state_.fs;
+    const uint32_t width = state_.config.warp_width;
+    // Lane layout: quad q occupies lanes 4q..4q+3, lane 4q + (x&1) + 2(y&1).
+    const uint32_t lanes = static_cast<uint32_t>(n * 4);
+    const uint32_t launch = lanes >= 32 ? ~0u : ((1u << lanes) - 1);
+    uint32_t helpers = 0;
+    for (size_t k = 0; k < n; ++k) {
+      const uint32_t uncovered = ~pending_[k].quad.coverage & 0xfu;
+      helpers |= uncovered << (4 * k);
+    }
+    Warp warp(fs, width, launch, &ctx_);
+    warp.set_helper(helpers);
+    for (size_t k = 0; k < n; ++k) {
+      const Quad& q = pending_[k].quad;
+      const TriangleSetup& t = tris_[pending_[k].triangle];
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t lane = static_cast<uint32_t>(4 * k + i);
+        if (Status st =
+                WriteFragmentInputs(warp, lane, t.tri, t.setup, q.x + (i & 1),
+                                    q.y + (i >> 1), (helpers >> lane) & 1);
+            !st.ok()) {
+          return st;
+        }
+      }
+    }
+    if (Status st = RunWarp(warp, ctx_, state_.config); !st.ok()) return st;
+    stats_->fragment_warps += 1;
+    stats_->quads += n;
+    stats_->helper_lanes += std::popcount(helpers);
+    stats_->fs_invocations += std::popcount(launch & ~helpers);
+    for (size_t k = 0; k < n; ++k) {
+      const Quad& q = pending_[k].quad;
+      const TriangleSetup& t = tris_[pending_[k].triangle];
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t lane = static_cast<uint32_t>(4 * k + i);
+        if ((helpers >> lane) & 1) continue;
+        if (((warp.discarded() | warp.demoted()) >> lane) & 1) continue;
+        MergeFragment(warp, lane, t.tri, t.setup, q.x + (i & 1),
+                      q.y + (i >> 1));
+      }
+    }
+    pending_.erase(pending_.begin(),
+                   pending_.begin() + static_cast<std::ptrdiff_t>(n));
+    return {};
+  }
+
+  std::vector<TriangleSetup> tris_;
+  std::vector<PendingQuad> pending_;
 
   struct Interp {
     double b[3];  // perspective-correct weights of the API-order vertices
@@ -1089,6 +1138,7 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
       ++primitive_id;
     }
   }
+  if (Status s = fragment.Flush(); !s.ok()) return s.error();
   stats.warp_instructions =
       vertex.warp_instructions() + fragment.warp_instructions();
   stats.lane_instructions =

@@ -48,6 +48,10 @@ struct GraphicsConfig {
   // quads of one primitive (quads never mix primitives; a primitive's last
   // warp may be partial).
   uint32_t tile_size = 16;
+  // false: a fragment warp holds quads of one primitive only (its last warp
+  // may be partial). true: consecutive primitives' quads share warps (a 2x2
+  // quad itself never mixes primitives). Which NVIDIA does is experiment E8.
+  bool mix_primitives_in_warps = false;
   uint64_t max_warp_instructions = 4'000'000'000ull;
 };
 

@@ -72,6 +72,9 @@ Result<GpuConfig> LoadGpuConfig(const std::string& path) {
     } else if (key == "tile_size") {
       if (Status s = uint_field(key, 2, 4096, &u); !s.ok()) return s.error();
       c.tile_size = static_cast<uint32_t>(u);
+    } else if (key == "quad_packing" && value.is_string() &&
+               (value == "per_primitive" || value == "mixed")) {
+      c.mix_primitives_in_warps = value == "mixed";
     } else if (key == "derivatives" && value.is_string() &&
                (value == "fine" || value == "coarse")) {
       c.derivatives_fine = value == "fine";
@@ -84,7 +87,8 @@ Result<GpuConfig> LoadGpuConfig(const std::string& path) {
     } else {
       return InvalidInput("unknown or malformed key \"" + key +
                               "\" (expected preset, name, warp_width, "
-                              "vertex_batch_indices, tile_size, derivatives: "
+                              "vertex_batch_indices, tile_size, quad_packing: "
+                              "per_primitive|mixed, derivatives: "
                               "fine|coarse, kill: terminate|demote, "
                               "max_warp_instructions)",
                           SourcePos{path});

@@ -26,6 +26,10 @@ struct GpuConfig {
   // the press figure for NVIDIA tiled rasterization (REFERENCE §4.3);
   // unverified on the H200 (experiment E9).
   uint32_t tile_size = 16;
+  // Whether a fragment warp may take quads of several primitives
+  // ("quad_packing": "per_primitive" | "mixed"). Unknown on NVIDIA
+  // (REFERENCE §4.4, experiment E8); default per primitive.
+  bool mix_primitives_in_warps = false;
   // Plain OpDPdx/OpDPdy: fine or coarse. Default coarse (SwiftShader,
   // RenderDoc); NVIDIA's choice is to be measured (REFERENCE §8.4).
   bool derivatives_fine = false;

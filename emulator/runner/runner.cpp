@@ -300,6 +300,7 @@ class SceneRunner {
     state.config.max_warp_instructions = options_.max_warp_instructions;
     state.config.vertex_batch_indices = options_.vertex_batch_indices;
     state.config.tile_size = options_.tile_size;
+    state.config.mix_primitives_in_warps = options_.mix_primitives_in_warps;
     state.framebuffer_width = p.framebuffer_width;
     state.framebuffer_height = p.framebuffer_height;
     if (p.viewport) {

@@ -758,15 +758,21 @@ void PrintCountsRow(const std::string& name, const Counts& c, int width) {
 }
 
 // Writes the non-passing files as a known-failures list. Entries of the old
-// list for corpus files outside this run's selection are carried over.
+// list for corpus files outside this run's selection are carried over, and
+// an entry whose outcome did not change keeps its (reviewed) reason.
 bool WriteKnown(const std::string& path, const std::vector<TestFile>& files,
                 const std::vector<FileResult>& results,
-                const std::map<std::string, KnownEntry>& carried) {
+                const std::map<std::string, KnownEntry>& carried,
+                const std::map<std::string, KnownEntry>& old) {
   std::map<std::string, KnownEntry> entries = carried;
   for (size_t i = 0; i < files.size(); ++i) {
     if (results[i].outcome == Outcome::kPassed) continue;
     std::string reason = results[i].message;
     if (reason.empty()) reason = "(no message)";
+    auto it = old.find(files[i].rel);
+    if (it != old.end() && it->second.outcome == results[i].outcome) {
+      reason = it->second.reason;
+    }
     entries[files[i].rel] = KnownEntry{results[i].outcome, reason};
   }
   size_t width = 0;
@@ -936,7 +942,9 @@ int Main(int argc, char** argv) {
         carried[file] = entry;
       }
     }
-    if (!WriteKnown(opts.write_known_path, files, results, carried)) return 2;
+    if (!WriteKnown(opts.write_known_path, files, results, carried, known)) {
+      return 2;
+    }
     std::printf("wrote %s\n", opts.write_known_path.c_str());
   }
 

@@ -826,3 +826,46 @@ EXPECT fb IDX 10 0 SIZE 6 16 EQ_RGBA 0 255 0 255
   INFO(Describe(r));
   CHECK(r.status == RunStatus::kPass);
 }
+
+TEST_CASE("quad packing: per primitive or mixed", "[pipeline][raster]") {
+  // A 16x16 DRAW_GRID of 8x8 cells gives 128 small triangles of 2 quads
+  // each. Per primitive every triangle gets its own fragment warp; mixed
+  // packing fills warps with 8 quads from consecutive triangles. The image
+  // is the same either way.
+  const std::string amber = R"(#!amber
+SHADER vertex vs PASSTHROUGH
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+void main() { c = vec4(gl_FragCoord.xy / 16.0, 0.0, 1.0); }
+END
+BUFFER fb FORMAT R8G8B8A8_UNORM
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  FRAMEBUFFER_SIZE 16 16
+  BIND BUFFER fb AS color LOCATION 0
+END
+RUN g DRAW_GRID POS 0 0 SIZE 16 16 CELLS 8 8
+)";
+  auto scene = warpsim::scene::ParseAmberScript(amber, "packing.amber");
+  REQUIRE(scene.ok());
+  warpsim::runner::RunOptions per_primitive;
+  warpsim::runner::RunOptions mixed;
+  mixed.mix_primitives_in_warps = true;
+  const auto a = warpsim::runner::RunScene(*scene, per_primitive);
+  const auto b = warpsim::runner::RunScene(*scene, mixed);
+  INFO(Describe(a) << "\n" << Describe(b));
+  REQUIRE(a.status == RunStatus::kPass);
+  REQUIRE(b.status == RunStatus::kPass);
+  REQUIRE(a.draws.size() == 1);
+  REQUIRE(b.draws.size() == 1);
+  CHECK(a.draws[0].stats.fs_invocations == 256);
+  CHECK(b.draws[0].stats.fs_invocations == 256);
+  CHECK(a.draws[0].stats.quads == b.draws[0].stats.quads);
+  CHECK(a.draws[0].stats.fragment_warps == 128);
+  CHECK(b.draws[0].stats.fragment_warps == (b.draws[0].stats.quads + 7) / 8);
+  REQUIRE(a.images.size() == 1);
+  REQUIRE(b.images.size() == 1);
+  CHECK(a.images[0].bytes == b.images[0].bytes);
+}
