@@ -13,28 +13,6 @@ namespace {
 
 using spirv::TypeKind;
 
-// Range of flattened components that `indices` select inside `type_id`.
-// Returns {first component, component type}.
-std::pair<uint32_t, uint32_t> Locate(Lowerer& l, uint32_t type_id,
-                                     const uint32_t* indices, size_t count) {
-  const spirv::Module& m = l.module();
-  uint32_t first = 0;
-  uint32_t type = type_id;
-  for (size_t i = 0; i < count; ++i) {
-    const spirv::Type& t = m.type(type);
-    if (t.kind == TypeKind::kStruct) {
-      for (uint32_t k = 0; k < indices[i] && k < t.members.size(); ++k) {
-        first += static_cast<uint32_t>(l.Flat(t.members[k]).size());
-      }
-      type = indices[i] < t.members.size() ? t.members[indices[i]] : 0;
-    } else {
-      type = t.element;
-      first += indices[i] * static_cast<uint32_t>(l.Flat(type).size());
-    }
-  }
-  return {first, type};
-}
-
 // OpVectorExtractDynamic: d = v[index] (out of range reads component 0).
 void ExecExtractDynamic(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
@@ -82,8 +60,8 @@ bool LowerComposite(Lowerer& l, const spirv::Inst& inst) {
     case Op::OpCompositeExtract: {
       const Val v = l.Get(inst.operands[0]);
       if (l.failed()) return true;
-      auto [first, type] = Locate(l, v.type_id, inst.operands.data() + 1,
-                                  inst.operands.size() - 1);
+      auto [first, type] = l.FlatPath(v.type_id, inst.operands.data() + 1,
+                                      inst.operands.size() - 1);
       const size_t n = l.Flat(inst.result_type).size();
       Val res;
       res.type_id = inst.result_type;
@@ -99,8 +77,8 @@ bool LowerComposite(Lowerer& l, const spirv::Inst& inst) {
       const Val obj = l.Get(inst.operands[0]);
       Val res = l.Get(inst.operands[1]);
       if (l.failed()) return true;
-      auto [first, type] = Locate(l, res.type_id, inst.operands.data() + 2,
-                                  inst.operands.size() - 2);
+      auto [first, type] = l.FlatPath(res.type_id, inst.operands.data() + 2,
+                                      inst.operands.size() - 2);
       for (size_t k = 0; k < obj.regs.size() && first + k < res.regs.size();
            ++k) {
         res.regs[first + k] = obj.regs[k];

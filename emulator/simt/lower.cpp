@@ -173,6 +173,26 @@ std::shared_ptr<PointerInfo> Lowerer::PointerInfoOf(uint32_t pointer_type) {
   return info;
 }
 
+std::pair<uint32_t, uint32_t> Lowerer::FlatPath(uint32_t type_id,
+                                                const uint32_t* indices,
+                                                size_t count) {
+  uint32_t first = 0;
+  uint32_t type = type_id;
+  for (size_t i = 0; i < count; ++i) {
+    const spirv::Type& t = module_.type(type);
+    if (t.kind == TypeKind::kStruct) {
+      for (uint32_t k = 0; k < indices[i] && k < t.members.size(); ++k) {
+        first += static_cast<uint32_t>(Flat(t.members[k]).size());
+      }
+      type = indices[i] < t.members.size() ? t.members[indices[i]] : 0;
+    } else {
+      type = t.element;
+      first += indices[i] * static_cast<uint32_t>(Flat(type).size());
+    }
+  }
+  return {first, type};
+}
+
 Val& Lowerer::Define(uint32_t id, uint32_t type_id) {
   Val v;
   v.type_id = type_id;
@@ -292,20 +312,8 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
         // Walk the index path through the flattened composite.
         const spirv::Constant* base = module_.constant(ops[0]);
         if (!base) return InvalidInput("bad OpSpecConstantOp operand");
-        uint32_t type = base->type;
-        uint32_t start = 0;
-        for (size_t i = 1; i < ops.size(); ++i) {
-          const spirv::Type& t = module_.type(type);
-          if (t.kind == TypeKind::kStruct) {
-            for (uint32_t m = 0; m < ops[i]; ++m) {
-              start += static_cast<uint32_t>(Flat(t.members[m]).size());
-            }
-            type = t.members[ops[i]];
-          } else {
-            type = t.element;
-            start += ops[i] * static_cast<uint32_t>(Flat(type).size());
-          }
-        }
+        const uint32_t start =
+            FlatPath(base->type, ops.data() + 1, ops.size() - 1).first;
         auto all = vals(ops[0]);
         for (size_t i = 0; i < flat.size(); ++i)
           words.push_back(all[start + i]);
@@ -314,20 +322,8 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
       case spv::Op::OpCompositeInsert: {
         const spirv::Constant* base = module_.constant(ops[1]);
         if (!base) return InvalidInput("bad OpSpecConstantOp operand");
-        uint32_t type = base->type;
-        uint32_t start = 0;
-        for (size_t i = 2; i < ops.size(); ++i) {
-          const spirv::Type& t = module_.type(type);
-          if (t.kind == TypeKind::kStruct) {
-            for (uint32_t m = 0; m < ops[i]; ++m) {
-              start += static_cast<uint32_t>(Flat(t.members[m]).size());
-            }
-            type = t.members[ops[i]];
-          } else {
-            type = t.element;
-            start += ops[i] * static_cast<uint32_t>(Flat(type).size());
-          }
-        }
+        const uint32_t start =
+            FlatPath(base->type, ops.data() + 2, ops.size() - 2).first;
         words = vals(ops[1]);
         auto obj = vals(ops[0]);
         for (size_t i = 0; i < obj.size(); ++i) words[start + i] = obj[i];

@@ -107,6 +107,11 @@ class Lowerer {
   // Makes `id` an alias of existing registers (no instruction).
   void Alias(uint32_t id, Val value);
   const std::vector<ScalarType>& Flat(uint32_t type_id);
+  // Where a composite index path (literal indices, as in
+  // OpCompositeExtract) lands in the flattened components of `type_id`:
+  // {first component, type there}.
+  std::pair<uint32_t, uint32_t> FlatPath(uint32_t type_id,
+                                         const uint32_t* indices, size_t count);
   // Static layout facts implied by a pointer type alone (nullptr when
   // `pointer_type` is not a pointer).
   std::shared_ptr<PointerInfo> PointerInfoOf(uint32_t pointer_type);

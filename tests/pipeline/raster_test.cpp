@@ -16,10 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "runner/runner.h"
 #include "scene/amber_parser.h"
 
 namespace {
+
+using warpsim::testing::Describe;
 
 using warpsim::runner::RunReport;
 using warpsim::runner::RunStatus;
@@ -30,15 +33,6 @@ RunReport Run(const std::string& amber) {
   auto scene = warpsim::scene::ParseAmberScript(amber, "raster_test.amber");
   if (!scene.ok()) FAIL(scene.error().ToString());
   return warpsim::runner::RunScene(*scene, {});
-}
-
-std::string Describe(const RunReport& r) {
-  std::string s = warpsim::runner::RunStatusName(r.status);
-  if (r.diagnostic) s += ": " + r.diagnostic->ToString();
-  for (const auto& e : r.expectations) {
-    if (!e.passed) s += "\n  line " + std::to_string(e.line) + ": " + e.message;
-  }
-  return s;
 }
 
 std::string Num(double v) {

@@ -22,10 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "runner/png_writer.h"
 #include "runner/runner.h"
 
 namespace {
+
+using warpsim::testing::Describe;
 
 namespace fs = std::filesystem;
 using warpsim::runner::RunReport;
@@ -39,15 +42,6 @@ const char* const kSamples[] = {
 bool UpdateGoldens() {
   const char* v = std::getenv("WARPSIM_UPDATE_GOLDEN");
   return v != nullptr && std::string(v) == "1";
-}
-
-std::string Describe(const RunReport& r) {
-  std::string s = warpsim::runner::RunStatusName(r.status);
-  if (r.diagnostic) s += ": " + r.diagnostic->ToString();
-  for (const auto& e : r.expectations) {
-    if (!e.passed) s += "\n  line " + std::to_string(e.line) + ": " + e.message;
-  }
-  return s;
 }
 
 // The draw statistics as the golden stats.json holds them.

@@ -4,23 +4,17 @@
 
 #include <catch2/catch.hpp>
 
+#include "common/test_util.h"
 #include "scene/amber_parser.h"
 
 namespace {
+
+using warpsim::testing::Describe;
 
 warpsim::runner::RunReport Run(const std::string& amber) {
   auto scene = warpsim::scene::ParseAmberScript(amber, "runner_test.amber");
   REQUIRE(scene.ok());
   return warpsim::runner::RunScene(*scene, {});
-}
-
-std::string Describe(const warpsim::runner::RunReport& r) {
-  std::string s = warpsim::runner::RunStatusName(r.status);
-  if (r.diagnostic) s += ": " + r.diagnostic->ToString();
-  for (const auto& e : r.expectations) {
-    if (!e.passed) s += "\n  line " + std::to_string(e.line) + ": " + e.message;
-  }
-  return s;
 }
 
 }  // namespace

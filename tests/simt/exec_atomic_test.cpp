@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "simt/lower.h"
-#include "simt/test_util.h"
 #include "simt/warp.h"
 #include "spirv/compile.h"
 #include "spirv/module.h"

@@ -1,7 +1,7 @@
 // Reconvergence and divergent control flow (exec_control_flow.cpp, warp.h).
 #include <catch2/catch.hpp>
 
-#include "simt/test_util.h"
+#include "common/test_util.h"
 
 using warpsim::runner::RunStatus;
 using warpsim::testing::Describe;

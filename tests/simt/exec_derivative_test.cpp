@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "base/half.h"
+#include "common/test_util.h"
 #include "runner/shader_build.h"
 #include "simt/disasm.h"
 #include "simt/lower.h"
-#include "simt/test_util.h"
 #include "simt/warp.h"
 #include "spirv/compile.h"
 #include "spirv/module.h"

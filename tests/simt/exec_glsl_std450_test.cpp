@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "simt/test_util.h"
+#include "common/test_util.h"
 
 using warpsim::runner::RunStatus;
 using warpsim::testing::Describe;

@@ -2,7 +2,7 @@
 // pipeline/compute.cpp.
 #include <catch2/catch.hpp>
 
-#include "simt/test_util.h"
+#include "common/test_util.h"
 
 using warpsim::runner::RunStatus;
 using warpsim::testing::Describe;

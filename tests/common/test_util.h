@@ -1,7 +1,7 @@
 // Helpers for simt tests: run a small AmberScript through the whole stack
 // and report the outcome with enough detail to debug a failure.
-#ifndef WARPSIM_TESTS_SIMT_TEST_UTIL_H_
-#define WARPSIM_TESTS_SIMT_TEST_UTIL_H_
+#ifndef WARPSIM_TESTS_COMMON_TEST_UTIL_H_
+#define WARPSIM_TESTS_COMMON_TEST_UTIL_H_
 
 #include <string>
 
@@ -20,4 +20,4 @@ std::string Describe(const runner::RunReport& report);
 
 }  // namespace warpsim::testing
 
-#endif  // WARPSIM_TESTS_SIMT_TEST_UTIL_H_
+#endif  // WARPSIM_TESTS_COMMON_TEST_UTIL_H_

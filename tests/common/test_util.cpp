@@ -1,4 +1,4 @@
-#include "simt/test_util.h"
+#include "common/test_util.h"
 
 #include "scene/amber_parser.h"
 
