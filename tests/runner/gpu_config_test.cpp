@@ -1,0 +1,66 @@
+// GPU configuration presets and JSON files (runner/gpu_config.cpp).
+#include "runner/gpu_config.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+std::string WriteConfig(const std::string& text) {
+  static int n = 0;
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("warpsim_gpu_config_" + std::to_string(::getpid()) + "_" +
+                     std::to_string(n++) + ".json");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("GPU presets", "[runner][config]") {
+  auto h200 = warpsim::runner::GpuConfigPreset("h200");
+  REQUIRE(h200.ok());
+  CHECK(h200->warp_width == 32);
+  CHECK(h200->vertex_batch_indices == 96);
+  CHECK_FALSE(h200->derivatives_fine);
+  CHECK(h200->kill_terminates);
+  auto teaching = warpsim::runner::GpuConfigPreset("teaching");
+  REQUIRE(teaching.ok());
+  CHECK(teaching->warp_width == 8);
+  CHECK_FALSE(warpsim::runner::GpuConfigPreset("gtx480").ok());
+}
+
+TEST_CASE("GPU config files", "[runner][config]") {
+  auto c = warpsim::runner::LoadGpuConfig(WriteConfig(
+      R"({"preset": "teaching", "warp_width": 16, "tile_size": 32,
+          "quad_packing": "mixed", "derivatives": "fine", "kill": "demote"})"));
+  REQUIRE(c.ok());
+  CHECK(c->warp_width == 16);
+  CHECK(c->vertex_batch_indices == 24);  // from the preset
+  CHECK(c->tile_size == 32);
+  CHECK(c->mix_primitives_in_warps);
+  CHECK(c->derivatives_fine);
+  CHECK_FALSE(c->kill_terminates);
+}
+
+TEST_CASE("bad GPU config files name the problem", "[runner][config]") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"{", "malformed JSON"},
+      {"[1, 2]", "expected a JSON object"},
+      {R"({"warp_width": 64})", "\"warp_width\" must be an integer in 4..32"},
+      {R"({"warp_width": 6})", "multiple of 4"},
+      {R"({"derivatives": "medium"})",
+       "unknown or malformed key \"derivatives\""},
+      {R"({"frobs": 1})", "unknown or malformed key \"frobs\""},
+      {R"({"preset": "nope"})", "unknown GPU preset"},
+  };
+  for (const auto& [text, message] : cases) {
+    INFO(text);
+    auto c = warpsim::runner::LoadGpuConfig(WriteConfig(text));
+    REQUIRE_FALSE(c.ok());
+    CHECK(c.error().message.find(message) != std::string::npos);
+  }
+  CHECK_FALSE(warpsim::runner::LoadGpuConfig("/nonexistent/gpu.json").ok());
+}
