@@ -103,13 +103,17 @@ class Warp {
   uint32_t launch_mask() const { return launch_mask_; }
   const Program& program() const { return *program_; }
   ExecContext& context() { return *context_; }
-  uint32_t* Reg(uint32_t r) { return &regs_[static_cast<size_t>(r) * width_]; }
+  // (data() + offset: a program may have no registers or private memory.)
+  uint32_t* Reg(uint32_t r) {
+    return regs_.data() + static_cast<size_t>(r) * width_;
+  }
   const uint32_t* Reg(uint32_t r) const {
-    return &regs_[static_cast<size_t>(r) * width_];
+    return regs_.data() + static_cast<size_t>(r) * width_;
   }
   // Lane-private memory of `lane` (Function, Private, Input, Output).
   uint8_t* PrivateMemory(uint32_t lane) {
-    return &private_[static_cast<size_t>(lane) * program_->private_bytes];
+    return private_.data() +
+           static_cast<size_t>(lane) * program_->private_bytes;
   }
   // Resolves (region, offset) for `lane` to host memory; nullptr when the
   // access of `bytes` bytes is out of bounds (reads then give 0, writes are
