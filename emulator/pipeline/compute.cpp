@@ -76,7 +76,7 @@ bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
   using spv::BuiltIn;
   uint32_t w[4] = {0, 0, 0, 0};
   const uint32_t bit = 1u << lane;
-  const uint32_t all = width >= 32 ? ~0u : ((1u << width) - 1);
+  const uint32_t all = simt::LowLanes(width);
   switch (slot.builtin) {
     case BuiltIn::SubgroupSize:
       w[0] = width;
@@ -149,7 +149,7 @@ Result<DispatchStats> DispatchCompute(const Program& program,
           const uint64_t first = static_cast<uint64_t>(wi) * width;
           const uint32_t lanes = static_cast<uint32_t>(
               std::min<uint64_t>(width, local_count - first));
-          const uint32_t mask = lanes >= 32 ? ~0u : ((1u << lanes) - 1);
+          const uint32_t mask = simt::LowLanes(lanes);
           auto warp = std::make_unique<Warp>(program, width, mask, &context);
           for (uint32_t l = 0; l < lanes; ++l) {
             const uint32_t index = static_cast<uint32_t>(first + l);

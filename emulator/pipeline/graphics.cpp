@@ -165,7 +165,7 @@ class VertexStage {
                     std::vector<ShadedVertex>* out) {
     const Program& vs = *state_.vs;
     const uint32_t n = static_cast<uint32_t>(vertices.size());
-    const uint32_t mask = n >= 32 ? ~0u : ((1u << n) - 1);
+    const uint32_t mask = simt::LowLanes(n);
     Warp warp(vs, state_.config.warp_width, mask, &ctx_);
     for (uint32_t l = 0; l < n; ++l) {
       uint8_t* mem = warp.PrivateMemory(l);
@@ -629,7 +629,7 @@ class FragmentStage {
     const uint32_t width = state_.config.warp_width;
     // Lane layout: quad q occupies lanes 4q..4q+3, lane 4q + (x&1) + 2(y&1).
     const uint32_t lanes = static_cast<uint32_t>(n * 4);
-    const uint32_t launch = lanes >= 32 ? ~0u : ((1u << lanes) - 1);
+    const uint32_t launch = simt::LowLanes(lanes);
     uint32_t helpers = 0;
     for (size_t k = 0; k < n; ++k) {
       const uint32_t uncovered = ~pending_[k].quad.coverage & 0xfu;

@@ -53,9 +53,7 @@ namespace {
 constexpr uint32_t kScopeSubgroup = 3;  // spv::Scope::Subgroup
 
 // Lanes [0, width) as a mask.
-uint32_t WidthMask(uint32_t width) {
-  return width >= 32 ? 0xffffffffu : (1u << width) - 1;
-}
+uint32_t WidthMask(uint32_t width) { return LowLanes(width); }
 
 template <typename F>
 void ForEachLane(uint32_t mask, F f) {

@@ -41,6 +41,11 @@ namespace warpsim::simt {
 // The active mask is a 32-bit word, which bounds the configurable warp width.
 inline constexpr uint32_t kMaxWarpWidth = 32;
 
+// The mask of lanes 0..n-1 (n <= kMaxWarpWidth).
+inline constexpr uint32_t LowLanes(uint32_t n) {
+  return n >= kMaxWarpWidth ? ~0u : ((1u << n) - 1);
+}
+
 // A block of memory a pointer register can name (program.h, regions).
 struct MemRegion {
   uint8_t* data = nullptr;
