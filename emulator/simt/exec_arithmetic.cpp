@@ -274,9 +274,12 @@ void ExecMulExtended(Warp& w, const Instr& in) {
           static_cast<uint64_t>(static_cast<unsigned __int128>(p) >> 64));
     } else {
       constexpr int kBits = sizeof(T) * 8;
+      // Products of two 32-bit values fit in 64 bits: signed ones in
+      // int64_t, unsigned ones in uint64_t.
       using S = std::conditional_t<kSigned, std::make_signed_t<T>, T>;
-      const int64_t x = static_cast<S>(LoadLane<T>(a, W, l));
-      const int64_t y = static_cast<S>(LoadLane<T>(b, W, l));
+      using P = std::conditional_t<kSigned, int64_t, uint64_t>;
+      const P x = static_cast<S>(LoadLane<T>(a, W, l));
+      const P y = static_cast<S>(LoadLane<T>(b, W, l));
       const uint64_t p = static_cast<uint64_t>(x * y);
       StoreLane<T>(lo, W, l, static_cast<T>(p));
       StoreLane<T>(hi, W, l, static_cast<T>(p >> kBits));
