@@ -399,6 +399,9 @@ struct Triangle {
   WindowVertex v[3];  // v[0] is the provoking vertex (API order)
   bool front_facing = true;
   uint32_t primitive_id = 0;
+  // Points: the square's top-left corner and size in pixels, for PointCoord.
+  bool is_point = false;
+  double point_x = 0, point_y = 0, point_size = 1;
 };
 
 class FragmentStage {
@@ -734,11 +737,22 @@ class FragmentStage {
         case BuiltIn::SampleMask:
           Store32(mem, slot, 0, helper ? 0 : 1);
           continue;
-        case BuiltIn::SamplePosition:
-        case BuiltIn::PointCoord:
+        case BuiltIn::SamplePosition:  // the single sample is at the centre
           Store32(mem, slot, 0, FloatBits(0.5f));
           Store32(mem, slot, 1, FloatBits(0.5f));
           continue;
+        case BuiltIn::PointCoord: {
+          // Where the fragment centre lies in the point's square, 0..1
+          // (Vulkan: (x_f - x_p + size/2) / size); 0.5 for other primitives.
+          float s = 0.5f, t = 0.5f;
+          if (tri.is_point) {
+            s = static_cast<float>((px + 0.5 - tri.point_x) / tri.point_size);
+            t = static_cast<float>((py + 0.5 - tri.point_y) / tri.point_size);
+          }
+          Store32(mem, slot, 0, FloatBits(s));
+          Store32(mem, slot, 1, FloatBits(t));
+          continue;
+        }
         case BuiltIn::Max:
           break;
         default:
@@ -872,9 +886,10 @@ WindowVertex ToWindow(const double c[4], const Viewport& vp,
 // rectangle) as two triangles that share a diagonal; the top-left rule keeps
 // pixels on the diagonal from being covered twice.
 Status RasterizeRectangle(WindowVertex corners[4], uint32_t primitive_id,
-                          FragmentStage* fragment, DrawStats* stats) {
+                          FragmentStage* fragment, DrawStats* stats,
+                          const Triangle& shape = Triangle{}) {
   for (int t = 0; t < 2; ++t) {
-    Triangle tri;
+    Triangle tri = shape;
     tri.v[0] = corners[0];
     tri.v[1] = corners[1 + t];
     tri.v[2] = corners[2 + t];
@@ -906,7 +921,12 @@ Status RasterizePoint(const GraphicsState& state, const ShadedVertex& v,
     corners[i].x += dx[i];
     corners[i].y += dy[i];
   }
-  return RasterizeRectangle(corners, primitive_id, fragment, stats);
+  Triangle shape;
+  shape.is_point = true;
+  shape.point_size = 2.0 * static_cast<double>(h) / kSubPixel;
+  shape.point_x = static_cast<double>(c.x - h) / kSubPixel;
+  shape.point_y = static_cast<double>(c.y - h) / kSubPixel;
+  return RasterizeRectangle(corners, primitive_id, fragment, stats, shape);
 }
 
 // A line: the rectangle of width 1 centred on the segment (Vulkan's

@@ -863,3 +863,38 @@ RUN g DRAW_GRID POS 0 0 SIZE 16 16 CELLS 8 8
   REQUIRE(b.images.size() == 1);
   CHECK(a.images[0].bytes == b.images[0].bytes);
 }
+
+TEST_CASE("points cover PointSize squares and report PointCoord",
+          "[pipeline][raster]") {
+  // A 4-pixel point at the framebuffer centre covers pixels 6..9 in x and
+  // y; PointCoord at pixel (6, 6) is (0.5 / 4, 0.5 / 4), at (9, 9) 3.5 / 4.
+  const auto r = Run(R"(#!amber
+SHADER vertex vs GLSL
+#version 450
+layout(location = 0) in vec4 position;
+void main() { gl_Position = position; gl_PointSize = 4.0; }
+END
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+void main() { c = vec4(gl_PointCoord, 0.0, 1.0); }
+END
+BUFFER pos DATA_TYPE vec4<float> DATA 0 0 0 1 END
+BUFFER fb FORMAT R32G32B32A32_SFLOAT
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  VERTEX_DATA pos LOCATION 0
+  FRAMEBUFFER_SIZE 16 16
+  BIND BUFFER fb AS color LOCATION 0
+END
+RUN g DRAW_ARRAY AS POINT_LIST START_IDX 0 COUNT 1
+EXPECT fb IDX 1632 TOLERANCE 0.000001 EQ 0.125 0.125 0 1
+EXPECT fb IDX 2448 TOLERANCE 0.000001 EQ 0.875 0.875 0 1
+EXPECT fb IDX 1616 EQ 0 0 0 0
+)");
+  INFO(Describe(r));
+  CHECK(r.status == RunStatus::kPass);
+  REQUIRE(r.draws.size() == 1);
+  CHECK(r.draws[0].stats.fs_invocations == 16);
+}
