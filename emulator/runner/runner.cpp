@@ -215,7 +215,6 @@ class SceneRunner {
     report_->stats.workgroups += stats->workgroups;
     report_->stats.warps += stats->warps;
     report_->stats.dispatches += 1;
-    (void)line;
     return {};
   }
 

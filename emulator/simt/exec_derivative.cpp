@@ -242,10 +242,7 @@ bool LowerDerivative(Lowerer& l, const spirv::Inst& inst) {
   const size_t n = l.Flat(inst.result_type).size();
   auto& code = l.program().code;
   for (size_t i = code.size() - n; i < code.size(); ++i) {
-    // NVIDIA computes derivatives with quad shuffles (SHFL.BFLY, or FSWZADD:
-    // a quad swizzle fused with the add), so they issue as shuffle-class
-    // instructions on the sync pipe, not as plain FMA-pipe subtractions.
-    code[i].pipe = Pipe::kSync;
+    // (The sync pipe comes from opcode_info's table.)
     code[i].kind = t.kind;
     code[i].width = t.width;
   }

@@ -773,7 +773,7 @@ uint32_t Lowerer::AllocPrivate(uint32_t bytes, uint32_t align) {
   return off;
 }
 
-Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
+Status Lowerer::CollectGlobals() {
   // Workgroup Block variables with an explicit layout alias each other from
   // offset 0 (SPV_KHR_workgroup_memory_explicit_layout); other workgroup
   // variables are placed after the largest of them.
@@ -788,8 +788,6 @@ Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
     }
   }
   program_->workgroup_bytes = AlignUp(workgroup_block_bytes, 16);
-  const bool zero_init_workgroup = false;
-  (void)zero_init_workgroup;
 
   for (const spirv::Variable& v : module_.globals()) {
     const uint32_t pointee = module_.type(v.type).pointee;
@@ -829,10 +827,9 @@ Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
         } else {
           const uint32_t bytes = SizeOf(pointee, *info);
           offset = AlignUp(program_->workgroup_bytes, 8);
+          // Initializers (OpConstantNull, zero-initialize-workgroup-memory)
+          // need nothing: the dispatcher zeroes every workgroup's memory.
           program_->workgroup_bytes = offset + AlignUp(bytes, 4);
-          if (v.initializer != 0) {
-            program_->workgroup_zero.emplace_back(offset, bytes);
-          }
         }
         break;
       }
@@ -910,7 +907,6 @@ Status Lowerer::CollectGlobals(const spirv::EntryPoint& ep) {
         ConstReg((static_cast<uint64_t>(region) << 32) | offset, true));
     values_[v.id] = std::move(val);
   }
-  (void)ep;
   return {};
 }
 
@@ -1017,7 +1013,7 @@ std::pair<uint32_t, uint32_t> Lowerer::EdgeCopies(uint32_t from_label,
   return {first, static_cast<uint32_t>(program_->edge_copies.size()) - first};
 }
 
-Status Lowerer::LowerTerminator(const spirv::Block& block, uint32_t index) {
+Status Lowerer::LowerTerminator(const spirv::Block& block) {
   const spirv::Inst& t = block.terminator;
   const ScalarType branch_type{ScalarKind::kUint, 32, false};
   BranchInfo info;
@@ -1081,7 +1077,6 @@ Status Lowerer::LowerTerminator(const spirv::Block& block, uint32_t index) {
       return InvalidAt(t, "branch to a block outside the function");
     }
   }
-  (void)index;
   Instr& in = Emit(fn, t.opcode, branch_type, t.word_offset);
   in.pipe = Pipe::kBranch;
   in.src[0] = cond;
@@ -1172,7 +1167,7 @@ Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {
     }
     if (failed()) return status_;
   }
-  return LowerTerminator(block, index);
+  return LowerTerminator(block);
 }
 
 Status Lowerer::Run() {
@@ -1189,13 +1184,6 @@ Status Lowerer::Run() {
   function_ = module_.function(ep->function);
   if (function_ == nullptr || function_->blocks.empty()) {
     return InvalidInput("entry point function has no body");
-  }
-  for (const auto& fn : module_.functions()) {
-    if (fn.id != function_->id) {
-      // Other functions are fine if nothing calls them (legalization
-      // inlines calls).
-      continue;
-    }
   }
   if (Status s = CollectConstants(); !s.ok()) return s;
   // Workgroup size: LocalSize / LocalSizeId, overridden by a constant
@@ -1228,7 +1216,7 @@ Status Lowerer::Run() {
       }
     }
   }
-  if (Status s = CollectGlobals(*ep); !s.ok()) return s;
+  if (Status s = CollectGlobals(); !s.ok()) return s;
   // Function-scope variables live in lane-private memory.
   for (const spirv::Inst& v : function_->variables) {
     auto info = std::make_shared<PointerInfo>();

@@ -145,10 +145,10 @@ class Lowerer {
 
  private:
   Status CollectConstants();
-  Status CollectGlobals(const spirv::EntryPoint& ep);
+  Status CollectGlobals();
   Status ComputeBlockOrder(const spirv::Function& fn);
   Status LowerBlock(const spirv::Block& block, uint32_t index);
-  Status LowerTerminator(const spirv::Block& block, uint32_t index);
+  Status LowerTerminator(const spirv::Block& block);
   bool LowerInst(const spirv::Inst& inst);
   std::pair<uint32_t, uint32_t> EdgeCopies(uint32_t from_label,
                                            uint32_t to_label);

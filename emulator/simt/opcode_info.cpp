@@ -155,6 +155,19 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float) {
     case Op::OpControlBarrier:
     case Op::OpMemoryBarrier:
       return sync;
+    // NVIDIA computes derivatives with quad shuffles (SHFL.BFLY, or FSWZADD:
+    // a quad swizzle fused with the add), so they issue as shuffle-class
+    // instructions on the sync pipe, not as FMA-pipe subtractions.
+    case Op::OpDPdx:
+    case Op::OpDPdy:
+    case Op::OpFwidth:
+    case Op::OpDPdxFine:
+    case Op::OpDPdyFine:
+    case Op::OpFwidthFine:
+    case Op::OpDPdxCoarse:
+    case Op::OpDPdyCoarse:
+    case Op::OpFwidthCoarse:
+      return {Pipe::kSync, LatencyClass::kFixed};
     case Op::OpCopyObject:
     case Op::OpCopyLogical:
     case Op::OpCompositeConstruct:

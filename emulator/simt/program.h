@@ -158,8 +158,6 @@ struct Program {
   // Memory sizes.
   uint32_t private_bytes = 0;    // lane-private bytes per lane
   uint32_t workgroup_bytes = 0;  // workgroup memory per workgroup
-  // Workgroup memory ranges zero-initialised at workgroup start.
-  std::vector<std::pair<uint32_t, uint32_t>> workgroup_zero;
   std::vector<InputSlot> inputs;
   std::vector<InputSlot> outputs;
   std::vector<ResourceSlot> resources;
