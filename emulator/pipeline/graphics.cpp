@@ -49,7 +49,25 @@ struct VaryingLink {
   const InputSlot* fs_slot = nullptr;
   uint32_t first_word = 0;  // in ShadedVertex::varyings
   uint32_t words = 0;
+  // Flat (and every integer) input takes the provoking vertex's value.
+  bool flat() const {
+    return fs_slot->kind != simt::ScalarKind::kFloat ||
+           fs_slot->interpolation == simt::Interpolation::kFlat;
+  }
 };
+
+// Copies the flat varyings of the provoking vertex `from` into `to`
+// (vertices made by clipping interpolate only the smooth ones).
+void CopyFlatVaryings(const std::vector<uint32_t>& from,
+                      const std::vector<VaryingLink>& links,
+                      std::vector<uint32_t>* to) {
+  for (const VaryingLink& link : links) {
+    if (!link.flat()) continue;
+    for (uint32_t k = 0; k < link.words; ++k) {
+      (*to)[link.first_word + k] = from[link.first_word + k];
+    }
+  }
+}
 
 // Runs a warp until every lane finished; counts into `stats`.
 Status RunWarp(Warp& warp, simt::ExecContext& ctx,
@@ -335,10 +353,7 @@ ClipVertex Lerp(const ClipVertex& a, const ClipVertex& b, double t,
   }
   r.varyings = a.varyings;
   for (const VaryingLink& link : links) {
-    if (link.fs_slot->kind != simt::ScalarKind::kFloat ||
-        link.fs_slot->interpolation == simt::Interpolation::kFlat) {
-      continue;  // integers are flat: keep the provoking vertex's bits
-    }
+    if (link.flat()) continue;  // keeps the first vertex's bits
     for (uint32_t k = 0; k < link.words; ++k) {
       const uint32_t i = link.first_word + k;
       const double fa = BitsFloat(a.varyings[i]), fb = BitsFloat(b.varyings[i]);
@@ -769,8 +784,7 @@ class FragmentStage {
       for (uint32_t k = 0; k < link.words; ++k) {
         const uint32_t i = link.first_word + k;
         uint32_t word;
-        if (slot.kind != simt::ScalarKind::kFloat ||
-            slot.interpolation == simt::Interpolation::kFlat) {
+        if (link.flat()) {
           word = (*tri.v[0].varyings)[i];  // provoking vertex
         } else {
           const double* w =
@@ -955,16 +969,8 @@ Status RasterizeLine(const GraphicsState& state, const ShadedVertex& a,
   if (t0 > t1) return {};
   ClipVertex q0 = Lerp(p0, p1, t0, links), q1 = Lerp(p0, p1, t1, links);
   // Flat inputs come from the provoking (first) vertex.
-  for (const VaryingLink& link : links) {
-    if (link.fs_slot->kind == simt::ScalarKind::kFloat &&
-        link.fs_slot->interpolation != simt::Interpolation::kFlat) {
-      continue;
-    }
-    for (uint32_t k = 0; k < link.words; ++k) {
-      q1.varyings[link.first_word + k] = q0.varyings[link.first_word + k] =
-          a.varyings[link.first_word + k];
-    }
-  }
+  CopyFlatVaryings(a.varyings, links, &q0.varyings);
+  CopyFlatVaryings(a.varyings, links, &q1.varyings);
   const WindowVertex w0 = ToWindow(q0.c, state.viewport, &q0.varyings);
   const WindowVertex w1 = ToWindow(q1.c, state.viewport, &q1.varyings);
   const double dx = static_cast<double>(w1.x - w0.x);
@@ -1090,17 +1096,8 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
           window.push_back(ToWindow(cv.c, state.viewport, &cv.varyings));
         }
         // Flat inputs use the original provoking vertex.
-        for (size_t i = 0; i < clipped.size(); ++i) {
-          for (const VaryingLink& link : links) {
-            if (link.fs_slot->kind == simt::ScalarKind::kFloat &&
-                link.fs_slot->interpolation != simt::Interpolation::kFlat) {
-              continue;
-            }
-            for (uint32_t k = 0; k < link.words; ++k) {
-              clipped[i].varyings[link.first_word + k] =
-                  v[0]->varyings[link.first_word + k];
-            }
-          }
+        for (ClipVertex& cv : clipped) {
+          CopyFlatVaryings(v[0]->varyings, links, &cv.varyings);
         }
       } else {
         for (int i = 0; i < 3; ++i) {
