@@ -120,7 +120,7 @@ void main() { gl_Position = position; }
 const char kFuzzFs[] = R"(#version 450
 layout(location = 0) out vec4 color;
 void main() {
-  vec2 uv = gl_FragCoord.xy / 256.0;
+  vec2 uv = fract(gl_FragCoord.xy / 256.0);  // the same work per 256x256 tile
   float acc = 0.0;
   int n = 8 + int(uv.x * 24.0);
   for (int i = 0; i < n; ++i) {
@@ -158,22 +158,50 @@ BuiltProgram BuildStage(const char* source, warpsim::spirv::ShaderStage stage,
   return std::move(*built);
 }
 
-void BM_Frame256GraphicsFuzz(benchmark::State& state) {
+// Branch-divergent full-screen shading: neighbouring pixels take different
+// sides of nested branches and run loops of different trip counts, so most
+// fragment warps diverge (the "divergent branches" sample, full screen).
+const char kDivergentFs[] = R"(#version 450
+layout(location = 0) out vec4 color;
+void main() {
+  uvec2 p = uvec2(gl_FragCoord.xy);
+  uint h = (p.x * 73856093u) ^ (p.y * 19349663u);
+  h ^= h >> 13;
+  float acc = 0.0;
+  if ((h & 1u) == 0u) {
+    for (uint i = 0u; i < 4u + (h & 15u); ++i) acc += float(i) * 0.125;
+  } else if ((h & 6u) == 2u) {
+    acc = sqrt(float(h & 255u));
+  } else {
+    switch ((h >> 3) & 3u) {
+      case 0u: acc = 0.25; break;
+      case 1u: acc = exp2(float(h & 7u) * 0.1); break;
+      default: acc = fract(float(h) * 1.0e-5); break;
+    }
+  }
+  color = vec4(fract(acc), float(p.x & 255u) / 255.0, float(h & 1u), 1.0);
+}
+)";
+
+// Draws a full-screen rectangle of state.range(0) x state.range(0) pixels
+// with fragment shader `fs_source`.
+void RunFullScreenFrame(benchmark::State& state, const char* fs_source) {
   const BuiltProgram vs =
       BuildStage(kPassthroughVs, warpsim::spirv::ShaderStage::kVertex,
                  spv::ExecutionModel::Vertex);
   const BuiltProgram fs =
-      BuildStage(kFuzzFs, warpsim::spirv::ShaderStage::kFragment,
+      BuildStage(fs_source, warpsim::spirv::ShaderStage::kFragment,
                  spv::ExecutionModel::Fragment);
-  constexpr uint32_t kSize = 256;
-  std::vector<uint8_t> color(kSize * kSize * 4);
+  const uint32_t size = static_cast<uint32_t>(state.range(0));
+  std::vector<uint8_t> color(size * size * 4);
   const float quad[8] = {-1, 1, -1, -1, 1, 1, 1, -1};  // triangle strip
   warpsim::pipeline::GraphicsState gs;
   gs.vs = &vs.program;
   gs.fs = &fs.program;
   gs.topology = warpsim::pipeline::Topology::kTriangleStrip;
-  gs.framebuffer_width = gs.framebuffer_height = kSize;
-  gs.viewport = {0, 0, kSize, kSize, 0, 1};
+  gs.framebuffer_width = gs.framebuffer_height = size;
+  gs.viewport = {0, 0, static_cast<float>(size), static_cast<float>(size),
+                 0, 1};
   warpsim::simt::TexelFormat rgba8;
   rgba8.bytes = 4;
   rgba8.count = 4;
@@ -181,7 +209,7 @@ void BM_Frame256GraphicsFuzz(benchmark::State& state) {
     rgba8.comps[c] = {c, warpsim::simt::TexelKind::kUNorm, 8,
                       static_cast<uint16_t>(8 * c)};
   }
-  gs.colors.push_back({0, color.data(), color.size(), rgba8, kSize, kSize});
+  gs.colors.push_back({0, color.data(), color.size(), rgba8, size, size});
   warpsim::simt::TexelFormat rg32f;
   rg32f.bytes = 8;
   rg32f.count = 2;
@@ -211,6 +239,14 @@ void BM_Frame256GraphicsFuzz(benchmark::State& state) {
       static_cast<double>(pixels), benchmark::Counter::kIsRate);
 }
 
+// A frame in the style of the GraphicsFuzz tests (loop-heavy FS).
+void BM_FrameGraphicsFuzz(benchmark::State& state) {
+  RunFullScreenFrame(state, kFuzzFs);
+}
+void BM_FrameDivergent(benchmark::State& state) {
+  RunFullScreenFrame(state, kDivergentFs);
+}
+
 void BM_AluHeavy(benchmark::State& state) { RunDispatch(state, kAluShader); }
 void BM_BranchHeavy(benchmark::State& state) {
   RunDispatch(state, kBranchShader);
@@ -218,7 +254,13 @@ void BM_BranchHeavy(benchmark::State& state) {
 
 BENCHMARK(BM_AluHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BranchHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Frame256GraphicsFuzz)->Unit(benchmark::kMillisecond);
+// 256: the reference frame; 2048: shading cost must stay linear in pixels
+// (64x the pixels of 256 should take about 64x the time).
+BENCHMARK(BM_FrameGraphicsFuzz)
+    ->Arg(256)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FrameDivergent)->Arg(512)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

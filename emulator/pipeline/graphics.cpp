@@ -609,7 +609,7 @@ class FragmentStage {
     }
     const size_t quads_per_warp = std::max(1u, state_.config.warp_width / 4);
     if (!mixed) return Flush();  // a primitive's last warp may be partial
-    while (pending_.size() >= quads_per_warp) {
+    while (pending_.size() - head_ >= quads_per_warp) {
       if (Status st = ShadeWarp(quads_per_warp); !st.ok()) return st;
     }
     return {};
@@ -620,12 +620,15 @@ class FragmentStage {
   // quads do not mix primitives).
   Status Flush() {
     const size_t quads_per_warp = std::max(1u, state_.config.warp_width / 4);
-    while (!pending_.empty()) {
-      if (Status st = ShadeWarp(std::min(quads_per_warp, pending_.size()));
+    while (head_ < pending_.size()) {
+      if (Status st =
+              ShadeWarp(std::min(quads_per_warp, pending_.size() - head_));
           !st.ok()) {
         return st;
       }
     }
+    pending_.clear();
+    head_ = 0;
     tris_.clear();
     return {};
   }
@@ -640,9 +643,10 @@ class FragmentStage {
     uint32_t triangle;  // index into tris_
   };
 
-  // Runs one fragment warp over the first `n` queued quads and merges its
-  // results in quad order (API order).
+  // Runs one fragment warp over the first `n` queued quads (from head_) and
+  // merges its results in quad order (API order).
   Status ShadeWarp(size_t n) {
+    const PendingQuad* pending = pending_.data() + head_;
     const Program& fs = *state_.fs;
     const uint32_t width = state_.config.warp_width;
     // Lane layout: quad q occupies lanes 4q..4q+3, lane 4q + (x&1) + 2(y&1).
@@ -650,14 +654,14 @@ class FragmentStage {
     const uint32_t launch = simt::LowLanes(lanes);
     uint32_t helpers = 0;
     for (size_t k = 0; k < n; ++k) {
-      const uint32_t uncovered = ~pending_[k].quad.coverage & 0xfu;
+      const uint32_t uncovered = ~pending[k].quad.coverage & 0xfu;
       helpers |= uncovered << (4 * k);
     }
     Warp warp(fs, width, launch, &ctx_);
     warp.set_helper(helpers);
     for (size_t k = 0; k < n; ++k) {
-      const Quad& q = pending_[k].quad;
-      const TriangleSetup& t = tris_[pending_[k].triangle];
+      const Quad& q = pending[k].quad;
+      const TriangleSetup& t = tris_[pending[k].triangle];
       for (int i = 0; i < 4; ++i) {
         const uint32_t lane = static_cast<uint32_t>(4 * k + i);
         if (Status st =
@@ -674,8 +678,8 @@ class FragmentStage {
     stats_->helper_lanes += std::popcount(helpers);
     stats_->fs_invocations += std::popcount(launch & ~helpers);
     for (size_t k = 0; k < n; ++k) {
-      const Quad& q = pending_[k].quad;
-      const TriangleSetup& t = tris_[pending_[k].triangle];
+      const Quad& q = pending[k].quad;
+      const TriangleSetup& t = tris_[pending[k].triangle];
       for (int i = 0; i < 4; ++i) {
         const uint32_t lane = static_cast<uint32_t>(4 * k + i);
         if ((helpers >> lane) & 1) continue;
@@ -684,13 +688,15 @@ class FragmentStage {
                       q.y + (i >> 1));
       }
     }
-    pending_.erase(pending_.begin(),
-                   pending_.begin() + static_cast<std::ptrdiff_t>(n));
+    // Consumed quads stay in place until Flush() clears the list: erasing
+    // from the front would make shading quadratic in a primitive's quads.
+    head_ += n;
     return {};
   }
 
   std::vector<TriangleSetup> tris_;
   std::vector<PendingQuad> pending_;
+  size_t head_ = 0;  // first quad of pending_ not yet shaded
 
   struct Interp {
     double b[3];  // perspective-correct weights of the API-order vertices
