@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace warpsim::pipeline {
 namespace {
@@ -107,13 +108,10 @@ bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
   return true;
 }
 
-Result<DispatchStats> DispatchCompute(const Program& program,
-                                      const uint32_t groups[3],
-                                      std::vector<simt::MemRegion> regions,
-                                      std::vector<simt::ImageDesc> images,
-                                      const ComputeLimits& limits) {
-  DispatchStats stats;
-  const uint32_t width = limits.warp_width;
+Result<std::unique_ptr<ComputeDispatch>> ComputeDispatch::Create(
+    const Program& program, const uint32_t groups[3],
+    std::vector<simt::MemRegion> regions, std::vector<simt::ImageDesc> images,
+    uint32_t warp_width) {
   const uint64_t local_count = static_cast<uint64_t>(program.local_size[0]) *
                                program.local_size[1] * program.local_size[2];
   if (local_count == 0 || local_count > 1024) {
@@ -128,100 +126,90 @@ Result<DispatchStats> DispatchCompute(const Program& program,
       return Unsupported("compute shader inputs without a built-in decoration");
     }
   }
-  const uint32_t warps_per_group =
-      static_cast<uint32_t>((local_count + width - 1) / width);
+  auto d = std::unique_ptr<ComputeDispatch>(new ComputeDispatch(program));
+  d->width_ = warp_width;
+  d->local_count_ = static_cast<uint32_t>(local_count);
+  for (int i = 0; i < 3; ++i) d->groups_[i] = groups[i];
+  d->total_groups_ = static_cast<uint64_t>(groups[0]) * groups[1] * groups[2];
   regions.resize(std::max<size_t>(regions.size(), program.num_regions));
-  std::vector<uint8_t> workgroup_mem(program.workgroup_bytes);
-  regions[simt::kRegionWorkgroup] = {workgroup_mem.data(), workgroup_mem.size(),
-                                     true};
-  simt::ExecContext context;
-  context.regions = std::move(regions);
-  context.images = std::move(images);
-  context.images.resize(context.regions.size());
+  d->regions_ = std::move(regions);
+  d->images_ = std::move(images);
+  d->images_.resize(d->regions_.size());
+  return d;
+}
 
-  std::vector<std::unique_ptr<Warp>> warps;
-  for (uint32_t gz = 0; gz < groups[2]; ++gz) {
-    for (uint32_t gy = 0; gy < groups[1]; ++gy) {
-      for (uint32_t gx = 0; gx < groups[0]; ++gx) {
-        std::fill(workgroup_mem.begin(), workgroup_mem.end(), 0);
-        warps.clear();
-        for (uint32_t wi = 0; wi < warps_per_group; ++wi) {
-          const uint64_t first = static_cast<uint64_t>(wi) * width;
-          const uint32_t lanes = static_cast<uint32_t>(
-              std::min<uint64_t>(width, local_count - first));
-          const uint32_t mask = simt::LowLanes(lanes);
-          auto warp = std::make_unique<Warp>(program, width, mask, &context);
-          for (uint32_t l = 0; l < lanes; ++l) {
-            const uint32_t index = static_cast<uint32_t>(first + l);
-            InvocationIds id{};
-            id.local_index = index;
-            id.local[0] = index % program.local_size[0];
-            id.local[1] =
-                (index / program.local_size[0]) % program.local_size[1];
-            id.local[2] =
-                index / (program.local_size[0] * program.local_size[1]);
-            id.group[0] = gx;
-            id.group[1] = gy;
-            id.group[2] = gz;
-            for (int i = 0; i < 3; ++i) {
-              id.num_groups[i] = groups[i];
-              id.local_size[i] = program.local_size[i];
-            }
-            id.subgroup_id = wi;
-            id.num_subgroups = warps_per_group;
-            id.lane = l;
-            id.width = width;
-            uint8_t* mem = warp->PrivateMemory(l);
-            for (const InputSlot& slot : program.inputs) {
-              if (Status s = WriteBuiltin(mem, slot, id); !s.ok())
-                return s.error();
-            }
-          }
-          warps.push_back(std::move(warp));
-        }
-        ++stats.workgroups;
-        stats.warps += warps.size();
-        // Run the workgroup: round robin over warps, each until it blocks,
-        // finishes or spends its time slice.
-        for (;;) {
-          bool any_running = false;
-          bool progressed = false;
-          for (auto& w : warps) {
-            if (w->done() || w->at_barrier()) continue;
-            any_running = true;
-            for (uint32_t step = 0; step < limits.time_slice; ++step) {
-              const simt::InstrRecord rec = w->Step();
-              progressed = true;
-              if (rec.blocking != simt::Blocking::kNone) break;
-            }
-            if (limits.max_warp_instructions != 0 &&
-                context.warp_instructions > limits.max_warp_instructions) {
-              return InvalidInput("the dispatch executed more than " +
-                                  std::to_string(limits.max_warp_instructions) +
-                                  " warp instructions without finishing (the "
-                                  "shader may not terminate)");
-            }
-          }
-          if (!any_running) {
-            // Everyone left is at a barrier (or done): open it.
-            bool waiting = false;
-            for (auto& w : warps) {
-              if (!w->done() && w->at_barrier()) {
-                w->ReleaseBarrier();
-                waiting = true;
-              }
-            }
-            if (!waiting) break;  // all warps finished
-          } else if (!progressed) {
-            break;
-          }
-        }
+Result<std::unique_ptr<WorkItem>> ComputeDispatch::Next() {
+  if (done()) return std::unique_ptr<WorkItem>();
+  const Program& program = program_;
+  const uint32_t width = width_;
+  const uint64_t g = next_group_++;
+  const uint32_t gx = static_cast<uint32_t>(g % groups_[0]);
+  const uint32_t gy = static_cast<uint32_t>((g / groups_[0]) % groups_[1]);
+  const uint32_t gz = static_cast<uint32_t>(g / groups_[0] / groups_[1]);
+  auto item = std::make_unique<WorkItem>();
+  item->id = g;
+  item->kind = WorkKind::kComputeWorkgroup;
+  item->workgroup_memory.assign(program.workgroup_bytes, 0);
+  item->context.regions = regions_;
+  item->context.images = images_;
+  item->context.regions[simt::kRegionWorkgroup] = {
+      item->workgroup_memory.data(), item->workgroup_memory.size(), true};
+  const uint32_t warps_per_group = (local_count_ + width - 1) / width;
+  for (uint32_t wi = 0; wi < warps_per_group; ++wi) {
+    const uint32_t first = wi * width;
+    const uint32_t lanes = std::min(width, local_count_ - first);
+    auto warp = std::make_unique<Warp>(program, width, simt::LowLanes(lanes),
+                                       &item->context);
+    for (uint32_t l = 0; l < lanes; ++l) {
+      const uint32_t index = first + l;
+      InvocationIds id{};
+      id.local_index = index;
+      id.local[0] = index % program.local_size[0];
+      id.local[1] = (index / program.local_size[0]) % program.local_size[1];
+      id.local[2] = index / (program.local_size[0] * program.local_size[1]);
+      id.group[0] = gx;
+      id.group[1] = gy;
+      id.group[2] = gz;
+      for (int i = 0; i < 3; ++i) {
+        id.num_groups[i] = groups_[i];
+        id.local_size[i] = program.local_size[i];
+      }
+      id.subgroup_id = wi;
+      id.num_subgroups = warps_per_group;
+      id.lane = l;
+      id.width = width;
+      uint8_t* mem = warp->PrivateMemory(l);
+      for (const InputSlot& slot : program.inputs) {
+        if (Status s = WriteBuiltin(mem, slot, id); !s.ok()) return s.error();
       }
     }
+    item->warps.push_back(std::move(warp));
   }
-  stats.warp_instructions = context.warp_instructions;
-  stats.lane_instructions = context.lane_instructions;
-  return stats;
+  return item;
+}
+
+Status ComputeDispatch::Retire(WorkItem& item) {
+  stats_.workgroups += 1;
+  stats_.warps += item.warps.size();
+  stats_.warp_instructions += item.context.warp_instructions;
+  stats_.lane_instructions += item.context.lane_instructions;
+  return {};
+}
+
+Result<DispatchStats> DispatchCompute(const Program& program,
+                                      const uint32_t groups[3],
+                                      std::vector<simt::MemRegion> regions,
+                                      std::vector<simt::ImageDesc> images,
+                                      const ComputeLimits& limits) {
+  auto dispatch = ComputeDispatch::Create(program, groups, std::move(regions),
+                                          std::move(images), limits.warp_width);
+  if (!dispatch.ok()) return dispatch.error();
+  DrainLimits drain;
+  drain.max_warp_instructions = limits.max_warp_instructions;
+  drain.time_slice = limits.time_slice;
+  drain.what = "dispatch";
+  if (Status s = DrainInOrder(**dispatch, drain); !s.ok()) return s.error();
+  return (*dispatch)->stats();
 }
 
 }  // namespace warpsim::pipeline

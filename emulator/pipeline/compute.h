@@ -11,9 +11,11 @@
 #define WARPSIM_PIPELINE_COMPUTE_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "pipeline/warp_queue.h"
 #include "simt/program.h"
 #include "simt/warp.h"
 
@@ -41,6 +43,36 @@ struct DispatchStats {
 // built-ins. Shared by every stage.
 bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
                           uint32_t lane, uint32_t width);
+
+// A dispatch as a source of work items, one per workgroup.
+class ComputeDispatch : public WarpSource {
+ public:
+  // Checks the workgroup size and inputs. `regions`: as for
+  // DispatchCompute; the workgroup region is set per item.
+  static Result<std::unique_ptr<ComputeDispatch>> Create(
+      const simt::Program& program, const uint32_t groups[3],
+      std::vector<simt::MemRegion> regions, std::vector<simt::ImageDesc> images,
+      uint32_t warp_width);
+
+  Result<std::unique_ptr<WorkItem>> Next() override;
+  Status Retire(WorkItem& item) override;
+  bool done() const override { return next_group_ >= total_groups_; }
+  // Counters of the retired workgroups.
+  const DispatchStats& stats() const { return stats_; }
+
+ private:
+  explicit ComputeDispatch(const simt::Program& program) : program_(program) {}
+
+  const simt::Program& program_;
+  uint32_t width_ = 32;
+  uint32_t local_count_ = 1;
+  uint32_t groups_[3] = {1, 1, 1};
+  uint64_t total_groups_ = 0;
+  uint64_t next_group_ = 0;
+  std::vector<simt::MemRegion> regions_;
+  std::vector<simt::ImageDesc> images_;
+  DispatchStats stats_;
+};
 
 // Runs `program` over groups[0] x groups[1] x groups[2] workgroups.
 // `regions` holds the memory regions the program's resources use (indexed

@@ -7,19 +7,22 @@
 //   top-left rule) -> 2x2 quads (helper lanes for uncovered pixels) ->
 //   fragment warps of up to width/4 quads -> FS -> depth/stencil -> blend.
 //
-// Functional mode processes primitives in API order, so depth, stencil and
-// blending give the API-order result. How vertices are batched into warps
-// and how quads are packed into warps are parameters (GraphicsConfig),
+// A draw produces work items into the warp queue (warp_queue.h); their
+// results are merged in API order whatever order they run in, so depth,
+// stencil and blending give the API-order result. How vertices are batched into
+// warps and how quads are packed into warps are parameters (GraphicsConfig),
 // documented there, to be matched against hardware measurements.
 #ifndef WARPSIM_PIPELINE_GRAPHICS_H_
 #define WARPSIM_PIPELINE_GRAPHICS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "base/diagnostic.h"
 #include "pipeline/output_merge.h"
+#include "pipeline/warp_queue.h"
 #include "simt/image.h"
 #include "simt/program.h"
 #include "simt/warp.h"
@@ -143,6 +146,28 @@ struct DrawStats {
   }
 };
 
+// A draw as a source of work items (warp_queue.h): vertex batches, and the
+// fragment warps of each primitive once the batches that shaded its
+// vertices have retired. `state` and `call` must outlive it.
+class GraphicsDraw : public WarpSource {
+ public:
+  static Result<std::unique_ptr<GraphicsDraw>> Create(
+      const GraphicsState& state, const DrawCall& call);
+  ~GraphicsDraw() override;
+
+  Result<std::unique_ptr<WorkItem>> Next() override;
+  Status Retire(WorkItem& item) override;
+  bool done() const override;
+  // Counters of the retired items (and of primitive assembly so far).
+  const DrawStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit GraphicsDraw(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs a draw in functional mode: every work item in API order.
 Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call);
 
 }  // namespace warpsim::pipeline

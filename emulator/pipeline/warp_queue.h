@@ -1,0 +1,125 @@
+// The warp queue: how the pipeline hands work to whoever runs it.
+//
+// The pipeline does not run warps itself. A draw or a dispatch is a
+// WarpSource: asked for work, it *produces* the next WorkItem in API order
+// (a vertex batch, a fragment warp, or the warps of one compute workgroup,
+// each with its inputs written), and it *consumes* finished items through
+// Retire(), which turns their outputs into shaded vertices, pixels or
+// counters. A driver sits between the two and decides when each item runs:
+//
+//            Next()                       run the warps            Retire()
+//   source ─────────► item (id, deps) ─────────────────► done ──► RetireInOrder
+//   ─► source
+//      ▲                                  (any order)              (id order)
+//      └─ produces more once earlier items have retired (vertex batch →
+//      primitives
+//         → rasterizer → fragment warps)
+//
+// Three drivers drain the same sources: the functional driver below runs
+// each item to completion as soon as it is produced; a parallel driver runs
+// several at once; the SM timing model steps them cycle by cycle. Whatever
+// order items finish in, RetireInOrder hands them to the source in id
+// order, so depth, stencil, blending and every counter see API order, and
+// all drivers give the same images, buffers and statistics.
+//
+// Dependencies. A fragment warp is built from the shaded vertices of its
+// primitives, so the source produces it only after the vertex batches that
+// shaded them have retired; `depends_on` records which batches those were
+// (for traces and the timing model). A source that cannot produce anything
+// until more items retire returns no item from Next() while not done().
+#ifndef WARPSIM_PIPELINE_WARP_QUEUE_H_
+#define WARPSIM_PIPELINE_WARP_QUEUE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "simt/warp.h"
+
+namespace warpsim::pipeline {
+
+enum class WorkKind : uint8_t {
+  kVertexBatch,       // one warp of vertex shader invocations
+  kFragment,          // one warp of 2x2 quads (with helper lanes)
+  kComputeWorkgroup,  // every warp of one compute workgroup
+};
+
+const char* WorkKindName(WorkKind kind);
+
+// One unit of work: warps that become resident together (a compute
+// workgroup's warps share workgroup memory and barriers), ready to run.
+// Sources derive from it to keep what Retire() needs (which quads, which
+// vertices).
+struct WorkItem {
+  virtual ~WorkItem() = default;
+  uint64_t id = 0;  // 0, 1, 2, ... in the order the source produced them
+  WorkKind kind = WorkKind::kVertexBatch;
+  // Ids of the items whose results this item was built from.
+  std::vector<uint64_t> depends_on;
+  // The item's own context: memory regions (the workgroup region points at
+  // `workgroup_memory`), images and the item's instruction counters.
+  simt::ExecContext context;
+  std::vector<uint8_t> workgroup_memory;
+  std::vector<std::unique_ptr<simt::Warp>> warps;
+
+  bool done() const;
+};
+
+// A draw or a dispatch, seen as a producer of work items.
+class WarpSource {
+ public:
+  virtual ~WarpSource() = default;
+  // The next item in API order, or nullptr when nothing can be produced
+  // until earlier items retire (or the source is done()).
+  virtual Result<std::unique_ptr<WorkItem>> Next() = 0;
+  // Consumes a finished item. Called once per item, in id order.
+  virtual Status Retire(WorkItem& item) = 0;
+  // True when every item has been produced.
+  virtual bool done() const = 0;
+};
+
+// Hands finished items to their source in id order, whatever order they
+// finish in (the reorder buffer in front of the output merge).
+class RetireInOrder {
+ public:
+  explicit RetireInOrder(WarpSource* source) : source_(source) {}
+  // Takes a finished item; retires it and every held item that follows it.
+  Status Finish(std::unique_ptr<WorkItem> item);
+  uint64_t retired() const { return next_id_; }  // items retired so far
+  size_t held() const { return held_.size(); }
+
+ private:
+  WarpSource* source_;
+  uint64_t next_id_ = 0;
+  std::map<uint64_t, std::unique_ptr<WorkItem>> held_;
+};
+
+// Limits a driver enforces while it runs a source's items.
+struct DrainLimits {
+  // Stop when the source's items together executed more warp instructions
+  // than this (a shader that never terminates); 0 = no limit.
+  uint64_t max_warp_instructions = 0;
+  // Warp instructions one warp of an item runs before the next warp of the
+  // same item gets a turn (spin-waits on other warps make progress).
+  uint32_t time_slice = 4096;
+  // Names the work in the limit message ("draw", "dispatch").
+  std::string what = "draw";
+};
+
+// Runs the warps of `item` until all of them finished: round robin over
+// its warps, each until it blocks, finishes or spends its time slice; a
+// barrier opens when every unfinished warp waits at it. `executed_before`:
+// warp instructions of the source's earlier items (for the limit).
+Status RunToCompletion(WorkItem& item, uint64_t executed_before,
+                       const DrainLimits& limits);
+
+// The functional driver: produces, runs and retires one item at a time,
+// in API order.
+Status DrainInOrder(WarpSource& source, const DrainLimits& limits);
+
+}  // namespace warpsim::pipeline
+
+#endif  // WARPSIM_PIPELINE_WARP_QUEUE_H_
