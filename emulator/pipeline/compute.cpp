@@ -201,6 +201,8 @@ Result<DispatchStats> DispatchCompute(const Program& program,
                                       std::vector<simt::MemRegion> regions,
                                       std::vector<simt::ImageDesc> images,
                                       const ComputeLimits& limits) {
+  const uint32_t threads =
+      ItemsIndependent(regions, images) ? limits.threads : 1;
   auto dispatch = ComputeDispatch::Create(program, groups, std::move(regions),
                                           std::move(images), limits.warp_width);
   if (!dispatch.ok()) return dispatch.error();
@@ -208,7 +210,9 @@ Result<DispatchStats> DispatchCompute(const Program& program,
   drain.max_warp_instructions = limits.max_warp_instructions;
   drain.time_slice = limits.time_slice;
   drain.what = "dispatch";
-  if (Status s = DrainInOrder(**dispatch, drain); !s.ok()) return s.error();
+  if (Status s = DrainParallel(**dispatch, drain, threads); !s.ok()) {
+    return s.error();
+  }
   return (*dispatch)->stats();
 }
 

@@ -29,6 +29,9 @@ struct ComputeLimits {
   // Warp instructions a warp runs before another warp of its workgroup gets
   // a turn (lets spin-waits on other warps make progress).
   uint32_t time_slice = 4096;
+  // Host threads that run workgroups (DrainParallel); 1 = in order. A
+  // dispatch whose shader can write memory runs in order.
+  uint32_t threads = 1;
 };
 
 struct DispatchStats {

@@ -125,8 +125,11 @@ Status FragmentStage::RasterizeTriangle(const Triangle& tri) {
     t->tri.v[j].own.clear();
   }
   t->depends_on = depends_on_;
-  // Early fragment tests run here, before shading, in API order.
+  // Early fragment tests run here, before shading, in API order. With
+  // mixed packing, quads still queued from earlier primitives end their
+  // warp first.
   if (state_.fs->early_fragment_tests) {
+    if (state_.config.mix_primitives_in_warps) EndGroup();
     for (Quad& q : quads) {
       for (int i = 0; i < 4; ++i) {
         if (!((q.coverage >> i) & 1)) continue;

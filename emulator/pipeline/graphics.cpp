@@ -320,7 +320,13 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
   DrainLimits limits;
   limits.max_warp_instructions = state.config.max_warp_instructions;
   limits.what = "draw";
-  if (Status s = DrainInOrder(**draw, limits); !s.ok()) return s.error();
+  const bool independent =
+      ItemsIndependent(state.vs_regions, state.vs_images) &&
+      ItemsIndependent(state.fs_regions, state.fs_images);
+  const uint32_t threads = independent ? state.config.threads : 1;
+  if (Status s = DrainParallel(**draw, limits, threads); !s.ok()) {
+    return s.error();
+  }
   return (*draw)->stats();
 }
 

@@ -56,6 +56,9 @@ struct GraphicsConfig {
   // quad itself never mixes primitives). Which NVIDIA does is experiment E8.
   bool mix_primitives_in_warps = false;
   uint64_t max_warp_instructions = 4'000'000'000ull;
+  // Host threads that shade warps (DrainParallel); 1 = in order on the
+  // calling thread. Draws whose shaders can write memory run in order.
+  uint32_t threads = 1;
 };
 
 // One vertex attribute stream (VERTEX_DATA).
@@ -167,7 +170,8 @@ class GraphicsDraw : public WarpSource {
   std::unique_ptr<Impl> impl_;
 };
 
-// Runs a draw in functional mode: every work item in API order.
+// Runs a draw in functional mode: every work item to completion, in API
+// order, or on config.threads threads with results merged in API order.
 Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call);
 
 }  // namespace warpsim::pipeline

@@ -1,5 +1,9 @@
 #include "pipeline/warp_queue.h"
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 namespace warpsim::pipeline {
@@ -91,6 +95,142 @@ Status DrainInOrder(WarpSource& source, const DrainLimits& limits) {
     }
     executed += (*item)->context.warp_instructions;
     if (Status s = merge.Finish(std::move(*item)); !s.ok()) return s;
+  }
+}
+
+bool ItemsIndependent(const std::vector<simt::MemRegion>& regions,
+                      const std::vector<simt::ImageDesc>& images) {
+  for (size_t r = simt::kRegionFirstResource; r < regions.size(); ++r) {
+    if (regions[r].data != nullptr && regions[r].writable) return false;
+  }
+  for (const simt::ImageDesc& image : images) {
+    if (image.bound && image.writable) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Worker threads that run items to completion. Submit() hands one over;
+// WaitFinished() returns one that finished, with its status.
+class ItemRunner {
+ public:
+  ItemRunner(uint32_t threads, const DrainLimits& limits) : limits_(limits) {
+    for (uint32_t i = 0; i < threads; ++i) {
+      workers_.emplace_back([this] { Work(); });
+    }
+  }
+  ~ItemRunner() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    todo_cv_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // `executed_before`: warp instructions of the items retired so far.
+  void Submit(std::unique_ptr<WorkItem> item, uint64_t executed_before) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      todo_.push_back({std::move(item), executed_before, {}});
+    }
+    todo_cv_.notify_one();
+  }
+
+  struct Finished {
+    std::unique_ptr<WorkItem> item;
+    uint64_t executed_before = 0;
+    Status status;
+  };
+
+  Finished WaitFinished() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_cv_.wait(lock, [this] { return !done_.empty(); });
+    Finished f = std::move(done_.front());
+    done_.pop_front();
+    return f;
+  }
+
+ private:
+  void Work() {
+    for (;;) {
+      Finished job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        todo_cv_.wait(lock, [this] { return stopping_ || !todo_.empty(); });
+        if (todo_.empty()) return;  // stopping
+        job = std::move(todo_.front());
+        todo_.pop_front();
+      }
+      job.status = RunToCompletion(*job.item, job.executed_before, limits_);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.push_back(std::move(job));
+      }
+      done_cv_.notify_one();
+    }
+  }
+
+  const DrainLimits limits_;
+  std::mutex mutex_;
+  std::condition_variable todo_cv_, done_cv_;
+  std::deque<Finished> todo_, done_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+Status DrainParallel(WarpSource& source, const DrainLimits& limits,
+                     uint32_t threads, uint32_t window) {
+  if (threads <= 1) return DrainInOrder(source, limits);
+  if (window == 0) window = 4 * threads;
+  ItemRunner runner(threads, limits);
+  RetireInOrder merge(&source);
+  uint64_t executed = 0;  // by retired items
+  uint64_t produced = 0;
+  uint32_t in_flight = 0;
+  // The error DrainInOrder would report: the one of the earliest item (a
+  // failure to produce counts as the item it would have made).
+  Status failed;
+  uint64_t failed_at = ~0ull;
+  auto fail = [&](Status s, uint64_t at) {
+    if (at < failed_at) {
+      failed = std::move(s);
+      failed_at = at;
+    }
+  };
+  for (;;) {
+    // Keep the workers busy: produce while there is room.
+    while (failed.ok() && in_flight < window) {
+      auto item = source.Next();
+      if (!item.ok()) {
+        fail(item.error(), produced);
+        break;
+      }
+      if (*item == nullptr) break;
+      ++produced;
+      runner.Submit(std::move(*item), executed);
+      ++in_flight;
+    }
+    if (in_flight == 0) {
+      if (!failed.ok()) return failed;
+      if (source.done()) return {};
+      return InternalError(
+          "a work source produced nothing although every earlier item "
+          "retired");
+    }
+    ItemRunner::Finished f = runner.WaitFinished();
+    --in_flight;
+    if (!f.status.ok()) {
+      fail(f.status, f.item->id);
+      continue;
+    }
+    if (!failed.ok()) continue;  // only let the items in flight finish
+    executed += f.item->context.warp_instructions;
+    const uint64_t id = f.item->id;
+    if (Status s = merge.Finish(std::move(f.item)); !s.ok()) fail(s, id);
   }
 }
 

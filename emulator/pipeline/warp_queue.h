@@ -120,6 +120,22 @@ Status RunToCompletion(WorkItem& item, uint64_t executed_before,
 // in API order.
 Status DrainInOrder(WarpSource& source, const DrainLimits& limits);
 
+// The parallel functional driver: `threads` worker threads run items while
+// this thread produces and retires them (Next() and Retire() are only ever
+// called from here), at most `window` items in flight. Items may finish in
+// any order; RetireInOrder restores API order, so images, buffers and
+// counters are byte-identical to DrainInOrder's. Only for sources whose
+// items cannot see each other's writes (see ItemsIndependent): otherwise
+// the result would depend on timing. threads <= 1 is DrainInOrder.
+Status DrainParallel(WarpSource& source, const DrainLimits& limits,
+                     uint32_t threads, uint32_t window = 0);
+
+// True when no item of a program bound to these regions and images can
+// write memory another item reads: every resource region and image is
+// read-only. (Workgroup and lane-private memory belong to one item.)
+bool ItemsIndependent(const std::vector<simt::MemRegion>& regions,
+                      const std::vector<simt::ImageDesc>& images);
+
 }  // namespace warpsim::pipeline
 
 #endif  // WARPSIM_PIPELINE_WARP_QUEUE_H_
