@@ -353,9 +353,11 @@ class SceneRunner {
     if (const auto* rect = std::get_if<scene::RunDrawRect>(&run.draw)) {
       const float fw = static_cast<float>(p.framebuffer_width);
       const float fh = static_cast<float>(p.framebuffer_height);
-      const float x = rect->x / fw * 2.0f - 1.0f,
-                  y = rect->y / fh * 2.0f - 1.0f;
-      const float w = rect->width / fw * 2.0f, h = rect->height / fh * 2.0f;
+      // Pixels → NDC, unless the rectangle is given in NDC already.
+      const float x = rect->ndc ? rect->x : rect->x / fw * 2.0f - 1.0f,
+                  y = rect->ndc ? rect->y : rect->y / fh * 2.0f - 1.0f;
+      const float w = rect->ndc ? rect->width : rect->width / fw * 2.0f,
+                  h = rect->ndc ? rect->height : rect->height / fh * 2.0f;
       // Amber's rectangle: a 4-vertex triangle strip.
       generated = {x, y + h, x, y, x + w, y + h, x + w, y};
       state.topology = pipeline::Topology::kTriangleStrip;
@@ -402,6 +404,7 @@ class SceneRunner {
         const scene::Buffer* ib = scene_.FindBuffer(p.index_data);
         const std::vector<uint8_t>& bytes = buffers_[ib->name];
         call.indexed = true;
+        call.vertex_offset = arr.vertex_offset;
         call.indices = bytes.data();
         call.indices_size = bytes.size();
         call.index_bytes = std::max<uint32_t>(1, ib->format.stride);
@@ -703,6 +706,16 @@ class SceneRunner {
     if (const scene::Buffer* src = scene_.FindBuffer(copy.from)) {
       shape_of_[copy.to] = ShapeOf(*src);
     }
+    return {};
+  }
+  Status Execute(const scene::BufferWriteCommand& w, int) {
+    std::vector<uint8_t>& bytes = buffers_[w.buffer];
+    if (w.offset > bytes.size() || w.bytes.size() > bytes.size() - w.offset) {
+      return InvalidInput("write of " + std::to_string(w.bytes.size()) +
+                          " bytes at offset " + std::to_string(w.offset) +
+                          " is outside buffer " + w.buffer);
+    }
+    std::copy(w.bytes.begin(), w.bytes.end(), bytes.begin() + w.offset);
     return {};
   }
   Status Execute(const scene::RepeatCommand& repeat, int) {

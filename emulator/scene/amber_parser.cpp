@@ -14,6 +14,8 @@
 
 #include "scene/buffer_data.h"
 #include "scene/png_loader.h"
+#include "scene/vkscript_lexer.h"
+#include "scene/vkscript_parser.h"
 
 namespace warpsim::scene {
 namespace {
@@ -2457,6 +2459,12 @@ Result<Scene> ParseAmberScript(std::string_view text,
   return parser.Parse();
 }
 
+Result<Scene> ParseSceneText(std::string_view text,
+                             const std::string& file_path) {
+  if (vkscript::LooksLikeVkScript(text)) return ParseVkScript(text, file_path);
+  return ParseAmberScript(text, file_path);
+}
+
 Result<Scene> ParseAmberFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -2466,7 +2474,7 @@ Result<Scene> ParseAmberFile(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  return ParseAmberScript(text, path);
+  return ParseSceneText(text, path);
 }
 
 }  // namespace warpsim::scene

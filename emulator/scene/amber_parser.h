@@ -8,7 +8,8 @@
 //     expected, e.g. "expected an integer workgroup count X after RUN
 //     pipeline, got 'a'";
 //   - Unsupported naming the feature: "VkScript format" (files that start
-//     with a [section]), "DEBUG blocks", ray-tracing commands, compressed
+//     with a [section]; ParseSceneText sends those to the VkScript parser),
+//     "DEBUG blocks", ray-tracing commands, compressed
 //     (*_BLOCK) formats, PNG files when a format is not 8-bit RGBA-like.
 // Names (shaders, buffers, samplers, pipelines) are resolved while parsing,
 // so a returned Scene never refers to an undeclared object. FORMAT buffers
@@ -31,8 +32,15 @@ namespace warpsim::scene {
 Result<Scene> ParseAmberScript(std::string_view text,
                                const std::string& file_path);
 
-// Reads and parses a file. A missing or unreadable file is InvalidInput.
+// Reads and parses a file in either format (ParseSceneText). A missing or
+// unreadable file is InvalidInput.
 Result<Scene> ParseAmberFile(const std::string& path);
+
+// Parses AmberScript or VkScript text: VkScript when the first line that is
+// neither blank nor a '#' comment opens a [section] (ParseVkScript, see
+// vkscript_parser.h), AmberScript otherwise (ParseAmberScript).
+Result<Scene> ParseSceneText(std::string_view text,
+                             const std::string& file_path);
 
 }  // namespace warpsim::scene
 

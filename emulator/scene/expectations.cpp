@@ -253,9 +253,11 @@ ExpectationResult CheckColor(const ExpectCommand& cmd,
   double expected[4];
   Tolerance tol[4];
   for (int i = 0; i < 4; ++i) {
-    double v = i < static_cast<int>(cmd.values.size())
-                   ? static_cast<double>(cmd.values[i].i)
-                   : 0.0;
+    double v =
+        i < static_cast<int>(cmd.values.size())
+            ? (cmd.values[i].is_float ? cmd.values[i].f
+                                      : static_cast<double>(cmd.values[i].i))
+            : 0.0;
     expected[i] = normalized ? v : v / 255.0;
     if (cmd.tolerances.empty()) {
       tol[i] = Tolerance{kDefaultTexelTolerance * scale, false};

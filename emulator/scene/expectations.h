@@ -14,11 +14,12 @@
 //     given tolerances use the epsilon above. "t" is absolute, "t%" is
 //     relative to |expected|.
 //   EXPECT img IDX x y SIZE w h EQ_RGB r g b / EQ_RGBA r g b a  (CheckColor)
-//     r,g,b,a are 0..255 and become r/255 etc. Each pixel's channels are
-//     read by channel name (data types: components 0..3 are R, G, B, A),
-//     normalized (UNORM /(2^n-1), SNORM /(2^(n-1)-1), SRGB decoded to
-//     linear except alpha; ints and floats unchanged) and compared with
-//     tolerance: default 0.002 absolute; TOLERANCE gives 1 value (all
+//     r,g,b,a are 0..255 (integers from AmberScript; VkScript probes give
+//     0..1 values, stored as fractional v*255) and become r/255 etc. Each
+//     pixel's channels are read by channel name (data types: components 0..3
+//     are R, G, B, A), normalized (UNORM /(2^n-1), SNORM /(2^(n-1)-1), SRGB
+//     decoded to linear except alpha; ints and floats unchanged) and compared
+//     with tolerance: default 0.002 absolute; TOLERANCE gives 1 value (all
 //     channels) or 4 (R, G, B, A). Absolute tolerances are in 0..255 units
 //     for normalized formats (divided by 255 before comparing) and in the
 //     channel's own units otherwise; "t%" is relative to the expected value.

@@ -1,9 +1,10 @@
 // Scene: everything an AmberScript file says to run, as plain data.
 //
-// The parser (amber_parser.h) fills a Scene; the runner turns it into work.
-// Nothing here knows about warps. Names refer to other objects of the same
-// Scene (shaders, buffers, samplers, pipelines) and are resolved by the
-// parser, so every name in a parsed Scene exists.
+// The parsers (amber_parser.h for AmberScript, vkscript_parser.h for the
+// older VkScript format; scene_file.h picks one) fill a Scene; the runner turns
+// it into work. Nothing here knows about warps. Names refer to other objects of
+// the same Scene (shaders, buffers, samplers, pipelines) and are resolved by
+// the parser, so every name in a parsed Scene exists.
 #ifndef WARPSIM_SCENE_SCENE_H_
 #define WARPSIM_SCENE_SCENE_H_
 
@@ -270,6 +271,10 @@ struct RunCompute {
 };
 struct RunDrawRect {
   float x = 0, y = 0, width = 0, height = 0;
+  // False (AmberScript, VkScript `draw rect ortho`): x, y, width, height are
+  // framebuffer pixels. True (VkScript `draw rect` without `ortho`): they
+  // are normalized device coordinates, used as vertex positions as given.
+  bool ndc = false;
 };
 struct RunDrawGrid {
   float x = 0, y = 0, width = 0, height = 0;
@@ -282,6 +287,9 @@ struct RunDrawArray {
   std::optional<uint32_t> count;  // default: rest of the vertex/index buffer
   uint32_t start_instance = 0;
   uint32_t instance_count = 1;
+  // Added to each index of an indexed draw (VkScript `draw arrays indexed`
+  // gives its first vertex here, as Amber's vertexOffset).
+  int32_t vertex_offset = 0;
 };
 
 struct RunCommand {
@@ -307,6 +315,14 @@ struct ClearCommand {
 };
 struct CopyCommand {
   std::string from, to;
+};
+// Writes `bytes` into `buffer` at byte `offset` when the command runs
+// (VkScript `ssbo N subdata`, `uniform` after the first command). The
+// parser sizes the buffer so that the write fits.
+struct BufferWriteCommand {
+  std::string buffer;
+  uint64_t offset = 0;
+  std::vector<uint8_t> bytes;
 };
 
 enum class Comparator {
@@ -357,7 +373,7 @@ struct Command {
   int line = 0;
   std::variant<RunCommand, ClearColorCommand, ClearDepthCommand,
                ClearStencilCommand, ClearCommand, CopyCommand, ExpectCommand,
-               RepeatCommand>
+               RepeatCommand, BufferWriteCommand>
       data;
 };
 

@@ -1,4 +1,5 @@
-// conformance_runner runs every .amber file of the shared conformance corpus
+// conformance_runner runs every .amber and .vkscript file of the shared
+// conformance corpus
 // through warpsim, each in its own child process, and judges the outcomes
 // against a checked-in list of known failures (known_failures.txt).
 //
@@ -17,14 +18,14 @@
 //                reported fail or invalid, as the file intends);
 //   failed       an EXPECT did not hold (expect_fail files: warpsim passed);
 //   invalid      warpsim rejected the input as malformed;
-//   unsupported  valid input using a feature warpsim does not implement
-//                (VkScript files land here: the parser does not read them);
+//   unsupported  valid input using a feature warpsim does not implement;
 //   crashed      the child died from a signal or exited without a result;
 //   timeout      the child ran longer than --timeout seconds.
 //
 // Scope of a file, decided by scanning its text (no parsing):
-//   vkscript     the first line that is neither blank nor a '#' comment opens
-//                a "[section]" (the older VkScript format);
+//   vkscript     a .vkscript file, or an .amber file whose first line that is
+//                neither blank nor a '#' comment opens a "[section]" (the
+//                older VkScript format);
 //   graphics     an AmberScript file with a line whose first two words are
 //                "PIPELINE graphics";
 //   compute      every other AmberScript file.
@@ -95,7 +96,8 @@ constexpr size_t kMaxMessage = 240;
 constexpr const char* kUsage =
     "usage: conformance_runner --root DIR [options]\n"
     "\n"
-    "Runs every .amber file below DIR through warpsim, each in a forked\n"
+    "Runs every .amber and .vkscript file below DIR through warpsim, each\n"
+    "in a forked "
     "child, and checks the outcomes against a list of known failures.\n"
     "\n"
     "  --root DIR          corpus root (../shared/conformance)\n"
@@ -364,12 +366,13 @@ std::string FolderOf(const std::string& rel) {
   return rel.substr(0, second);
 }
 
-// Every *.amber file below root, sorted by relative path.
+// Every *.amber and *.vkscript file below root, sorted by relative path.
 std::vector<TestFile> WalkCorpus(const fs::path& root) {
   std::vector<TestFile> files;
   for (const auto& entry : fs::recursive_directory_iterator(
            root, fs::directory_options::follow_directory_symlink)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".amber") {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".amber" && ext != ".vkscript")) {
       continue;
     }
     TestFile f;
@@ -381,7 +384,7 @@ std::vector<TestFile> WalkCorpus(const fs::path& root) {
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
-    f.scope = DetectScope(text.str());
+    f.scope = ext == ".vkscript" ? Scope::kVkScript : DetectScope(text.str());
     files.push_back(std::move(f));
   }
   std::sort(files.begin(), files.end(),
@@ -843,7 +846,7 @@ int Main(int argc, char** argv) {
     files.push_back(f);
   }
   std::printf(
-      "conformance: %zu of %zu .amber files under %s (scope %s%s%s), "
+      "conformance: %zu of %zu .amber/.vkscript files under %s (scope %s%s%s), "
       "%d jobs, timeout %g s\n",
       files.size(), corpus.size(), opts.root.c_str(),
       opts.scope ? ScopeName(*opts.scope) : "all",

@@ -136,3 +136,66 @@ EXPECT fb IDX 12 0 SIZE 4 16 EQ_RGBA 255 0 0 255
   REQUIRE(r.images.size() == 1);
   CHECK(r.images[0].width == 16);
 }
+
+TEST_CASE("a VkScript draw rect in NDC fills the framebuffer it probes",
+          "[runner][graphics][vkscript]") {
+  // The left half in NDC (-1..0), then probes in pixels and relative units.
+  const std::string kScript = R"([require]
+fbsize 16 8
+[vertex shader passthrough]
+[fragment shader]
+#version 430
+layout(location = 0) out vec4 c;
+void main() { c = vec4(0.0, 1.0, 0.0, 1.0); }
+[test]
+clear color 1 0 0 1
+clear
+draw rect -1 -1 1 2
+probe rect rgba (0, 0, 8, 8) (0, 1, 0, 1)
+relative probe rect rgb (0.5, 0.0, 0.5, 1.0) (1, 0, 0)
+probe rgba (15, 7) (1, 0, 0, 1)
+)";
+  auto scene = warpsim::scene::ParseSceneText(kScript, "rect.vkscript");
+  REQUIRE(scene.ok());
+  const auto r = warpsim::runner::RunScene(*scene, {});
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(r.expectations.size() == 3);
+  REQUIRE(r.draws.size() == 1);
+  CHECK(r.draws[0].stats.fs_invocations == 64);
+
+  // The same scene probing green on the right half fails there.
+  std::string wrong = kScript;
+  wrong.replace(wrong.find("(1, 0, 0)\n"), 10, "(0, 1, 0)\n");
+  auto bad = warpsim::scene::ParseSceneText(wrong, "rect.vkscript");
+  REQUIRE(bad.ok());
+  const auto f = warpsim::runner::RunScene(*bad, {});
+  CHECK(f.status == warpsim::runner::RunStatus::kFail);
+}
+
+TEST_CASE("VkScript ssbo writes between dispatches reach the next dispatch",
+          "[runner][vkscript]") {
+  auto scene = warpsim::scene::ParseSceneText(R"([compute shader]
+#version 430
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 1) buffer B { int v[]; } b;
+layout(push_constant) uniform PC { int add; } pc;
+void main() { b.v[gl_LocalInvocationID.x] += pc.add; }
+[test]
+ssbo 0:1 subdata int 0 1 2 3 4
+uniform int 0 10
+compute 1 1 1
+probe ssbo int 0:1 0 == 11 12 13 14
+ssbo 0:1 subdata int 4 100
+uniform int 0 1
+compute 1 1 1
+probe ssbo int 0:1 0 == 12 101 14 15
+)",
+                                              "ssbo.vkscript");
+  REQUIRE(scene.ok());
+  const auto r = warpsim::runner::RunScene(*scene, {});
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(r.expectations.size() == 2);
+  CHECK(r.stats.dispatches == 2);
+}
