@@ -910,6 +910,17 @@ Status Lowerer::CollectGlobals() {
   return {};
 }
 
+uint32_t Lowerer::KillContinuation(uint32_t block) const {
+  // Constructs are nested intervals [header, merge) of the structured order
+  // (program.h), so the innermost one holding `block` is the one with the
+  // latest header. Headers before `block` are already lowered.
+  for (uint32_t h = block; h-- > 0;) {
+    const uint32_t merge = program_->blocks[h].merge_block;
+    if (merge != kNoBlock && merge > block) return merge;
+  }
+  return kNoBlock;
+}
+
 // ---------------------------------------------------------------------------
 // Structured block order: a reverse post-order of the CFG in which, at every
 // header, the merge block and then the continue target are explored before
@@ -1059,7 +1070,19 @@ Status Lowerer::LowerTerminator(const spirv::Block& block) {
       fn = ExecReturn;
       break;
     case spv::Op::OpKill:
-      fn = options_.kill_terminates ? ExecKill : ExecKillDemote;
+      if (options_.kill_terminates) {
+        fn = ExecKill;
+      } else {
+        // The demoted lanes go on as helpers at the merge block of the
+        // innermost construct holding this block (exec_control_flow.cpp).
+        fn = ExecKillDemote;
+        if (const uint32_t next = KillContinuation(current_block_);
+            next != kNoBlock) {
+          info.targets.push_back(next);
+          info.copies.push_back(
+              {static_cast<uint32_t>(program_->edge_copies.size()), 0});
+        }
+      }
       break;
     case spv::Op::OpTerminateInvocation:
       fn = ExecTerminateInvocation;

@@ -23,7 +23,10 @@
 //     iterate; lanes that `continue` wait at the continue target until the
 //     rest of the body has run, so lanes from different iterations never run
 //     together (the tangle rule of SPV_KHR_maximal_reconvergence);
-//   - `return`, OpKill and OpTerminateInvocation retire lanes for good.
+//   - `return`, OpTerminateInvocation and OpKill (terminate policy) retire
+//     lanes for good; OpKill under the demote policy, like
+//     OpDemoteToHelperInvocation, turns them into helpers that keep running
+//     (exec_control_flow.cpp).
 // This is the "thread frontier" scheme applied to SPIR-V's structured CFG;
 // it needs no explicit reconvergence stack and handles break, continue,
 // switch fall-through and early return uniformly.
@@ -137,6 +140,7 @@ class Warp {
                  std::pair<uint32_t, uint32_t> copies);
   // Retires lanes for good (return, kill, terminate). `discarded`: the
   // invocation's outputs are thrown away (OpKill, OpTerminateInvocation).
+  // A retired lane's registers keep the values they held.
   void RetireLanes(uint32_t lanes, bool discarded = false);
   // Lanes whose invocation was discarded, and lanes demoted to helpers.
   uint32_t discarded() const { return discarded_; }
