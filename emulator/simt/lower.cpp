@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 
+#include "simt/scalar_ops.h"
 #include "simt/warp.h"
 #include "spirv/grammar.h"
 
@@ -292,7 +293,8 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
     if (!flat.empty()) v &= MaskForWidth(flat[0].width);
     words.push_back(v);
   } else {
-    // OpSpecConstantOp: fold component-wise on integers and booleans.
+    // OpSpecConstantOp: fold component-wise on integers and booleans, with
+    // the executor's scalar functions.
     const auto& ops = c.spec_operands;
     auto vals = [&](uint32_t cid) -> std::vector<uint64_t> {
       auto it = const_words_.find(cid);
@@ -356,115 +358,19 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
         for (size_t i = 0; i < a.size(); ++i) {
           const uint64_t x = a[i];
           const uint64_t y = i < b.size() ? b[i] : 0;
-          const int64_t sx = SignExtend(x, aw), sy = SignExtend(y, aw);
+          const int64_t sx = SignExtend(x, aw);
           uint64_t r = 0;
-          switch (op) {
-            case spv::Op::OpSConvert:
-              r = static_cast<uint64_t>(sx);
-              break;
-            case spv::Op::OpUConvert:
-              r = x;
-              break;
-            case spv::Op::OpSNegate:
-              r = static_cast<uint64_t>(-sx);
-              break;
-            case spv::Op::OpNot:
-              r = ~x;
-              break;
-            case spv::Op::OpIAdd:
-              r = x + y;
-              break;
-            case spv::Op::OpISub:
-              r = x - y;
-              break;
-            case spv::Op::OpIMul:
-              r = x * y;
-              break;
-            case spv::Op::OpUDiv:
-              r = y ? (x & MaskForWidth(aw)) / (y & MaskForWidth(aw)) : 0;
-              break;
-            case spv::Op::OpSDiv:
-              r = sy ? static_cast<uint64_t>(sx / sy) : 0;
-              break;
-            case spv::Op::OpUMod:
-              r = y ? (x & MaskForWidth(aw)) % (y & MaskForWidth(aw)) : 0;
-              break;
-            case spv::Op::OpSRem:
-              r = sy ? static_cast<uint64_t>(sx % sy) : 0;
-              break;
-            case spv::Op::OpSMod: {
-              int64_t m = sy ? sx % sy : 0;
-              if (m != 0 && ((m < 0) != (sy < 0))) m += sy;
-              r = static_cast<uint64_t>(m);
-              break;
-            }
-            case spv::Op::OpShiftRightLogical:
-              r = (x & MaskForWidth(aw)) >> (y & 63);
-              break;
-            case spv::Op::OpShiftRightArithmetic:
-              r = static_cast<uint64_t>(sx >> (y & 63));
-              break;
-            case spv::Op::OpShiftLeftLogical:
-              r = x << (y & 63);
-              break;
-            case spv::Op::OpBitwiseOr:
-              r = x | y;
-              break;
-            case spv::Op::OpBitwiseXor:
-              r = x ^ y;
-              break;
-            case spv::Op::OpBitwiseAnd:
-              r = x & y;
-              break;
-            case spv::Op::OpLogicalOr:
-              r = (x | y) != 0;
-              break;
-            case spv::Op::OpLogicalAnd:
-              r = (x != 0) && (y != 0);
-              break;
-            case spv::Op::OpLogicalNot:
-              r = x == 0;
-              break;
-            case spv::Op::OpLogicalEqual:
-              r = (x != 0) == (y != 0);
-              break;
-            case spv::Op::OpLogicalNotEqual:
-              r = (x != 0) != (y != 0);
-              break;
-            case spv::Op::OpIEqual:
-              r = (x & MaskForWidth(aw)) == (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpINotEqual:
-              r = (x & MaskForWidth(aw)) != (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpULessThan:
-              r = (x & MaskForWidth(aw)) < (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSLessThan:
-              r = sx < sy;
-              break;
-            case spv::Op::OpUGreaterThan:
-              r = (x & MaskForWidth(aw)) > (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSGreaterThan:
-              r = sx > sy;
-              break;
-            case spv::Op::OpULessThanEqual:
-              r = (x & MaskForWidth(aw)) <= (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSLessThanEqual:
-              r = sx <= sy;
-              break;
-            case spv::Op::OpUGreaterThanEqual:
-              r = (x & MaskForWidth(aw)) >= (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSGreaterThanEqual:
-              r = sx >= sy;
-              break;
-            default:
-              return Unsupported(
-                  "OpSpecConstantOp with " +
-                  std::string(spirv::OpcodeName(static_cast<uint32_t>(op))));
+          if (op == spv::Op::OpSConvert) {
+            r = static_cast<uint64_t>(sx);
+          } else if (op == spv::Op::OpUConvert) {
+            r = x;
+          } else if (auto folded = scalar::FoldIntegerOp(op, aw, x, y)) {
+            // The executor's own scalar function (scalar_ops.h).
+            r = *folded;
+          } else {
+            return Unsupported(
+                "OpSpecConstantOp with " +
+                std::string(spirv::OpcodeName(static_cast<uint32_t>(op))));
           }
           words.push_back(r & rmask);
         }
