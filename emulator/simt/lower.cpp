@@ -816,17 +816,6 @@ Status Lowerer::CollectGlobals() {
   return {};
 }
 
-uint32_t Lowerer::KillContinuation(uint32_t block) const {
-  // Constructs are nested intervals [header, merge) of the structured order
-  // (program.h), so the innermost one holding `block` is the one with the
-  // latest header. Headers before `block` are already lowered.
-  for (uint32_t h = block; h-- > 0;) {
-    const uint32_t merge = program_->blocks[h].merge_block;
-    if (merge != kNoBlock && merge > block) return merge;
-  }
-  return kNoBlock;
-}
-
 // ---------------------------------------------------------------------------
 // Structured block order: a reverse post-order of the CFG in which, at every
 // header, the merge block and then the continue target are explored before
@@ -906,6 +895,17 @@ Status Lowerer::ComputeBlockOrder(const spirv::Function& fn) {
   for (uint32_t i = 0; i < order_.size(); ++i)
     block_index_[order_[i]->label] = i;
   return {};
+}
+
+uint32_t Lowerer::KillContinuation(uint32_t block) const {
+  // Constructs are nested intervals [header, merge) of the structured order
+  // (program.h), so the innermost one holding `block` is the one with the
+  // latest header. Headers before `block` are already lowered.
+  for (uint32_t h = block; h-- > 0;) {
+    const uint32_t merge = program_->blocks[h].merge_block;
+    if (merge != kNoBlock && merge > block) return merge;
+  }
+  return kNoBlock;
 }
 
 // ---------------------------------------------------------------------------
