@@ -194,6 +194,14 @@ Result<DispatchStats> DispatchCompute(const Program& program,
               progressed = true;
               if (rec.blocking != simt::Blocking::kNone) break;
             }
+            if (const Diagnostic* error = w->error()) {
+              Diagnostic d = *error;
+              d.message = "workgroup (" + std::to_string(gx) + ", " +
+                          std::to_string(gy) + ", " + std::to_string(gz) +
+                          "), subgroup " + std::to_string(&w - &warps[0]) +
+                          ": " + d.message;
+              return d;
+            }
             if (limits.max_warp_instructions != 0 &&
                 context.warp_instructions > limits.max_warp_instructions) {
               return InvalidInput("the dispatch executed more than " +

@@ -77,6 +77,7 @@ Status RunWarp(Warp& warp, simt::ExecContext& ctx,
       const simt::InstrRecord rec = warp.Step();
       if (rec.blocking == simt::Blocking::kBarrier) warp.ReleaseBarrier();
     }
+    if (const Diagnostic* error = warp.error()) return *error;
     if (config.max_warp_instructions != 0 &&
         ctx.warp_instructions > config.max_warp_instructions) {
       return InvalidInput("the draw executed more than " +

@@ -85,10 +85,11 @@ void ExecTerminateInvocation(Warp& w, const Instr& in) {
   w.Reconverge();
 }
 
-// Reaching OpUnreachable is undefined behaviour; the lanes stop.
+// Reaching OpUnreachable is a bug in the shader (the module promises it
+// never happens): a runtime error naming the instruction and the lanes.
 void ExecUnreachable(Warp& w, const Instr& in) {
-  w.RetireLanes(w.active());
-  w.Reconverge();
+  w.Trap(w.active(), in,
+         "the module declares this point unreachable (a shader bug)");
 }
 
 }  // namespace warpsim::simt

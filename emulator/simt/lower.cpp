@@ -1108,6 +1108,7 @@ Status Lowerer::Run() {
         "entry point \"" + options_.entry_point + "\" not found in the module",
         SourcePos{module_.file(), 0, -1, ""});
   }
+  program_->source = module_.file();
   program_->entry_name = ep->name;
   program_->model = ep->model;
   function_ = module_.function(ep->function);

@@ -137,6 +137,7 @@ inline constexpr uint32_t kRegionWorkgroup = 1;  // the workgroup's memory
 inline constexpr uint32_t kRegionFirstResource = 2;
 
 struct Program {
+  std::string source;  // the module's file, for runtime diagnostics
   std::string entry_name;
   spv::ExecutionModel model = spv::ExecutionModel::Max;
   std::vector<Instr> code;

@@ -34,8 +34,11 @@
 #define WARPSIM_SIMT_WARP_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "simt/image.h"
 #include "simt/program.h"
 
@@ -72,6 +75,7 @@ enum class Blocking : uint8_t {
   kNone,     // the warp can issue again
   kBarrier,  // waiting at OpControlBarrier for the rest of the workgroup
   kDone,     // every lane has finished
+  kError,    // the warp stopped on a runtime error (Warp::error())
 };
 
 // What one Step() did: the input of timing models and traces.
@@ -100,6 +104,10 @@ class Warp {
   InstrRecord Step();
 
   bool done() const { return alive_ == 0; }
+  // The runtime error that stopped the warp (a lane reached OpUnreachable),
+  // naming the SPIR-V instruction and the lanes; nullptr while there is
+  // none.
+  const Diagnostic* error() const { return error_ ? &*error_ : nullptr; }
   bool at_barrier() const { return at_barrier_; }
   void ReleaseBarrier() { at_barrier_ = false; }
 
@@ -150,6 +158,9 @@ class Warp {
     helper_ |= lanes;
     demoted_ |= lanes;
   }
+  // Stops the warp on a runtime error: `lanes` executed `in`, which they
+  // must never reach (`what` says why). Every lane retires.
+  void Trap(uint32_t lanes, const Instr& in, const std::string& what);
   // Picks the next group of lanes to run (smallest block position).
   void Reconverge();
   // Marks the warp as waiting at a barrier.
@@ -169,6 +180,7 @@ class Warp {
   uint32_t pc_ = 0;  // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
+  std::optional<Diagnostic> error_;
   std::vector<uint32_t> regs_;
   std::vector<uint8_t> private_;
   std::vector<uint32_t> next_block_;  // per lane: position it waits at

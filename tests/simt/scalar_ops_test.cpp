@@ -138,6 +138,7 @@ std::pair<uint64_t, uint64_t> FoldedAndRuntime(const Case& c) {
     REQUIRE(steps < 1000);
     warp.Step();
   }
+  REQUIRE(warp.error() == nullptr);
   uint64_t folded = 0, runtime = 0;
   std::memcpy(&folded, &buffer[16], c.width / 8);
   std::memcpy(&runtime, &buffer[24], c.width / 8);
