@@ -146,8 +146,11 @@ Result<std::unique_ptr<WorkItem>> ComputeDispatch::Next() {
   const uint32_t gx = static_cast<uint32_t>(g % groups_[0]);
   const uint32_t gy = static_cast<uint32_t>((g / groups_[0]) % groups_[1]);
   const uint32_t gz = static_cast<uint32_t>(g / groups_[0] / groups_[1]);
-  auto item = std::make_unique<WorkItem>();
+  auto item = std::make_unique<WorkgroupWork>();
   item->id = g;
+  item->group[0] = gx;
+  item->group[1] = gy;
+  item->group[2] = gz;
   item->kind = WorkKind::kComputeWorkgroup;
   item->workgroup_memory.assign(program.workgroup_bytes, 0);
   item->context.regions = regions_;
@@ -185,7 +188,13 @@ Result<std::unique_ptr<WorkItem>> ComputeDispatch::Next() {
     }
     item->warps.push_back(std::move(warp));
   }
-  return item;
+  return std::unique_ptr<WorkItem>(std::move(item));
+}
+
+std::string WorkgroupWork::Where(size_t warp) const {
+  return "workgroup (" + std::to_string(group[0]) + ", " +
+         std::to_string(group[1]) + ", " + std::to_string(group[2]) +
+         "), subgroup " + std::to_string(warp);
 }
 
 Status ComputeDispatch::Retire(WorkItem& item) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/diagnostic.h"
@@ -46,6 +47,12 @@ struct DispatchStats {
 // built-ins. Shared by every stage.
 bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
                           uint32_t lane, uint32_t width);
+
+// A workgroup as a work item.
+struct WorkgroupWork : WorkItem {
+  uint32_t group[3] = {0, 0, 0};  // WorkgroupId
+  std::string Where(size_t warp) const override;
+};
 
 // A dispatch as a source of work items, one per workgroup.
 class ComputeDispatch : public WarpSource {

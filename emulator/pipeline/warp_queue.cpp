@@ -54,6 +54,12 @@ Status RunToCompletion(WorkItem& item, uint64_t executed_before,
         const simt::InstrRecord rec = w->Step();
         if (rec.blocking != simt::Blocking::kNone) break;
       }
+      if (const Diagnostic* error = w->error()) {
+        Diagnostic d = *error;
+        const std::string where = item.Where(&w - &item.warps[0]);
+        if (!where.empty()) d.message = where + ": " + d.message;
+        return d;
+      }
       if (limits.max_warp_instructions != 0 &&
           executed_before + context.warp_instructions >
               limits.max_warp_instructions) {

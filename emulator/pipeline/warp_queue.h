@@ -66,6 +66,9 @@ struct WorkItem {
   std::vector<std::unique_ptr<simt::Warp>> warps;
 
   bool done() const;
+  // Names warp `warp` of the item in a runtime error ("workgroup (1, 0,
+  // 0), subgroup 2: ..."); empty when the item has nothing to add.
+  virtual std::string Where(size_t warp) const { return {}; }
 };
 
 // A draw or a dispatch, seen as a producer of work items.
@@ -111,7 +114,8 @@ struct DrainLimits {
 
 // Runs the warps of `item` until all of them finished: round robin over
 // its warps, each until it blocks, finishes or spends its time slice; a
-// barrier opens when every unfinished warp waits at it. `executed_before`:
+// barrier opens when every unfinished warp waits at it. A warp's runtime
+// error (Warp::error()) ends the item with that error. `executed_before`:
 // warp instructions of the source's earlier items (for the limit).
 Status RunToCompletion(WorkItem& item, uint64_t executed_before,
                        const DrainLimits& limits);

@@ -8,60 +8,34 @@
 #include <type_traits>
 
 #include "simt/exec_common.h"
+#include "simt/scalar_ops.h"
 
 namespace warpsim::simt {
 namespace {
 
 // ---- scalar functions ----
-// Integers wrap: compute in the unsigned type of the same width.
-template <typename T>
-using U = std::make_unsigned_t<T>;
-
-template <typename T>
-T IAdd(T a, T b) {
-  return static_cast<T>(static_cast<U<T>>(a) + static_cast<U<T>>(b));
-}
-template <typename T>
-T ISub(T a, T b) {
-  return static_cast<T>(static_cast<U<T>>(a) - static_cast<U<T>>(b));
-}
-template <typename T>
-T IMul(T a, T b) {
-  using W = std::conditional_t<(sizeof(T) < 4), uint32_t, U<T>>;
-  return static_cast<T>(static_cast<W>(static_cast<U<T>>(a)) *
-                        static_cast<W>(static_cast<U<T>>(b)));
-}
-template <typename T>
-T SNegate(T a) {
-  return static_cast<T>(U<T>(0) - static_cast<U<T>>(a));
-}
-// Division by zero is undefined in SPIR-V; warpsim returns 0 (and never
-// traps on the host). INT_MIN / -1 wraps.
-template <typename T>
-T UDiv(T a, T b) {
-  return b == 0 ? T(0) : static_cast<T>(a / b);
-}
-template <typename T>
-T UMod(T a, T b) {
-  return b == 0 ? T(0) : static_cast<T>(a % b);
-}
-template <typename T>
-T SDiv(T a, T b) {
-  if (b == 0) return 0;
-  if (b == T(-1)) return SNegate(a);
-  return static_cast<T>(a / b);
-}
-template <typename T>
-T SRem(T a, T b) {
-  if (b == 0 || b == T(-1)) return 0;
-  return static_cast<T>(a % b);
-}
-template <typename T>
-T SMod(T a, T b) {
-  T r = SRem(a, b);
-  if (r != 0 && ((r < 0) != (b < 0))) r = IAdd(r, b);
-  return r;
-}
+// Integer arithmetic, comparisons and logic come from scalar_ops.h (shared
+// with constant folding); the float ones are here.
+using scalar::Ge;
+using scalar::Gt;
+using scalar::IAdd;
+using scalar::IEq;
+using scalar::IMul;
+using scalar::INe;
+using scalar::ISub;
+using scalar::Le;
+using scalar::LogicalAnd;
+using scalar::LogicalEqual;
+using scalar::LogicalNot;
+using scalar::LogicalNotEqual;
+using scalar::LogicalOr;
+using scalar::Lt;
+using scalar::SDiv;
+using scalar::SMod;
+using scalar::SNegate;
+using scalar::SRem;
+using scalar::UDiv;
+using scalar::UMod;
 
 template <typename T>
 T FAdd(T a, T b) {
@@ -107,31 +81,7 @@ Half HalfBinary(Half a, Half b) {
 }
 Half HNegate(Half a) { return Half{static_cast<uint16_t>(a.bits ^ 0x8000u)}; }
 
-// Comparisons.
-template <typename T>
-bool IEq(T a, T b) {
-  return a == b;
-}
-template <typename T>
-bool INe(T a, T b) {
-  return a != b;
-}
-template <typename T>
-bool Lt(T a, T b) {
-  return a < b;
-}
-template <typename T>
-bool Le(T a, T b) {
-  return a <= b;
-}
-template <typename T>
-bool Gt(T a, T b) {
-  return a > b;
-}
-template <typename T>
-bool Ge(T a, T b) {
-  return a >= b;
-}
+// Float comparisons (ordered <, <=, >, >= are the plain operators).
 template <typename T>
 bool FOrdEq(T a, T b) {
   return a == b;
@@ -193,12 +143,6 @@ template <bool (*F)(float)>
 bool HalfTest(Half a) {
   return F(HalfToFloat(a.bits));
 }
-
-bool LogicalAnd(bool a, bool b) { return a && b; }
-bool LogicalOr(bool a, bool b) { return a || b; }
-bool LogicalEqual(bool a, bool b) { return a == b; }
-bool LogicalNotEqual(bool a, bool b) { return a != b; }
-bool LogicalNot(bool a) { return !a; }
 
 // ---- handler sets ----
 #define WS_INT_BINARY(F, S8, S16, S32, S64)     \

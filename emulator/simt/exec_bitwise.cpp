@@ -6,46 +6,23 @@
 #include <type_traits>
 
 #include "simt/exec_common.h"
+#include "simt/scalar_ops.h"
 
 namespace warpsim::simt {
 namespace {
 
-template <typename T>
-constexpr uint32_t kBits = sizeof(T) * 8;
+// Shifts and and/or/xor/not come from scalar_ops.h (shared with constant
+// folding). Shifts take the shift count as a 32-bit register (the lowering
+// converts other widths first).
+using scalar::And;
+using scalar::kBits;
+using scalar::Not;
+using scalar::Or;
+using scalar::Sar;
+using scalar::Shl;
+using scalar::Shr;
+using scalar::Xor;
 
-// Shifts take the shift count as a 32-bit register (the lowering converts
-// other widths first).
-template <typename T>
-T Shl(T a, uint32_t b) {
-  return b >= kBits<T> ? T(0) : static_cast<T>(a << b);
-}
-template <typename T>
-T Shr(T a, uint32_t b) {
-  return b >= kBits<T> ? T(0) : static_cast<T>(a >> b);
-}
-template <typename T>
-T Sar(T a, uint32_t b) {
-  using S = std::make_signed_t<T>;
-  const S s = static_cast<S>(a);
-  return static_cast<T>(b >= kBits<T> ? (s < 0 ? S(-1) : S(0))
-                                      : static_cast<S>(s >> b));
-}
-template <typename T>
-T And(T a, T b) {
-  return a & b;
-}
-template <typename T>
-T Or(T a, T b) {
-  return a | b;
-}
-template <typename T>
-T Xor(T a, T b) {
-  return a ^ b;
-}
-template <typename T>
-T Not(T a) {
-  return static_cast<T>(~a);
-}
 template <typename T>
 T BitReverse(T a) {
   T r = 0;

@@ -61,12 +61,22 @@ void ExecKill(Warp& w, const Instr& in) {
   w.Reconverge();
 }
 
-// OpKill with the "demote" policy: the lanes become helpers (their quad
-// neighbours can still read their registers for derivatives) and execute
-// nothing more; their outputs are discarded like any helper's.
+// OpKill with the "demote" policy: the lanes become helper invocations
+// (REFERENCE §8.5) and keep running the shader, with stores and atomics
+// masked and their outputs discarded, so that their quad neighbours'
+// derivatives read freshly computed values. OpKill ends its block, so the
+// lowering names where they go on: the merge block of the innermost
+// construct holding the OpKill, as if the branch to it were taken (a loop's
+// merge: they leave the loop). Phis there take no value from this edge. At
+// the function's top level there is nothing left to run and they retire.
 void ExecKillDemote(Warp& w, const Instr& in) {
+  const BranchInfo& b = w.program().branches[in.aux];
   w.DemoteLanes(w.active());
-  w.RetireLanes(w.active());
+  if (b.targets.empty()) {
+    w.RetireLanes(w.active());
+  } else {
+    w.SendLanes(w.active(), b.targets[0], b.copies[0]);
+  }
   w.Reconverge();
 }
 
@@ -75,10 +85,11 @@ void ExecTerminateInvocation(Warp& w, const Instr& in) {
   w.Reconverge();
 }
 
-// Reaching OpUnreachable is undefined behaviour; the lanes stop.
+// Reaching OpUnreachable is a bug in the shader (the module promises it
+// never happens): a runtime error naming the instruction and the lanes.
 void ExecUnreachable(Warp& w, const Instr& in) {
-  w.RetireLanes(w.active());
-  w.Reconverge();
+  w.Trap(w.active(), in,
+         "the module declares this point unreachable (a shader bug)");
 }
 
 }  // namespace warpsim::simt

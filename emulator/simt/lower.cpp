@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 
+#include "simt/scalar_ops.h"
 #include "simt/warp.h"
 #include "spirv/grammar.h"
 
@@ -292,7 +293,8 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
     if (!flat.empty()) v &= MaskForWidth(flat[0].width);
     words.push_back(v);
   } else {
-    // OpSpecConstantOp: fold component-wise on integers and booleans.
+    // OpSpecConstantOp: fold component-wise on integers and booleans, with
+    // the executor's scalar functions.
     const auto& ops = c.spec_operands;
     auto vals = [&](uint32_t cid) -> std::vector<uint64_t> {
       auto it = const_words_.find(cid);
@@ -356,115 +358,19 @@ Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
         for (size_t i = 0; i < a.size(); ++i) {
           const uint64_t x = a[i];
           const uint64_t y = i < b.size() ? b[i] : 0;
-          const int64_t sx = SignExtend(x, aw), sy = SignExtend(y, aw);
+          const int64_t sx = SignExtend(x, aw);
           uint64_t r = 0;
-          switch (op) {
-            case spv::Op::OpSConvert:
-              r = static_cast<uint64_t>(sx);
-              break;
-            case spv::Op::OpUConvert:
-              r = x;
-              break;
-            case spv::Op::OpSNegate:
-              r = static_cast<uint64_t>(-sx);
-              break;
-            case spv::Op::OpNot:
-              r = ~x;
-              break;
-            case spv::Op::OpIAdd:
-              r = x + y;
-              break;
-            case spv::Op::OpISub:
-              r = x - y;
-              break;
-            case spv::Op::OpIMul:
-              r = x * y;
-              break;
-            case spv::Op::OpUDiv:
-              r = y ? (x & MaskForWidth(aw)) / (y & MaskForWidth(aw)) : 0;
-              break;
-            case spv::Op::OpSDiv:
-              r = sy ? static_cast<uint64_t>(sx / sy) : 0;
-              break;
-            case spv::Op::OpUMod:
-              r = y ? (x & MaskForWidth(aw)) % (y & MaskForWidth(aw)) : 0;
-              break;
-            case spv::Op::OpSRem:
-              r = sy ? static_cast<uint64_t>(sx % sy) : 0;
-              break;
-            case spv::Op::OpSMod: {
-              int64_t m = sy ? sx % sy : 0;
-              if (m != 0 && ((m < 0) != (sy < 0))) m += sy;
-              r = static_cast<uint64_t>(m);
-              break;
-            }
-            case spv::Op::OpShiftRightLogical:
-              r = (x & MaskForWidth(aw)) >> (y & 63);
-              break;
-            case spv::Op::OpShiftRightArithmetic:
-              r = static_cast<uint64_t>(sx >> (y & 63));
-              break;
-            case spv::Op::OpShiftLeftLogical:
-              r = x << (y & 63);
-              break;
-            case spv::Op::OpBitwiseOr:
-              r = x | y;
-              break;
-            case spv::Op::OpBitwiseXor:
-              r = x ^ y;
-              break;
-            case spv::Op::OpBitwiseAnd:
-              r = x & y;
-              break;
-            case spv::Op::OpLogicalOr:
-              r = (x | y) != 0;
-              break;
-            case spv::Op::OpLogicalAnd:
-              r = (x != 0) && (y != 0);
-              break;
-            case spv::Op::OpLogicalNot:
-              r = x == 0;
-              break;
-            case spv::Op::OpLogicalEqual:
-              r = (x != 0) == (y != 0);
-              break;
-            case spv::Op::OpLogicalNotEqual:
-              r = (x != 0) != (y != 0);
-              break;
-            case spv::Op::OpIEqual:
-              r = (x & MaskForWidth(aw)) == (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpINotEqual:
-              r = (x & MaskForWidth(aw)) != (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpULessThan:
-              r = (x & MaskForWidth(aw)) < (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSLessThan:
-              r = sx < sy;
-              break;
-            case spv::Op::OpUGreaterThan:
-              r = (x & MaskForWidth(aw)) > (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSGreaterThan:
-              r = sx > sy;
-              break;
-            case spv::Op::OpULessThanEqual:
-              r = (x & MaskForWidth(aw)) <= (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSLessThanEqual:
-              r = sx <= sy;
-              break;
-            case spv::Op::OpUGreaterThanEqual:
-              r = (x & MaskForWidth(aw)) >= (y & MaskForWidth(aw));
-              break;
-            case spv::Op::OpSGreaterThanEqual:
-              r = sx >= sy;
-              break;
-            default:
-              return Unsupported(
-                  "OpSpecConstantOp with " +
-                  std::string(spirv::OpcodeName(static_cast<uint32_t>(op))));
+          if (op == spv::Op::OpSConvert) {
+            r = static_cast<uint64_t>(sx);
+          } else if (op == spv::Op::OpUConvert) {
+            r = x;
+          } else if (auto folded = scalar::FoldIntegerOp(op, aw, x, y)) {
+            // The executor's own scalar function (scalar_ops.h).
+            r = *folded;
+          } else {
+            return Unsupported(
+                "OpSpecConstantOp with " +
+                std::string(spirv::OpcodeName(static_cast<uint32_t>(op))));
           }
           words.push_back(r & rmask);
         }
@@ -991,6 +897,17 @@ Status Lowerer::ComputeBlockOrder(const spirv::Function& fn) {
   return {};
 }
 
+uint32_t Lowerer::KillContinuation(uint32_t block) const {
+  // Constructs are nested intervals [header, merge) of the structured order
+  // (program.h), so the innermost one holding `block` is the one with the
+  // latest header. Headers before `block` are already lowered.
+  for (uint32_t h = block; h-- > 0;) {
+    const uint32_t merge = program_->blocks[h].merge_block;
+    if (merge != kNoBlock && merge > block) return merge;
+  }
+  return kNoBlock;
+}
+
 // ---------------------------------------------------------------------------
 
 std::pair<uint32_t, uint32_t> Lowerer::EdgeCopies(uint32_t from_label,
@@ -1059,7 +976,19 @@ Status Lowerer::LowerTerminator(const spirv::Block& block) {
       fn = ExecReturn;
       break;
     case spv::Op::OpKill:
-      fn = options_.kill_terminates ? ExecKill : ExecKillDemote;
+      if (options_.kill_terminates) {
+        fn = ExecKill;
+      } else {
+        // The demoted lanes go on as helpers at the merge block of the
+        // innermost construct holding this block (exec_control_flow.cpp).
+        fn = ExecKillDemote;
+        if (const uint32_t next = KillContinuation(current_block_);
+            next != kNoBlock) {
+          info.targets.push_back(next);
+          info.copies.push_back(
+              {static_cast<uint32_t>(program_->edge_copies.size()), 0});
+        }
+      }
       break;
     case spv::Op::OpTerminateInvocation:
       fn = ExecTerminateInvocation;
@@ -1179,6 +1108,7 @@ Status Lowerer::Run() {
         "entry point \"" + options_.entry_point + "\" not found in the module",
         SourcePos{module_.file(), 0, -1, ""});
   }
+  program_->source = module_.file();
   program_->entry_name = ep->name;
   program_->model = ep->model;
   function_ = module_.function(ep->function);

@@ -152,6 +152,10 @@ class Lowerer {
   bool LowerInst(const spirv::Inst& inst);
   std::pair<uint32_t, uint32_t> EdgeCopies(uint32_t from_label,
                                            uint32_t to_label);
+  // Where lanes demoted by OpKill in `block` go on running: the merge block
+  // of the innermost construct holding it (kNoBlock at the function's top
+  // level).
+  uint32_t KillContinuation(uint32_t block) const;
   Status FoldConstant(uint32_t id, const spirv::Constant& c);
   uint32_t AllocPrivate(uint32_t bytes, uint32_t align);
   // Splits an interface variable into InputSlots (program.h).

@@ -35,6 +35,8 @@ struct Instr;
 using ExecFn = void (*)(Warp& warp, const Instr& instr);
 
 inline constexpr uint32_t kNoReg = 0xffffffffu;
+// A block index that names no block (no merge, no continue target).
+inline constexpr uint32_t kNoBlock = 0xffffffffu;
 // Before allocation, constant operands are tagged with this bit.
 inline constexpr uint32_t kConstTag = 0x80000000u;
 
@@ -90,10 +92,10 @@ struct BranchInfo {
 };
 
 struct BlockInfo {
-  uint32_t first_instr = 0;               // index into Program::code
-  uint32_t label = 0;                     // SPIR-V label id
-  uint32_t merge_block = 0xffffffffu;     // structured merge (block index)
-  uint32_t continue_block = 0xffffffffu;  // loops
+  uint32_t first_instr = 0;            // index into Program::code
+  uint32_t label = 0;                  // SPIR-V label id
+  uint32_t merge_block = kNoBlock;     // structured merge (block index)
+  uint32_t continue_block = kNoBlock;  // loops
 };
 
 // Where a shader interface variable or built-in lives in lane-private memory.
@@ -135,6 +137,7 @@ inline constexpr uint32_t kRegionWorkgroup = 1;  // the workgroup's memory
 inline constexpr uint32_t kRegionFirstResource = 2;
 
 struct Program {
+  std::string source;  // the module's file, for runtime diagnostics
   std::string entry_name;
   spv::ExecutionModel model = spv::ExecutionModel::Max;
   std::vector<Instr> code;

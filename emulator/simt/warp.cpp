@@ -4,6 +4,9 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <string>
+
+#include "spirv/grammar.h"
 
 namespace warpsim::simt {
 
@@ -71,7 +74,9 @@ InstrRecord Warp::Step() {
   if (record_addresses_ && in.pipe == Pipe::kLsu) {
     rec.addresses = addresses_.data();
   }
-  if (alive_ == 0) {
+  if (error_) {
+    rec.blocking = Blocking::kError;
+  } else if (alive_ == 0) {
     rec.blocking = Blocking::kDone;
   } else if (at_barrier_) {
     rec.blocking = Blocking::kBarrier;
@@ -105,6 +110,25 @@ void Warp::SendLanes(uint32_t lanes, uint32_t block,
 void Warp::RetireLanes(uint32_t lanes, bool discarded) {
   alive_ &= ~lanes;
   if (discarded) discarded_ |= lanes;
+}
+
+void Warp::Trap(uint32_t lanes, const Instr& in, const std::string& what) {
+  // Lane list with runs collapsed: "lanes 0-3, 9".
+  std::string list;
+  for (uint32_t m = lanes; m != 0;) {
+    const uint32_t first = std::countr_zero(m);
+    const uint32_t run = std::countr_one(m >> first);
+    if (!list.empty()) list += ", ";
+    list += std::to_string(first);
+    if (run > 1) list += "-" + std::to_string(first + run - 1);
+    m &= run >= 32 ? 0u : ~(((1u << run) - 1) << first);
+  }
+  const std::string name(spirv::OpcodeName(static_cast<uint32_t>(in.op)));
+  error_ = InvalidInput((std::popcount(lanes) == 1 ? "lane " : "lanes ") +
+                            list + " of the warp reached " + name + ": " + what,
+                        SourcePos{program_->source, 0, in.spirv_word, name});
+  alive_ = 0;
+  active_ = 0;
 }
 
 void Warp::Reconverge() {

@@ -23,7 +23,10 @@
 //     iterate; lanes that `continue` wait at the continue target until the
 //     rest of the body has run, so lanes from different iterations never run
 //     together (the tangle rule of SPV_KHR_maximal_reconvergence);
-//   - `return`, OpKill and OpTerminateInvocation retire lanes for good.
+//   - `return`, OpTerminateInvocation and OpKill (terminate policy) retire
+//     lanes for good; OpKill under the demote policy, like
+//     OpDemoteToHelperInvocation, turns them into helpers that keep running
+//     (exec_control_flow.cpp).
 // This is the "thread frontier" scheme applied to SPIR-V's structured CFG;
 // it needs no explicit reconvergence stack and handles break, continue,
 // switch fall-through and early return uniformly.
@@ -31,8 +34,11 @@
 #define WARPSIM_SIMT_WARP_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "simt/image.h"
 #include "simt/program.h"
 
@@ -69,6 +75,7 @@ enum class Blocking : uint8_t {
   kNone,     // the warp can issue again
   kBarrier,  // waiting at OpControlBarrier for the rest of the workgroup
   kDone,     // every lane has finished
+  kError,    // the warp stopped on a runtime error (Warp::error())
 };
 
 // What one Step() did: the input of timing models and traces.
@@ -97,6 +104,10 @@ class Warp {
   InstrRecord Step();
 
   bool done() const { return alive_ == 0; }
+  // The runtime error that stopped the warp (a lane reached OpUnreachable),
+  // naming the SPIR-V instruction and the lanes; nullptr while there is
+  // none.
+  const Diagnostic* error() const { return error_ ? &*error_ : nullptr; }
   bool at_barrier() const { return at_barrier_; }
   void ReleaseBarrier() { at_barrier_ = false; }
 
@@ -137,6 +148,7 @@ class Warp {
                  std::pair<uint32_t, uint32_t> copies);
   // Retires lanes for good (return, kill, terminate). `discarded`: the
   // invocation's outputs are thrown away (OpKill, OpTerminateInvocation).
+  // A retired lane's registers keep the values they held.
   void RetireLanes(uint32_t lanes, bool discarded = false);
   // Lanes whose invocation was discarded, and lanes demoted to helpers.
   uint32_t discarded() const { return discarded_; }
@@ -146,6 +158,9 @@ class Warp {
     helper_ |= lanes;
     demoted_ |= lanes;
   }
+  // Stops the warp on a runtime error: `lanes` executed `in`, which they
+  // must never reach (`what` says why). Every lane retires.
+  void Trap(uint32_t lanes, const Instr& in, const std::string& what);
   // Picks the next group of lanes to run (smallest block position).
   void Reconverge();
   // Marks the warp as waiting at a barrier.
@@ -165,6 +180,7 @@ class Warp {
   uint32_t pc_ = 0;  // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
+  std::optional<Diagnostic> error_;
   std::vector<uint32_t> regs_;
   std::vector<uint8_t> private_;
   std::vector<uint32_t> next_block_;  // per lane: position it waits at

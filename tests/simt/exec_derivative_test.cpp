@@ -98,12 +98,13 @@ std::string Frag(const std::string& outputs, const std::string& body) {
 
 // Compiles, validates, legalizes and lowers a GLSL shader.
 Program BuildGlsl(const std::string& source, spirv::ShaderStage stage,
-                  bool derivatives_fine = false) {
+                  bool derivatives_fine = false, bool kill_terminates = true) {
   const auto env = spirv::TargetEnv::kVulkan1_1;
   auto words = spirv::CompileGlsl(source, stage, env, "derivative_test.glsl");
   if (!words.ok()) FAIL(words.error().ToString());
   simt::LowerOptions options;
   options.derivatives_fine = derivatives_fine;
+  options.kill_terminates = kill_terminates;
   auto built = warpsim::runner::BuildProgram(*words, env, "derivative_test",
                                              options, {});
   if (!built.ok()) FAIL(built.error().ToString());
@@ -423,6 +424,35 @@ TEST_CASE("helper lanes take part; lanes never launched read as zero",
   CHECK(fw.Out(2, 0, 0) == -Pattern(0, 1));
 }
 
+namespace {
+
+// What a 32-bit derivative `op` gives `lane`, from the operand register's
+// values `p` in its quad (the formulas of REFERENCE §8.4 on lanes).
+float QuadDerivative(spv::Op op, const uint32_t* p, uint32_t lane) {
+  float v[4];
+  for (uint32_t k = 0; k < 4; ++k) std::memcpy(&v[k], &p[(lane & ~3u) + k], 4);
+  const uint32_t k = lane & 3u;
+  const float dx_fine = (k < 2) ? v[1] - v[0] : v[3] - v[2];
+  const float dy_fine = (k & 1u) ? v[3] - v[1] : v[2] - v[0];
+  const float dx_coarse = v[1] - v[0], dy_coarse = v[2] - v[0];
+  switch (op) {
+    case spv::Op::OpDPdxFine:
+      return dx_fine;
+    case spv::Op::OpDPdyFine:
+      return dy_fine;
+    case spv::Op::OpDPdxCoarse:
+      return dx_coarse;
+    case spv::Op::OpDPdyCoarse:
+      return dy_coarse;
+    case spv::Op::OpFwidthFine:
+      return std::fabs(dx_fine) + std::fabs(dy_fine);
+    default:
+      return std::fabs(dx_coarse) + std::fabs(dy_coarse);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("a derivative may write the register it reads",
           "[simt][derivative]") {
   // Register allocation may give the result the operand's register; force
@@ -460,35 +490,7 @@ TEST_CASE("a derivative may write the register it reads",
       const uint32_t* before = warp.Reg(rec.src[0]);
       const uint32_t* after = trial.Reg(rec.dst);
       for (uint32_t lane = 0; lane < kWidth; ++lane) {
-        float v[4];
-        for (uint32_t k = 0; k < 4; ++k) {
-          std::memcpy(&v[k], &before[(lane & ~3u) + k], 4);
-        }
-        const uint32_t k = lane & 3u;
-        const float dx_fine = (k < 2) ? v[1] - v[0] : v[3] - v[2];
-        const float dy_fine = (k & 1u) ? v[3] - v[1] : v[2] - v[0];
-        const float dx_coarse = v[1] - v[0], dy_coarse = v[2] - v[0];
-        float want = 0;
-        switch (rec.op) {
-          case spv::Op::OpDPdxFine:
-            want = dx_fine;
-            break;
-          case spv::Op::OpDPdyFine:
-            want = dy_fine;
-            break;
-          case spv::Op::OpDPdxCoarse:
-            want = dx_coarse;
-            break;
-          case spv::Op::OpDPdyCoarse:
-            want = dy_coarse;
-            break;
-          case spv::Op::OpFwidthFine:
-            want = std::fabs(dx_fine) + std::fabs(dy_fine);
-            break;
-          default:
-            want = std::fabs(dx_coarse) + std::fabs(dy_coarse);
-            break;
-        }
+        const float want = QuadDerivative(rec.op, before, lane);
         float got = 0;
         std::memcpy(&got, &after[lane], 4);
         INFO("pc " << rec.pc << " lane " << lane);
@@ -760,5 +762,164 @@ TEST_CASE("derivatives where quads are not lane quads are refused",
     INFO(program.error().ToString());
     CHECK(program.error().kind == c.kind);
     CHECK(program.error().message.find(c.message) != std::string::npos);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Derivatives after discard (REFERENCE §8.5). Some pixels of the tile
+// discard: quads with one or two discarded members, intact quads, and one
+// quad (x >= 6, y >= 2) discarded whole. P is computed before the discard,
+// A = 2xy^2 - 5x + y only after it.
+
+namespace {
+
+bool Discards(int x, int y) {
+  return (x + 2 * y) % 5 == 0 || (x >= 6 && y >= 2);
+}
+
+double After(int x, int y) {
+  return 2.0 * x * y * y - 5.0 * x + static_cast<double>(y);
+}
+
+// The lanes whose pixel discards.
+uint32_t DiscardedLanes() {
+  uint32_t mask = 0;
+  for (uint32_t lane = 0; lane < kWidth; ++lane) {
+    const Pixel px = LanePixel(lane);
+    if (Discards(px.x, px.y)) mask |= 1u << lane;
+  }
+  return mask;
+}
+
+// `statement` discards the pixel (`discard;` or `demote;`).
+std::string DiscardFrag(const std::string& statement) {
+  return Frag(
+      "#extension GL_EXT_demote_to_helper_invocation : enable\n"
+      "layout(location = 0) out vec4 o;\n"
+      "layout(location = 1) out vec4 w;",
+      "  int ix = int(x), iy = int(y);\n"
+      "  if ((ix + 2 * iy) % 5 == 0 || (ix >= 6 && iy >= 2)) " +
+          statement +
+          "\n"
+          "  float a = 2.0 * x * y * y - 5.0 * x + y;\n"
+          "  o = vec4(dFdxFine(a), dFdyFine(a), dFdxCoarse(a), "
+          "dFdyCoarse(a));\n"
+          "  w = vec4(dFdxFine(p), dFdyFine(p), dFdxCoarse(p), "
+          "dFdyCoarse(p));");
+}
+
+bool HasOp(const Program& program, spv::Op op) {
+  return std::any_of(program.code.begin(), program.code.end(),
+                     [&](const simt::Instr& in) { return in.op == op; });
+}
+
+void CheckDerivatives(FragmentWarp& fw, uint32_t lane, uint32_t location,
+                      const Field& field) {
+  const Expected e = Reference(field, lane);
+  CHECK(fw.Out(lane, location, 0) == e.dx_fine);
+  CHECK(fw.Out(lane, location, 1) == e.dy_fine);
+  CHECK(fw.Out(lane, location, 2) == e.dx_coarse);
+  CHECK(fw.Out(lane, location, 3) == e.dy_coarse);
+}
+
+}  // namespace
+
+TEST_CASE("demoted lanes keep running and supply fresh values to derivatives",
+          "[simt][derivative]") {
+  // OpKill under the demote policy, and OpDemoteToHelperInvocation under
+  // either policy: the demoted lanes run on as helpers, compute A, and
+  // take part in every derivative, so every remaining lane gets the spec's
+  // derivatives of A as if nothing had been discarded.
+  struct Case {
+    const char* statement;
+    bool kill_terminates;
+    spv::Op op;
+  };
+  const Case cases[] = {
+      {"discard;", false, spv::Op::OpKill},
+      {"demote;", false, spv::Op::OpDemoteToHelperInvocation},
+      {"demote;", true, spv::Op::OpDemoteToHelperInvocation},
+  };
+  const uint32_t discarded = DiscardedLanes();
+  for (const Case& c : cases) {
+    INFO(c.statement << (c.kill_terminates ? " (kill terminates)"
+                                           : " (kill demotes)"));
+    const Program program =
+        BuildGlsl(DiscardFrag(c.statement), spirv::ShaderStage::kFragment,
+                  false, c.kill_terminates);
+    REQUIRE(HasOp(program, c.op));
+    FragmentWarp fw(program);
+    fw.Run();
+    CHECK(fw.derivative_steps() == 8);
+    CHECK(fw.partial_steps() == 0);  // the demoted lanes are active too
+    CHECK(fw.warp().demoted() == discarded);
+    CHECK(fw.warp().discarded() == 0u);
+    for (uint32_t lane = 0; lane < kWidth; ++lane) {
+      if ((discarded >> lane) & 1u) continue;  // their outputs are dropped
+      INFO("lane " << lane << " pixel (" << LanePixel(lane).x << ", "
+                   << LanePixel(lane).y << ")");
+      CheckDerivatives(fw, lane, 0, After);
+      CheckDerivatives(fw, lane, 1, Pattern);
+    }
+  }
+}
+
+TEST_CASE("terminated lanes leave their registers as they were",
+          "[simt][derivative]") {
+  // OpKill under the terminate policy ends the discarded lanes. Vulkan
+  // leaves derivatives undefined once part of a quad has terminated (the
+  // control flow is no longer uniform, REFERENCE §8.4/§8.5); warpsim, like
+  // hardware, reads the terminated lane's registers as it left them. So P,
+  // computed before the discard, still differentiates exactly everywhere,
+  // and A does in intact quads; elsewhere each derivative is the quad
+  // formula over the registers as they stand, which a terminated lane
+  // never writes again.
+  const Program program = BuildGlsl(DiscardFrag("discard;"),
+                                    spirv::ShaderStage::kFragment, false, true);
+  REQUIRE(HasOp(program, spv::Op::OpKill));
+  const uint32_t discarded = DiscardedLanes();
+  FragmentWarp fw(program);
+  Warp& warp = fw.warp();
+  std::unique_ptr<Warp> at_kill;
+  int derivatives = 0;
+  for (int steps = 0; !warp.done(); ++steps) {
+    REQUIRE(steps < 100000);
+    const Warp before = warp;
+    const InstrRecord rec = warp.Step();
+    if (rec.op == spv::Op::OpKill) {
+      CHECK(rec.active == discarded);
+      at_kill = std::make_unique<Warp>(warp);
+    }
+    if (!IsDerivative(rec.op)) continue;
+    ++derivatives;
+    CHECK(rec.active == (~discarded & warp.launch_mask()));
+    for (uint32_t lane = 0; lane < kWidth; ++lane) {
+      if (((rec.active >> lane) & 1u) == 0) continue;
+      INFO("pc " << rec.pc << " lane " << lane);
+      float got = 0;
+      std::memcpy(&got, &warp.Reg(rec.dst)[lane], 4);
+      CHECK(got == QuadDerivative(rec.op, before.Reg(rec.src[0]), lane));
+    }
+  }
+  CHECK(derivatives == 8);
+  REQUIRE(at_kill != nullptr);
+  CHECK(warp.discarded() == discarded);
+  CHECK(warp.demoted() == 0u);
+  const uint32_t words = program.num_regs;
+  for (uint32_t lane = 0; lane < kWidth; ++lane) {
+    if (((discarded >> lane) & 1u) == 0) continue;
+    for (uint32_t r = 0; r < words; ++r) {
+      INFO("lane " << lane << " register " << r);
+      CHECK(warp.Reg(r)[lane] == at_kill->Reg(r)[lane]);
+    }
+  }
+  for (uint32_t lane = 0; lane < kWidth; ++lane) {
+    if ((discarded >> lane) & 1u) continue;
+    INFO("lane " << lane << " pixel (" << LanePixel(lane).x << ", "
+                 << LanePixel(lane).y << ")");
+    CheckDerivatives(fw, lane, 1, Pattern);
+    if (((discarded >> (lane & ~3u)) & 0xfu) == 0) {
+      CheckDerivatives(fw, lane, 0, After);
+    }
   }
 }
