@@ -196,10 +196,13 @@ Result<DispatchStats> DispatchCompute(const Program& program,
             }
             if (limits.max_warp_instructions != 0 &&
                 context.warp_instructions > limits.max_warp_instructions) {
-              return InvalidInput("the dispatch executed more than " +
-                                  std::to_string(limits.max_warp_instructions) +
-                                  " warp instructions without finishing (the "
-                                  "shader may not terminate)");
+              return LimitExceeded(
+                  "the dispatch executed more than " +
+                      std::to_string(limits.max_warp_instructions) +
+                      " warp instructions without finishing (stopped after " +
+                      std::to_string(context.warp_instructions) +
+                      "; the shader may not terminate)",
+                  context.warp_instructions, context.lane_instructions);
             }
           }
           if (!any_running) {
@@ -221,6 +224,7 @@ Result<DispatchStats> DispatchCompute(const Program& program,
   }
   stats.warp_instructions = context.warp_instructions;
   stats.lane_instructions = context.lane_instructions;
+  stats.helper_lane_instructions = context.helper_lane_instructions;
   return stats;
 }
 
