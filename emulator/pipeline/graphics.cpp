@@ -79,9 +79,12 @@ Status RunWarp(Warp& warp, simt::ExecContext& ctx,
     }
     if (config.max_warp_instructions != 0 &&
         ctx.warp_instructions > config.max_warp_instructions) {
-      return InvalidInput("the draw executed more than " +
-                          std::to_string(config.max_warp_instructions) +
-                          " warp instructions (a shader may not terminate)");
+      return LimitExceeded("a stage of the draw executed more than " +
+                               std::to_string(config.max_warp_instructions) +
+                               " warp instructions (stopped after " +
+                               std::to_string(ctx.warp_instructions) +
+                               "; a shader may not terminate)",
+                           ctx.warp_instructions, ctx.lane_instructions);
     }
   }
   return {};
@@ -177,6 +180,9 @@ class VertexStage {
 
   uint64_t warp_instructions() const { return ctx_.warp_instructions; }
   uint64_t lane_instructions() const { return ctx_.lane_instructions; }
+  uint64_t helper_lane_instructions() const {
+    return ctx_.helper_lane_instructions;
+  }
 
  private:
   Status ShadeBatch(const std::vector<uint32_t>& vertices, uint32_t instance,
@@ -437,6 +443,9 @@ class FragmentStage {
 
   uint64_t warp_instructions() const { return ctx_.warp_instructions; }
   uint64_t lane_instructions() const { return ctx_.lane_instructions; }
+  uint64_t helper_lane_instructions() const {
+    return ctx_.helper_lane_instructions;
+  }
 
   Status RasterizeTriangle(Triangle tri) {
     // Orientation: edge functions below are positive inside when the
@@ -1160,6 +1169,8 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
       vertex.warp_instructions() + fragment.warp_instructions();
   stats.lane_instructions =
       vertex.lane_instructions() + fragment.lane_instructions();
+  stats.helper_lane_instructions =
+      vertex.helper_lane_instructions() + fragment.helper_lane_instructions();
   return stats;
 }
 
