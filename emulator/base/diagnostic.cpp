@@ -21,6 +21,9 @@ std::string Diagnostic::ToString() const {
     case ErrorKind::kUnsupported:
       out += "unsupported: ";
       break;
+    case ErrorKind::kLimitExceeded:
+      out += "limit exceeded: ";
+      break;
     case ErrorKind::kInternal:
       out += "internal error: ";
       break;
@@ -39,6 +42,11 @@ Diagnostic Unsupported(std::string message, SourcePos pos) {
 }
 Diagnostic InternalError(std::string message, SourcePos pos) {
   return Diagnostic{ErrorKind::kInternal, std::move(pos), std::move(message)};
+}
+Diagnostic LimitExceeded(std::string message, uint64_t warp_instructions,
+                         uint64_t lane_instructions, SourcePos pos) {
+  return Diagnostic{ErrorKind::kLimitExceeded, std::move(pos),
+                    std::move(message), warp_instructions, lane_instructions};
 }
 
 }  // namespace warpsim

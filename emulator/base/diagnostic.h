@@ -5,6 +5,9 @@
 //     (file and line, or SPIR-V word offset and opcode) and which rule;
 //   - unsupported: the input is valid but warpsim does not implement it; the
 //     diagnostic names the feature;
+//   - limit exceeded: the run was stopped by a configured limit (the warp
+//     instruction limit: a shader that may not terminate); the diagnostic
+//     carries how far the run got;
 //   - internal: a bug in warpsim (only for failures that are not assertions).
 // No exception crosses a module boundary: functions return Result<T>.
 #ifndef WARPSIM_BASE_DIAGNOSTIC_H_
@@ -18,7 +21,7 @@
 
 namespace warpsim {
 
-enum class ErrorKind { kInvalidInput, kUnsupported, kInternal };
+enum class ErrorKind { kInvalidInput, kUnsupported, kLimitExceeded, kInternal };
 
 // Where a diagnostic points. Any field may be empty/unset.
 struct SourcePos {
@@ -32,15 +35,21 @@ struct Diagnostic {
   ErrorKind kind = ErrorKind::kInvalidInput;
   SourcePos pos;
   std::string message;
+  // kLimitExceeded: the warp and lane instructions executed when the limit
+  // stopped the run (of the dispatch, or of the draw's stage, that hit it).
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
 
   // "file:line: error: message" / "file: word 123 (OpFoo): error: message" /
-  // "unsupported: message".
+  // "unsupported: message" / "limit exceeded: message".
   std::string ToString() const;
 };
 
 Diagnostic InvalidInput(std::string message, SourcePos pos = {});
 Diagnostic Unsupported(std::string message, SourcePos pos = {});
 Diagnostic InternalError(std::string message, SourcePos pos = {});
+Diagnostic LimitExceeded(std::string message, uint64_t warp_instructions,
+                         uint64_t lane_instructions, SourcePos pos = {});
 
 // Either a value or a Diagnostic.
 template <typename T>

@@ -3,12 +3,16 @@
 // the lowered warp program with its registers per thread.
 //
 // Exit codes: 0 all expectations pass; 1 an expectation failed; 2 invalid
-// input; 3 unsupported feature; 64 bad command line; 70 internal error.
+// input; 3 unsupported feature; 4 the warp instruction limit stopped the run;
+// 5 out of memory; 64 bad command line; 70 internal error.
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +25,9 @@
 
 namespace {
 
+constexpr int kExitOutOfMemory = 5;
 constexpr int kExitUsage = 64;
+constexpr int kExitInternal = 70;
 
 const char kMainHelp[] =
     "warpsim: runs SPIR-V shaders the way a GPU does, in 32-lane warps.\n"
@@ -34,7 +40,8 @@ const char kMainHelp[] =
     "\n"
     "Run `warpsim <command> --help` for a command's options.\n"
     "Exit codes: 0 pass, 1 expectation failed, 2 invalid input,\n"
-    "3 unsupported feature, 64 bad command line.\n";
+    "3 unsupported feature, 4 warp instruction limit reached, 5 out of\n"
+    "memory, 64 bad command line, 70 internal error.\n";
 
 const char kRunHelp[] =
     "usage: warpsim run FILE.amber [--out DIR] [--json REPORT.json]\n"
@@ -55,17 +62,21 @@ const char kRunHelp[] =
     "                             kill (terminate|demote),\n"
     "                             max_warp_instructions\n"
     "  --warp-width N             lanes per warp, 1..32 (default 32)\n"
-    "  --max-warp-instructions N  stop a dispatch after N warp instructions\n"
+    "  --max-warp-instructions N  stop a dispatch or draw after N warp\n"
+    "                             instructions (exit code 4)\n"
     "                             (default 4000000000)\n"
     "  --quiet                    print only failures\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
-    "3 unsupported feature (named on stderr), 64 bad command line.\n";
+    "3 unsupported feature (named on stderr), 4 --max-warp-instructions\n"
+    "stopped a dispatch or draw (a shader may not terminate), 5 out of\n"
+    "memory, 64 bad command line, 70 internal error.\n";
 
 const char kDisasmHelp[] =
     "usage: warpsim disasm FILE [--entry NAME] [--spirv-only]\n"
     "\n"
-    "FILE is .amber (every compute shader of the script), .spv, .spvasm or\n"
+    "FILE is .amber (every shader of the script, PASSTHROUGH vertex shaders\n"
+    "as the run compiles them), .spv, .spvasm or\n"
     "GLSL (.comp/.vert/.frag). Prints the SPIR-V module, then the lowered "
     "warp\n"
     "program with its registers per thread.\n";
@@ -93,6 +104,15 @@ bool ParseUint(const char* s, uint64_t* out) {
   if (errno != 0 || *end != 0 || s[0] == '-') return false;
   *out = v;
   return true;
+}
+
+// Whether a --gpu-config argument is meant as a file rather than a preset
+// name: it exists, or has a directory part or a .json suffix.
+bool LooksLikeFile(const std::string& arg) {
+  std::error_code ec;
+  return std::filesystem::exists(arg, ec) ||
+         arg.find('/') != std::string::npos ||
+         (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json");
 }
 
 int Usage(const std::string& message, const char* help) {
@@ -127,8 +147,15 @@ int RunCommand(int argc, char** argv) {
       if (!v)
         return Usage("--gpu-config needs a preset name or a JSON file",
                      kRunHelp);
-      // A preset name, or a JSON file.
+      // A preset name, or a JSON file. A word that names neither is a
+      // mistyped preset: a bad command line, answered with the presets.
       auto preset = warpsim::runner::GpuConfigPreset(v);
+      if (!preset.ok() && !LooksLikeFile(v)) {
+        return Usage(
+            "unknown GPU preset \"" + std::string(v) + "\" (presets: " +
+                warpsim::runner::GpuConfigPresetList() + "; or a JSON file)",
+            kRunHelp);
+      }
       auto config = preset.ok() ? preset : warpsim::runner::LoadGpuConfig(v);
       if (!config.ok()) {
         std::cerr << config.error().ToString() << "\n";
@@ -220,12 +247,28 @@ int RunCommand(int argc, char** argv) {
               << " warp instructions, " << report.stats.lane_instructions
               << " lane instructions, " << report.stats.host_seconds << " s)\n";
     for (const auto& p : report.pipelines) {
-      std::cout << "  pipeline " << p.name << ": " << p.registers_per_thread
+      std::cout << "  pipeline " << p.name << " " << p.stage << " shader "
+                << p.shader << ": " << p.registers_per_thread
                 << " registers/thread, " << p.instructions << " instructions\n";
     }
     for (const auto& w : written) std::cout << "  wrote " << w << "\n";
   }
   return code;
+}
+
+// The execution model a scene shader is lowered for (as `run` lowers it).
+std::optional<spv::ExecutionModel> ExecutionModelOf(
+    warpsim::scene::ShaderStage stage) {
+  switch (stage) {
+    case warpsim::scene::ShaderStage::kVertex:
+      return spv::ExecutionModel::Vertex;
+    case warpsim::scene::ShaderStage::kFragment:
+      return spv::ExecutionModel::Fragment;
+    case warpsim::scene::ShaderStage::kCompute:
+      return spv::ExecutionModel::GLCompute;
+    default:
+      return std::nullopt;
+  }
 }
 
 int DisasmCommand(int argc, char** argv) {
@@ -256,7 +299,7 @@ int DisasmCommand(int argc, char** argv) {
     std::vector<uint32_t> words;
     warpsim::spirv::TargetEnv env;
     std::string entry;
-    bool compute;
+    std::optional<spv::ExecutionModel> model;  // unset: by entry name only
   };
   std::vector<Item> items;
   auto fail = [](const warpsim::Diagnostic& d) {
@@ -278,14 +321,14 @@ int DisasmCommand(int argc, char** argv) {
         }
       }
       items.push_back({"shader " + shader.name, *words, *env, shader_entry,
-                       shader.stage == warpsim::scene::ShaderStage::kCompute});
+                       ExecutionModelOf(shader.stage)});
     }
   } else {
     warpsim::spirv::ShaderStage stage = warpsim::spirv::ShaderStage::kCompute;
     auto words = warpsim::runner::WordsFromFile(file, &stage);
     if (!words.ok()) return fail(words.error());
     items.push_back(
-        {file, *words, warpsim::spirv::TargetEnv::kSpv1_6, entry, true});
+        {file, *words, warpsim::spirv::TargetEnv::kSpv1_6, entry, {}});
   }
   for (const Item& item : items) {
     std::cout << "==== " << item.title << " (SPIR-V) ====\n"
@@ -293,6 +336,7 @@ int DisasmCommand(int argc, char** argv) {
     if (spirv_only) continue;
     warpsim::simt::LowerOptions lower;
     lower.entry_point = item.entry;
+    lower.model = item.model;
     warpsim::runner::BuildSettings settings;
     settings.validate.relax_block_layout = true;
     auto built = warpsim::runner::BuildProgram(item.words, item.env, file,
@@ -306,7 +350,9 @@ int DisasmCommand(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kMainHelp;
     return kExitUsage;
@@ -319,4 +365,27 @@ int main(int argc, char** argv) {
   if (cmd == "run") return RunCommand(argc - 2, argv + 2);
   if (cmd == "disasm") return DisasmCommand(argc - 2, argv + 2);
   return Usage("unknown command " + cmd, kMainHelp);
+}
+
+}  // namespace
+
+// No exception leaves main: the modules report errors as Results, so an
+// exception here is either memory running out (an input asking for absurd
+// sizes) or a bug; either way the process ends with a message and its own
+// exit code instead of aborting.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "warpsim: out of memory (the input asks for more memory "
+                 "than this machine can give)\n";
+    return kExitOutOfMemory;
+  } catch (const std::exception& e) {
+    std::cerr << "warpsim: internal error: unexpected exception: " << e.what()
+              << "\n";
+    return kExitInternal;
+  } catch (...) {
+    std::cerr << "warpsim: internal error: unexpected exception\n";
+    return kExitInternal;
+  }
 }

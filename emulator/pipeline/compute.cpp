@@ -202,6 +202,7 @@ Status ComputeDispatch::Retire(WorkItem& item) {
   stats_.warps += item.warps.size();
   stats_.warp_instructions += item.context.warp_instructions;
   stats_.lane_instructions += item.context.lane_instructions;
+  stats_.helper_lane_instructions += item.context.helper_lane_instructions;
   return {};
 }
 

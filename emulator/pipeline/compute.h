@@ -40,6 +40,7 @@ struct DispatchStats {
   uint64_t warps = 0;
   uint64_t warp_instructions = 0;
   uint64_t lane_instructions = 0;
+  uint64_t helper_lane_instructions = 0;
 };
 
 // Writes the subgroup built-ins (SubgroupSize, SubgroupLocalInvocationId,

@@ -169,6 +169,7 @@ Result<std::unique_ptr<WorkItem>> GraphicsDraw::Impl::Next() {
 Status GraphicsDraw::Impl::Retire(WorkItem& item) {
   stats_.warp_instructions += item.context.warp_instructions;
   stats_.lane_instructions += item.context.lane_instructions;
+  stats_.helper_lane_instructions += item.context.helper_lane_instructions;
   if (item.kind == WorkKind::kVertexBatch) {
     auto& batch = static_cast<VertexBatchWork&>(item);
     stats_.vertex_warps += 1;

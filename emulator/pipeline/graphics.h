@@ -140,9 +140,11 @@ struct DrawStats {
   uint64_t quads = 0;
   uint64_t fragment_warps = 0;
   uint64_t warp_instructions = 0;
-  uint64_t lane_instructions = 0;
-  // fs_invocations / fragment_warps: covered lanes per fragment warp.
-  double AvgActiveLanesPerFragmentWarp() const {
+  uint64_t lane_instructions = 0;         // active lanes, helpers included
+  uint64_t helper_lane_instructions = 0;  // active helper lanes
+  // fs_invocations / fragment_warps: non-helper invocations a fragment warp
+  // starts with (not how many lanes are active per instruction).
+  double InvocationsPerFragmentWarp() const {
     return fragment_warps == 0 ? 0.0
                                : static_cast<double>(fs_invocations) /
                                      static_cast<double>(fragment_warps);

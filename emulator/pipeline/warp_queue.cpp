@@ -42,7 +42,7 @@ Status RetireInOrder::Finish(std::unique_ptr<WorkItem> item) {
   return {};
 }
 
-Status RunToCompletion(WorkItem& item, uint64_t executed_before,
+Status RunToCompletion(WorkItem& item, const Executed& before,
                        const DrainLimits& limits) {
   simt::ExecContext& context = item.context;
   for (;;) {
@@ -60,13 +60,16 @@ Status RunToCompletion(WorkItem& item, uint64_t executed_before,
         if (!where.empty()) d.message = where + ": " + d.message;
         return d;
       }
+      const uint64_t executed =
+          before.warp_instructions + context.warp_instructions;
       if (limits.max_warp_instructions != 0 &&
-          executed_before + context.warp_instructions >
-              limits.max_warp_instructions) {
-        return InvalidInput("the " + limits.what + " executed more than " +
-                            std::to_string(limits.max_warp_instructions) +
-                            " warp instructions without finishing (the "
-                            "shader may not terminate)");
+          executed > limits.max_warp_instructions) {
+        return LimitExceeded(
+            "the " + limits.what + " executed more than " +
+                std::to_string(limits.max_warp_instructions) +
+                " warp instructions without finishing (stopped after " +
+                std::to_string(executed) + "; a shader may not terminate)",
+            executed, before.lane_instructions + context.lane_instructions);
       }
     }
     if (any_running) continue;
@@ -84,7 +87,7 @@ Status RunToCompletion(WorkItem& item, uint64_t executed_before,
 
 Status DrainInOrder(WarpSource& source, const DrainLimits& limits) {
   RetireInOrder merge(&source);
-  uint64_t executed = 0;
+  Executed executed;
   for (;;) {
     auto item = source.Next();
     if (!item.ok()) return item.error();
@@ -99,7 +102,7 @@ Status DrainInOrder(WarpSource& source, const DrainLimits& limits) {
     if (Status s = RunToCompletion(**item, executed, limits); !s.ok()) {
       return s;
     }
-    executed += (*item)->context.warp_instructions;
+    executed.Add((*item)->context);
     if (Status s = merge.Finish(std::move(*item)); !s.ok()) return s;
   }
 }
@@ -135,18 +138,18 @@ class ItemRunner {
     for (std::thread& t : workers_) t.join();
   }
 
-  // `executed_before`: warp instructions of the items retired so far.
-  void Submit(std::unique_ptr<WorkItem> item, uint64_t executed_before) {
+  // `before`: instructions of the items retired so far.
+  void Submit(std::unique_ptr<WorkItem> item, const Executed& before) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      todo_.push_back({std::move(item), executed_before, {}});
+      todo_.push_back({std::move(item), before, {}});
     }
     todo_cv_.notify_one();
   }
 
   struct Finished {
     std::unique_ptr<WorkItem> item;
-    uint64_t executed_before = 0;
+    Executed before;
     Status status;
   };
 
@@ -169,7 +172,7 @@ class ItemRunner {
         job = std::move(todo_.front());
         todo_.pop_front();
       }
-      job.status = RunToCompletion(*job.item, job.executed_before, limits_);
+      job.status = RunToCompletion(*job.item, job.before, limits_);
       {
         std::lock_guard<std::mutex> lock(mutex_);
         done_.push_back(std::move(job));
@@ -194,7 +197,7 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
   if (window == 0) window = 4 * threads;
   ItemRunner runner(threads, limits);
   RetireInOrder merge(&source);
-  uint64_t executed = 0;  // by retired items
+  Executed executed;  // by retired items
   uint64_t produced = 0;
   uint32_t in_flight = 0;
   // The error DrainInOrder would report: the one of the earliest item (a
@@ -234,7 +237,7 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
       continue;
     }
     if (!failed.ok()) continue;  // only let the items in flight finish
-    executed += f.item->context.warp_instructions;
+    executed.Add(f.item->context);
     const uint64_t id = f.item->id;
     if (Status s = merge.Finish(std::move(f.item)); !s.ok()) fail(s, id);
   }

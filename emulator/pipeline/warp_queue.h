@@ -112,12 +112,25 @@ struct DrainLimits {
   std::string what = "draw";
 };
 
+// Instructions executed by a source's items.
+struct Executed {
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+  uint64_t helper_lane_instructions = 0;
+  void Add(const simt::ExecContext& c) {
+    warp_instructions += c.warp_instructions;
+    lane_instructions += c.lane_instructions;
+    helper_lane_instructions += c.helper_lane_instructions;
+  }
+};
+
 // Runs the warps of `item` until all of them finished: round robin over
 // its warps, each until it blocks, finishes or spends its time slice; a
 // barrier opens when every unfinished warp waits at it. A warp's runtime
-// error (Warp::error()) ends the item with that error. `executed_before`:
-// warp instructions of the source's earlier items (for the limit).
-Status RunToCompletion(WorkItem& item, uint64_t executed_before,
+// error (Warp::error()) ends the item with that error. `before`: what the
+// source's earlier items executed, for the instruction limit (whose
+// LimitExceeded diagnostic carries the totals up to the stop).
+Status RunToCompletion(WorkItem& item, const Executed& before,
                        const DrainLimits& limits);
 
 // The functional driver: produces, runs and retires one item at a time,

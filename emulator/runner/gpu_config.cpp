@@ -5,6 +5,20 @@
 
 namespace warpsim::runner {
 
+const std::vector<std::string_view>& GpuConfigPresetNames() {
+  static const std::vector<std::string_view> kNames = {"h200", "teaching"};
+  return kNames;
+}
+
+std::string GpuConfigPresetList() {
+  std::string list;
+  for (std::string_view name : GpuConfigPresetNames()) {
+    if (!list.empty()) list += ", ";
+    list += name;
+  }
+  return list;
+}
+
 Result<GpuConfig> GpuConfigPreset(std::string_view name) {
   GpuConfig c;
   if (name == "h200") return c;
@@ -16,7 +30,7 @@ Result<GpuConfig> GpuConfigPreset(std::string_view name) {
     return c;
   }
   return InvalidInput("unknown GPU preset \"" + std::string(name) +
-                      "\" (expected h200 or teaching)");
+                      "\" (presets: " + GpuConfigPresetList() + ")");
 }
 
 Result<GpuConfig> LoadGpuConfig(const std::string& path) {

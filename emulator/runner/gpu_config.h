@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/diagnostic.h"
 
@@ -44,6 +45,12 @@ struct GpuConfig {
 // "h200" (the default) or "teaching" (8-lane warps, 8-pixel tiles: small
 // enough to follow by hand).
 Result<GpuConfig> GpuConfigPreset(std::string_view name);
+
+// The names GpuConfigPreset accepts, in the order help texts list them.
+const std::vector<std::string_view>& GpuConfigPresetNames();
+
+// "h200, teaching": the preset names for messages.
+std::string GpuConfigPresetList();
 
 // A JSON object with any of the fields above ("preset" first picks the
 // base). Unknown keys and bad values are invalid input naming the key.

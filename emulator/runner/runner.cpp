@@ -209,13 +209,26 @@ class SceneRunner {
     auto stats = pipeline::DispatchCompute((*program)->program, groups,
                                            std::move(regions),
                                            std::move(images), limits);
-    if (!stats.ok()) return stats.error();
+    if (!stats.ok()) {
+      CountStoppedWork(stats.error());
+      return stats.error();
+    }
+    report_->dispatches.push_back({p->name, *stats});
     report_->stats.warp_instructions += stats->warp_instructions;
     report_->stats.lane_instructions += stats->lane_instructions;
+    report_->stats.helper_lane_instructions += stats->helper_lane_instructions;
     report_->stats.workgroups += stats->workgroups;
     report_->stats.warps += stats->warps;
     report_->stats.dispatches += 1;
     return {};
+  }
+
+  // A dispatch or draw stopped by the instruction limit: its work up to the
+  // stop counts in the run's totals.
+  void CountStoppedWork(const Diagnostic& d) {
+    if (d.kind != ErrorKind::kLimitExceeded) return;
+    report_->stats.warp_instructions += d.warp_instructions;
+    report_->stats.lane_instructions += d.lane_instructions;
   }
 
   Status Execute(const scene::ClearColorCommand& c, int) {
@@ -437,10 +450,14 @@ class SceneRunner {
       state.vertex_inputs.push_back(in);
     }
     auto stats = pipeline::Draw(state, call);
-    if (!stats.ok()) return stats.error();
+    if (!stats.ok()) {
+      CountStoppedWork(stats.error());
+      return stats.error();
+    }
     report_->draws.push_back({p.name, *stats});
     report_->stats.warp_instructions += stats->warp_instructions;
     report_->stats.lane_instructions += stats->lane_instructions;
+    report_->stats.helper_lane_instructions += stats->helper_lane_instructions;
     report_->stats.warps += stats->vertex_warps + stats->fragment_warps;
     return {};
   }
@@ -599,21 +616,11 @@ class SceneRunner {
                                   spv::ExecutionModel model) {
     const scene::Shader* shader = scene_.FindShader(att.shader);
     if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
-    Result<std::vector<uint32_t>> words = std::vector<uint32_t>{};
-    spirv::TargetEnv env = spirv::kDefaultGlslTargetEnv;
-    if (shader->passthrough) {
-      // Amber's pass-through vertex shader: position from location 0.
-      words = spirv::CompileGlsl(
-          "#version 430\nlayout(location = 0) in vec4 position;\n"
-          "void main() { gl_Position = position; }\n",
-          spirv::ShaderStage::kVertex, env, "passthrough.vert");
-    } else {
-      words = ShaderWords(*shader, scene_);
-      auto e = ShaderTargetEnv(*shader, &scene_);
-      if (!e.ok()) return e.error();
-      env = *e;
-    }
+    Result<std::vector<uint32_t>> words = ShaderWords(*shader, scene_);
     if (!words.ok()) return words.error();
+    auto e = ShaderTargetEnv(*shader, &scene_);
+    if (!e.ok()) return e.error();
+    const spirv::TargetEnv env = *e;
     simt::LowerOptions lower;
     lower.entry_point = att.entry_point;
     lower.model = model;
@@ -686,9 +693,12 @@ class SceneRunner {
     if (!f.ok()) return f.error();
     programs.vs = std::move(*v);
     programs.fs = std::move(*f);
-    for (const BuiltProgram* b : {&programs.vs, &programs.fs}) {
+    for (const auto& [att, b] :
+         {std::pair{vs, &programs.vs}, std::pair{fs, &programs.fs}}) {
       PipelineReport pr;
       pr.name = p.name;
+      pr.stage = scene::ShaderStageName(att->stage);
+      pr.shader = att->shader;
       pr.entry_point = b->program.entry_name;
       pr.registers_per_thread = b->program.num_regs;
       pr.instructions = static_cast<uint32_t>(b->program.code.size());
@@ -750,6 +760,8 @@ class SceneRunner {
     if (!built.ok()) return built.error();
     PipelineReport pr;
     pr.name = p.name;
+    pr.stage = scene::ShaderStageName(att.stage);
+    pr.shader = att.shader;
     pr.entry_point = att.entry_point;
     pr.registers_per_thread = built->program.num_regs;
     pr.instructions = static_cast<uint32_t>(built->program.code.size());
@@ -878,8 +890,23 @@ const char* RunStatusName(RunStatus s) {
       return "invalid";
     case RunStatus::kUnsupported:
       return "unsupported";
+    case RunStatus::kLimitExceeded:
+      return "limit_exceeded";
   }
   return "?";
+}
+
+RunStatus RunStatusFor(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kUnsupported:
+      return RunStatus::kUnsupported;
+    case ErrorKind::kLimitExceeded:
+      return RunStatus::kLimitExceeded;
+    case ErrorKind::kInvalidInput:
+    case ErrorKind::kInternal:
+      break;
+  }
+  return RunStatus::kInvalid;
 }
 
 int ExitCodeFor(RunStatus status) {
@@ -892,13 +919,26 @@ int ExitCodeFor(RunStatus status) {
       return 2;
     case RunStatus::kUnsupported:
       return 3;
+    case RunStatus::kLimitExceeded:
+      return 4;
   }
   return 2;
+}
+
+LaneUse LaneUseOf(uint64_t warp_instructions, uint64_t lane_instructions,
+                  uint64_t helper_lane_instructions, uint32_t warp_width) {
+  const double slots =
+      static_cast<double>(warp_instructions) * static_cast<double>(warp_width);
+  if (slots == 0) return {};
+  return {
+      static_cast<double>(lane_instructions - helper_lane_instructions) / slots,
+      static_cast<double>(helper_lane_instructions) / slots};
 }
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   RunReport report;
   report.file = scene.file_path;
+  report.warp_width = options.warp_width;
   const auto start = std::chrono::steady_clock::now();
   SceneRunner runner(scene, options, &report);
   Status s = runner.Run();
@@ -907,9 +947,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   if (!s.ok()) {
-    report.status = s.error().kind == ErrorKind::kUnsupported
-                        ? RunStatus::kUnsupported
-                        : RunStatus::kInvalid;
+    report.status = RunStatusFor(s.error().kind);
     report.diagnostic = s.error();
     return report;
   }
@@ -925,9 +963,8 @@ RunReport RunAmberFile(const std::string& path, const RunOptions& options) {
   if (!scene.ok()) {
     RunReport report;
     report.file = path;
-    report.status = scene.error().kind == ErrorKind::kUnsupported
-                        ? RunStatus::kUnsupported
-                        : RunStatus::kInvalid;
+    report.warp_width = options.warp_width;
+    report.status = RunStatusFor(scene.error().kind);
     report.diagnostic = scene.error();
     return report;
   }
@@ -948,11 +985,23 @@ std::string ReportToJson(const RunReport& report) {
   nlohmann::json pipes = nlohmann::json::array();
   for (const auto& p : report.pipelines) {
     pipes.push_back({{"name", p.name},
+                     {"stage", p.stage},
+                     {"shader", p.shader},
                      {"entry_point", p.entry_point},
                      {"registers_per_thread", p.registers_per_thread},
                      {"instructions", p.instructions}});
   }
   j["pipelines"] = pipes;
+  auto lane_use = [&](nlohmann::json* out, uint64_t warp_instructions,
+                      uint64_t lane_instructions, uint64_t helper_lanes) {
+    const LaneUse use = LaneUseOf(warp_instructions, lane_instructions,
+                                  helper_lanes, report.warp_width);
+    (*out)["warp_instructions"] = warp_instructions;
+    (*out)["lane_instructions"] = lane_instructions;
+    (*out)["helper_lane_instructions"] = helper_lanes;
+    (*out)["simd_efficiency"] = use.simd_efficiency;
+    (*out)["helper_lane_share"] = use.helper_lane_share;
+  };
   nlohmann::json draws = nlohmann::json::array();
   for (const auto& d : report.draws) {
     draws.push_back({{"pipeline", d.pipeline},
@@ -964,30 +1013,44 @@ std::string ReportToJson(const RunReport& report) {
                      {"helper_lanes", d.stats.helper_lanes},
                      {"quads", d.stats.quads},
                      {"fragment_warps", d.stats.fragment_warps},
-                     {"avg_active_lanes_per_fragment_warp",
-                      d.stats.AvgActiveLanesPerFragmentWarp()},
-                     {"warp_instructions", d.stats.warp_instructions},
-                     {"lane_instructions", d.stats.lane_instructions}});
+                     {"fs_invocations_per_fragment_warp",
+                      d.stats.InvocationsPerFragmentWarp()}});
+    lane_use(&draws.back(), d.stats.warp_instructions,
+             d.stats.lane_instructions, d.stats.helper_lane_instructions);
   }
   j["draws"] = draws;
-  j["stats"] = {{"warp_instructions", report.stats.warp_instructions},
-                {"lane_instructions", report.stats.lane_instructions},
-                {"dispatches", report.stats.dispatches},
+  nlohmann::json dispatches = nlohmann::json::array();
+  for (const auto& d : report.dispatches) {
+    dispatches.push_back({{"pipeline", d.pipeline},
+                          {"workgroups", d.stats.workgroups},
+                          {"warps", d.stats.warps}});
+    lane_use(&dispatches.back(), d.stats.warp_instructions,
+             d.stats.lane_instructions, d.stats.helper_lane_instructions);
+  }
+  j["dispatches"] = dispatches;
+  j["stats"] = {{"dispatches", report.stats.dispatches},
                 {"workgroups", report.stats.workgroups},
                 {"warps", report.stats.warps},
+                {"warp_width", report.warp_width},
                 {"host_seconds", report.stats.host_seconds}};
+  lane_use(&j["stats"], report.stats.warp_instructions,
+           report.stats.lane_instructions,
+           report.stats.helper_lane_instructions);
   if (report.diagnostic) {
-    j["diagnostic"] = {
-        {"kind", report.status == RunStatus::kUnsupported ? "unsupported"
-                                                          : "invalid_input"},
-        {"file", report.diagnostic->pos.file},
-        {"line", report.diagnostic->pos.line},
-        {"word", report.diagnostic->pos.word},
-        {"opcode", report.diagnostic->pos.opcode},
-        {"message", report.diagnostic->message},
-        {"text", report.diagnostic->ToString()}};
+    const char* kind = "invalid_input";
+    if (report.status == RunStatus::kUnsupported) kind = "unsupported";
+    if (report.status == RunStatus::kLimitExceeded) kind = "limit_exceeded";
+    j["diagnostic"] = {{"kind", kind},
+                       {"file", report.diagnostic->pos.file},
+                       {"line", report.diagnostic->pos.line},
+                       {"word", report.diagnostic->pos.word},
+                       {"opcode", report.diagnostic->pos.opcode},
+                       {"message", report.diagnostic->message},
+                       {"text", report.diagnostic->ToString()}};
   }
-  return j.dump(2) + "\n";
+  // Names, paths and messages are bytes from the input, not always UTF-8:
+  // invalid sequences become U+FFFD instead of making dump() throw.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace warpsim::runner

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "pipeline/compute.h"
 #include "pipeline/graphics.h"
 #include "runner/gpu_config.h"
 #include "scene/scene.h"
@@ -18,13 +19,18 @@
 namespace warpsim::runner {
 
 enum class RunStatus {
-  kPass,         // every expectation passed
-  kFail,         // an expectation failed
-  kInvalid,      // invalid input (diagnostic has the position)
-  kUnsupported,  // valid input using a feature warpsim does not implement
+  kPass,           // every expectation passed
+  kFail,           // an expectation failed
+  kInvalid,        // invalid input (diagnostic has the position)
+  kUnsupported,    // valid input using a feature warpsim does not implement
+  kLimitExceeded,  // stopped by --max-warp-instructions (may not terminate)
 };
 
+// "pass", "fail", "invalid", "unsupported", "limit_exceeded".
 const char* RunStatusName(RunStatus s);
+
+// The status a run ends with when it stops on a diagnostic of this kind.
+RunStatus RunStatusFor(ErrorKind kind);
 
 struct ExpectationReport {
   int line = 0;
@@ -32,17 +38,33 @@ struct ExpectationReport {
   std::string message;
 };
 
+// How issued warp instructions used their lanes. Of the lane slots they
+// offered (warp instructions x warp width), the share that ran non-helper
+// invocations (SIMD efficiency) and the share that ran helper lanes; the
+// rest idled (lanes inactive after divergence, or absent from a partial
+// warp).
+struct LaneUse {
+  double simd_efficiency = 0;
+  double helper_lane_share = 0;
+};
+LaneUse LaneUseOf(uint64_t warp_instructions, uint64_t lane_instructions,
+                  uint64_t helper_lane_instructions, uint32_t warp_width);
+
 struct RunStats {
   uint64_t warp_instructions = 0;
-  uint64_t lane_instructions = 0;
+  uint64_t lane_instructions = 0;         // active lanes, helpers included
+  uint64_t helper_lane_instructions = 0;  // active helper lanes
   uint64_t dispatches = 0;
   uint64_t workgroups = 0;
   uint64_t warps = 0;
   double host_seconds = 0;
 };
 
+// One shader of a pipeline (a graphics pipeline has one entry per stage).
 struct PipelineReport {
   std::string name;
+  std::string stage;   // "vertex", "fragment" or "compute"
+  std::string shader;  // the SHADER's name
   std::string entry_point;
   uint32_t registers_per_thread = 0;
   uint32_t instructions = 0;
@@ -51,6 +73,11 @@ struct PipelineReport {
 struct DrawReport {
   std::string pipeline;
   pipeline::DrawStats stats;
+};
+
+struct DispatchReport {
+  std::string pipeline;
+  pipeline::DispatchStats stats;
 };
 
 // A colour attachment's final contents.
@@ -64,12 +91,15 @@ struct ImageOutput {
 struct RunReport {
   std::string file;
   RunStatus status = RunStatus::kPass;
-  std::optional<Diagnostic> diagnostic;  // for kInvalid / kUnsupported
+  // For kInvalid / kUnsupported / kLimitExceeded.
+  std::optional<Diagnostic> diagnostic;
   std::vector<ExpectationReport> expectations;
   std::vector<PipelineReport> pipelines;
   std::vector<DrawReport> draws;
+  std::vector<DispatchReport> dispatches;
   std::vector<ImageOutput> images;
   RunStats stats;
+  uint32_t warp_width = 0;  // of the GPU configuration the run used
 };
 
 // A run is configured by the GPU description (gpu_config.h).
@@ -80,10 +110,11 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options);
 RunReport RunAmberFile(const std::string& path, const RunOptions& options);
 
 // JSON report: result, expectations[{line, passed, message}], stats{...},
-// pipelines[...], diagnostic.
+// pipelines[...], draws[...], dispatches[...], diagnostic.
 std::string ReportToJson(const RunReport& report);
 
-// CLI exit code: 0 pass, 1 expectation failed, 2 invalid input, 3 unsupported.
+// CLI exit code: 0 pass, 1 expectation failed, 2 invalid input, 3
+// unsupported, 4 warp instruction limit reached.
 int ExitCodeFor(RunStatus status);
 
 }  // namespace warpsim::runner

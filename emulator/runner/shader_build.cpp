@@ -28,10 +28,17 @@ Result<spirv::ShaderStage> ToSpirvStage(scene::ShaderStage stage) {
   return Unsupported("GLSL shaders of type multi");
 }
 
+// Amber's pass-through vertex shader (SHADER vertex NAME PASSTHROUGH): the
+// position comes from location 0 unchanged.
+constexpr char kPassthroughVertexGlsl[] =
+    "#version 430\nlayout(location = 0) in vec4 position;\n"
+    "void main() { gl_Position = position; }\n";
+
 }  // namespace
 
 Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader,
                                          const scene::Scene* scene) {
+  if (shader.passthrough) return spirv::kDefaultGlslTargetEnv;
   if (!shader.target_env.empty()) {
     auto env = spirv::ParseTargetEnv(shader.target_env);
     if (!env.ok()) {
@@ -70,8 +77,9 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
     return d;
   };
   if (shader.passthrough) {
-    return Unsupported("PASSTHROUGH vertex shaders (graphics pipelines)",
-                       SourcePos{file, shader.line});
+    return spirv::CompileGlsl(kPassthroughVertexGlsl,
+                              spirv::ShaderStage::kVertex, *env,
+                              "passthrough.vert");
   }
   switch (shader.format) {
     case scene::ShaderFormat::kGlsl: {

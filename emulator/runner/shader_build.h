@@ -25,7 +25,9 @@ struct BuildSettings {
 };
 
 // SPIR-V words of a scene shader (compiling GLSL, assembling SPIRV-ASM,
-// decoding SPIRV-HEX / SPIRV-BIN). HLSL and OpenCL C are unsupported.
+// decoding SPIRV-HEX / SPIRV-BIN; a PASSTHROUGH vertex shader is Amber's
+// pass-through shader compiled from GLSL). HLSL and OpenCL C are
+// unsupported.
 Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
                                           const scene::Scene& scene);
 

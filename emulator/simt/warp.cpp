@@ -63,6 +63,7 @@ InstrRecord Warp::Step() {
   rec.ext = in.ext;
   rec.pipe = in.pipe;
   rec.active = active_;
+  const uint32_t helpers = active_ & helper_;  // before a demote changes it
   rec.dst = in.dst;
   std::copy(std::begin(in.src), std::end(in.src), rec.src);
   ++pc_;  // terminators overwrite pc_ through Reconverge()
@@ -70,6 +71,7 @@ InstrRecord Warp::Step() {
   if (context_ != nullptr) {
     context_->warp_instructions += 1;
     context_->lane_instructions += std::popcount(rec.active);
+    context_->helper_lane_instructions += std::popcount(helpers);
   }
   if (record_addresses_ && in.pipe == Pipe::kLsu) {
     rec.addresses = addresses_.data();

@@ -66,7 +66,8 @@ struct ExecContext {
   std::vector<ImageDesc> images;
   // Counters summed over all warps of the dispatch.
   uint64_t warp_instructions = 0;
-  uint64_t lane_instructions = 0;
+  uint64_t lane_instructions = 0;         // active lanes, helper lanes included
+  uint64_t helper_lane_instructions = 0;  // active helper lanes
   // When true, memory instructions record per-lane addresses in the record.
   bool record_addresses = false;
 };

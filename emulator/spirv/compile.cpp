@@ -222,7 +222,6 @@ Diagnostic GlslangDiagnostic(const std::string& log, const std::string& file,
   std::string line;
   std::string first_message;
   int first_line = 0;
-  int errors = 0;
   std::string unlocated;
   while (std::getline(in, line)) {
     const std::string_view kError = "ERROR: ";
@@ -246,19 +245,24 @@ Diagnostic GlslangDiagnostic(const std::string& log, const std::string& file,
       if (unlocated.empty()) unlocated = Trim(rest);
       continue;
     }
-    ++errors;
     if (first_line == 0) {
       first_line = line_number;
       first_message = rest;
     }
   }
+  // The first error heads the message and glslang's whole log follows it,
+  // so that no error (nor a note explaining one) is cut.
+  auto with_log = [&log](const std::string& headline) {
+    const std::string whole = Trim(log);
+    if (whole.empty() || whole == headline) return headline;
+    std::string out = headline + "\nglslang log:";
+    std::istringstream lines(whole);
+    for (std::string l; std::getline(lines, l);) out += "\n  " + l;
+    return out;
+  };
   if (first_line == 0) {
-    return InvalidInput(unlocated.empty() ? fallback : unlocated,
+    return InvalidInput(with_log(unlocated.empty() ? fallback : unlocated),
                         FilePos(file));
-  }
-  if (errors > 1) {
-    first_message += " (and " + std::to_string(errors - 1) + " more error" +
-                     (errors > 2 ? "s" : "") + ")";
   }
   // A GLSL extension that Debian's glslang does not know is valid input
   // warpsim cannot compile: unsupported, naming the extension.
@@ -272,7 +276,7 @@ Diagnostic GlslangDiagnostic(const std::string& log, const std::string& file,
                            "uses)",
                        FilePos(file, first_line));
   }
-  return InvalidInput(first_message, FilePos(file, first_line));
+  return InvalidInput(with_log(first_message), FilePos(file, first_line));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 using warpsim::InvalidInput;
+using warpsim::LimitExceeded;
 using warpsim::SourcePos;
 using warpsim::Unsupported;
 
@@ -14,4 +15,14 @@ TEST_CASE("diagnostics name their position", "[base]") {
             .ToString() == "s.spv: word 42 (OpIAdd): error: type mismatch");
   CHECK(Unsupported("geometry shaders").ToString() ==
         "unsupported: geometry shaders");
+}
+
+TEST_CASE("a limit stop is its own kind and carries the work done", "[base]") {
+  const warpsim::Diagnostic d = LimitExceeded(
+      "stopped after 12 warp instructions", 12, 340, SourcePos{"a.amber", 7});
+  CHECK(d.kind == warpsim::ErrorKind::kLimitExceeded);
+  CHECK(d.warp_instructions == 12);
+  CHECK(d.lane_instructions == 340);
+  CHECK(d.ToString() ==
+        "a.amber:7: limit exceeded: stopped after 12 warp instructions");
 }

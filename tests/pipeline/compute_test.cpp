@@ -247,10 +247,16 @@ void main() {
   auto stats = Dispatch(p, {1, 1, 1}, buffers, limits);
   REQUIRE_FALSE(stats.ok());
   INFO(stats.error().ToString());
-  CHECK(stats.error().kind == ErrorKind::kInvalidInput);
-  CHECK_THAT(stats.error().message,
-             Catch::Contains("more than 10000 warp instructions") &&
-                 Catch::Contains("may not terminate"));
+  CHECK(stats.error().kind == ErrorKind::kLimitExceeded);
+  CHECK_THAT(
+      stats.error().message,
+      Catch::Contains("more than 10000 warp instructions") &&
+          Catch::Contains("stopped after " +
+                          std::to_string(stats.error().warp_instructions)) &&
+          Catch::Contains("may not terminate"));
+  // The diagnostic carries the work done up to the stop.
+  CHECK(stats.error().warp_instructions > 10000);
+  CHECK(stats.error().lane_instructions > stats.error().warp_instructions);
 
   // The same shader finishes when the loop condition is false.
   buffers[0][0] = 1;
@@ -273,7 +279,10 @@ TEST_CASE("the instruction limit counts exactly", "[pipeline]") {
   limits.max_warp_instructions = total - 1;
   auto over = Dispatch(p, {1, 1, 1}, buffers, limits);
   REQUIRE_FALSE(over.ok());
-  CHECK(over.error().kind == ErrorKind::kInvalidInput);
+  CHECK(over.error().kind == ErrorKind::kLimitExceeded);
+  // Stopped on the last instruction: the count is the whole run's.
+  CHECK(over.error().warp_instructions == total);
+  CHECK(over.error().lane_instructions == unlimited->lane_instructions);
   limits.max_warp_instructions = 0;  // no limit
   CHECK(Dispatch(p, {1, 1, 1}, buffers, limits).ok());
 }

@@ -178,7 +178,7 @@ Status DrainReversed(WarpSource& source, size_t batch,
     }
     if (items.empty()) return source.done() ? Status{} : InternalError("stuck");
     for (auto& item : items) {
-      if (Status s = RunToCompletion(*item, 0, DrainLimits{}); !s.ok()) {
+      if (Status s = RunToCompletion(*item, {}, DrainLimits{}); !s.ok()) {
         return s;
       }
     }

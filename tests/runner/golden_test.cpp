@@ -49,19 +49,20 @@ nlohmann::json StatsJson(const RunReport& r) {
   nlohmann::json draws = nlohmann::json::array();
   for (const auto& d : r.draws) {
     const auto& s = d.stats;
-    draws.push_back({{"pipeline", d.pipeline},
-                     {"vs_invocations", s.vs_invocations},
-                     {"vertex_warps", s.vertex_warps},
-                     {"primitives_in", s.primitives_in},
-                     {"primitives_out", s.primitives_out},
-                     {"fs_invocations", s.fs_invocations},
-                     {"helper_lanes", s.helper_lanes},
-                     {"quads", s.quads},
-                     {"fragment_warps", s.fragment_warps},
-                     {"avg_active_lanes_per_fragment_warp",
-                      s.AvgActiveLanesPerFragmentWarp()},
-                     {"warp_instructions", s.warp_instructions},
-                     {"lane_instructions", s.lane_instructions}});
+    draws.push_back(
+        {{"pipeline", d.pipeline},
+         {"vs_invocations", s.vs_invocations},
+         {"vertex_warps", s.vertex_warps},
+         {"primitives_in", s.primitives_in},
+         {"primitives_out", s.primitives_out},
+         {"fs_invocations", s.fs_invocations},
+         {"helper_lanes", s.helper_lanes},
+         {"quads", s.quads},
+         {"fragment_warps", s.fragment_warps},
+         {"fs_invocations_per_fragment_warp", s.InvocationsPerFragmentWarp()},
+         {"warp_instructions", s.warp_instructions},
+         {"lane_instructions", s.lane_instructions},
+         {"helper_lane_instructions", s.helper_lane_instructions}});
   }
   return {{"draws", draws}};
 }

@@ -1,14 +1,19 @@
 // The runner's execution of scene commands: specialization constants, push
-// constants, COPY, REPEAT, descriptor offsets and the report's pipelines.
+// constants, COPY, REPEAT, descriptor offsets, and the report (pipelines,
+// lane use, bytes that are not UTF-8).
 #include "runner/runner.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 #include "common/test_util.h"
 #include "scene/amber_parser.h"
 
 namespace {
 
+using warpsim::runner::ReportToJson;
 using warpsim::testing::Describe;
 
 warpsim::runner::RunReport Run(const std::string& amber) {
@@ -198,4 +203,106 @@ probe ssbo int 0:1 0 == 12 101 14 15
   CHECK(r.status == warpsim::runner::RunStatus::kPass);
   REQUIRE(r.expectations.size() == 2);
   CHECK(r.stats.dispatches == 2);
+}
+
+TEST_CASE("the report's SIMD efficiency counts helper lanes apart",
+          "[runner][graphics]") {
+  // Per draw and per dispatch, and for the whole run: the share of the lane
+  // slots of issued warp instructions that ran invocations, and that ran
+  // helper lanes.
+  auto run = Run(R"(#!amber
+SHADER vertex vs PASSTHROUGH
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+void main() { c = vec4(0.0, 1.0, 0.0, 1.0); }
+END
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() { b.v[gl_LocalInvocationID.x] = gl_LocalInvocationID.x; }
+END
+BUFFER fb FORMAT R8G8B8A8_UNORM
+BUFFER buf DATA_TYPE uint32 SIZE 4 FILL 0
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  FRAMEBUFFER_SIZE 16 16
+  BIND BUFFER fb AS color LOCATION 0
+END
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN g DRAW_RECT POS 2 2 SIZE 10 10
+RUN p 1 1 1
+)");
+  INFO(Describe(run));
+  REQUIRE(run.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(run.draws.size() == 1);
+  REQUIRE(run.dispatches.size() == 1);
+  const auto& d = run.draws[0].stats;
+  // The diagonal's quads carry helper lanes, and every fragment warp
+  // instruction runs them.
+  CHECK(d.helper_lanes > 0);
+  CHECK(d.helper_lane_instructions >= d.helper_lanes);
+  CHECK(d.helper_lane_instructions < d.lane_instructions);
+  const nlohmann::json j = nlohmann::json::parse(ReportToJson(run));
+  const double width = run.warp_width;
+  REQUIRE(width == 32);
+  const auto& draw = j["draws"][0];
+  const double slots = static_cast<double>(d.warp_instructions) * width;
+  CHECK(draw["helper_lane_instructions"] == d.helper_lane_instructions);
+  CHECK(draw["simd_efficiency"].get<double>() ==
+        static_cast<double>(d.lane_instructions - d.helper_lane_instructions) /
+            slots);
+  CHECK(draw["helper_lane_share"].get<double>() ==
+        static_cast<double>(d.helper_lane_instructions) / slots);
+  CHECK(draw["fs_invocations_per_fragment_warp"].get<double>() ==
+        static_cast<double>(d.fs_invocations) /
+            static_cast<double>(d.fragment_warps));
+  // A 4-invocation workgroup in a 32-lane warp, without divergence: every
+  // instruction runs 4 of 32 lanes, none of them helpers.
+  const auto& dispatch = j["dispatches"][0];
+  CHECK(dispatch["pipeline"] == "p");
+  CHECK(dispatch["simd_efficiency"].get<double>() == 4.0 / width);
+  CHECK(dispatch["helper_lane_share"].get<double>() == 0.0);
+  // The whole run: both together.
+  const auto& s = run.stats;
+  CHECK(s.helper_lane_instructions == d.helper_lane_instructions);
+  const double run_slots = static_cast<double>(s.warp_instructions) * width;
+  CHECK(j["stats"]["simd_efficiency"].get<double>() ==
+        static_cast<double>(s.lane_instructions - s.helper_lane_instructions) /
+            run_slots);
+  CHECK(j["stats"]["helper_lane_share"].get<double>() ==
+        static_cast<double>(s.helper_lane_instructions) / run_slots);
+  CHECK(j["stats"]["warp_width"] == 32);
+}
+
+TEST_CASE("the JSON report carries bytes that are not UTF-8", "[runner]") {
+  // Names and messages come from the input; the report replaces invalid
+  // sequences instead of failing.
+  const std::pair<const char*, const char*> cases[] = {
+      {"lone continuation byte", "p\x80"},
+      {"truncated sequence", "p\xc3"},
+      {"encoded surrogate", "p\xed\xa0\x80"},
+      {"byte 0xff", "\xff"},
+  };
+  for (const auto& [name, bytes] : cases) {
+    INFO(name);
+    warpsim::runner::RunReport report;
+    report.file = std::string("dir/") + bytes + ".amber";
+    report.status = warpsim::runner::RunStatus::kInvalid;
+    report.diagnostic =
+        warpsim::InvalidInput(std::string("unknown pipeline ") + bytes,
+                              warpsim::SourcePos{report.file, 3});
+    report.pipelines.push_back({bytes, "compute", bytes, "main", 1, 1});
+    const nlohmann::json j =
+        nlohmann::json::parse(ReportToJson(report), nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    CHECK(j["diagnostic"]["message"].get<std::string>().rfind(
+              "unknown pipeline ", 0) == 0);
+    CHECK(j["pipelines"][0]["stage"] == "compute");
+  }
 }

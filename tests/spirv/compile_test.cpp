@@ -165,6 +165,39 @@ void main() { data[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x; }
   }
 }
 
+TEST_CASE("GLSL errors carry glslang's whole log", "[spirv][compile]") {
+  // The first error heads the message; the rest of the log (warnings,
+  // further lines) follows it instead of being cut.
+  struct Case {
+    const char* source;
+    int line;  // of the first error
+    std::vector<const char*> messages;
+  };
+  const std::vector<Case> cases = {
+      {"#version 450\n#extension GL_EXT_no_such_extension : warn\n"
+       "layout(location = 0) out vec4 c;\nvoid main() {\n"
+       "  c = vec4(first_undeclared);\n}\n",
+       5,
+       {"first_undeclared", "GL_EXT_no_such_extension"}},
+      // The undeclared name's follow-on error was cut before.
+      {"#version 450\nlayout(location = 0) out vec4 c;\nvoid main() {\n"
+       "  uint u = first_undeclared;\n  c = vec4(u);\n}\n",
+       4,
+       {"first_undeclared", "cannot convert"}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.source);
+    Result<std::vector<uint32_t>> r = CompileGlsl(
+        c.source, ShaderStage::kFragment, TargetEnv::kVulkan1_3, "bad.frag");
+    REQUIRE_FALSE(r.ok());
+    INFO(r.error().message);
+    CHECK(r.error().pos.line == c.line);
+    for (const char* m : c.messages) {
+      CHECK_THAT(r.error().message, Catch::Contains(m));
+    }
+  }
+}
+
 TEST_CASE("GLSL compile options", "[spirv][compile]") {
   const char* source =
       "#version 450\nlayout(local_size_x = SIZE) in;\nvoid main() {}\n";
