@@ -139,8 +139,10 @@ TEST_CASE("CLI exit codes and diagnostics", "[runner][cli]") {
        "BUFFER b DATA_TYPE uint32 SIZE 1 FILL 0\n"
        "PIPELINE compute p\n  ATTACH k ENTRY_POINT f\nEND\nRUN p 1 1 1\n",
        "", 3, "OpenCL C"},
-      {"VkScript is unsupported",
-       "[compute shader]\n#version 430\nvoid main() {}\n", "", 3, "VkScript"},
+      {"VkScript feature the runner lacks is unsupported",
+       "[compute shader]\n#version 430\nvoid main() {}\n[test]\n"
+       "patch parameter vertices 3\n",
+       "", 3, "patch parameter vertices"},
       {"bad option", kPassing, "--no-such-option", 64, "unknown option"},
       {"unknown GPU preset", kPassing, "--gpu-config gtx480", 64,
        "unknown GPU preset \"gtx480\" (presets: h200, teaching"},
