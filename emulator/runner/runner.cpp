@@ -128,7 +128,10 @@ class SceneRunner {
  public:
   SceneRunner(const scene::Scene& scene, const RunOptions& options,
               RunReport* report)
-      : scene_(scene), options_(options), report_(report) {}
+      : scene_(scene),
+        options_(options),
+        report_(report),
+        cache_(options.shader_cache_dir) {}
 
   Status Run() {
     for (const std::string& f : scene_.device_features) {
@@ -600,12 +603,13 @@ class SceneRunner {
     spirv::TargetEnv env = spirv::kDefaultGlslTargetEnv;
     if (shader->passthrough) {
       // Amber's pass-through vertex shader: position from location 0.
-      words = spirv::CompileGlsl(
+      words = CachedCompileGlsl(
+          &cache_,
           "#version 430\nlayout(location = 0) in vec4 position;\n"
           "void main() { gl_Position = position; }\n",
           spirv::ShaderStage::kVertex, env, "passthrough.vert");
     } else {
-      words = ShaderWords(*shader, scene_);
+      words = ShaderWords(*shader, scene_, &cache_);
       auto e = ShaderTargetEnv(*shader, &scene_);
       if (!e.ok()) return e.error();
       env = *e;
@@ -623,7 +627,7 @@ class SceneRunner {
     settings.optimizations = att.optimizations;
     const std::string file =
         scene_.file_path + " (shader " + shader->name + ")";
-    auto built = BuildProgram(*words, env, file, lower, settings);
+    auto built = BuildProgram(*words, env, file, lower, settings, &cache_);
     // Assembly without TARGET_ENV is SPIR-V 1.0 (Amber's default); the
     // Vulkan CTS runs such files at the SPIR-V version their instructions
     // need. When validation asks for a newer version, assemble for it.
@@ -636,14 +640,19 @@ class SceneRunner {
         const char minor = msg[at + kNeeds.size()];
         if (minor >= '1' && minor <= '6') {
           auto newer = spirv::ParseTargetEnv(std::string("spv1.") + minor);
-          auto words2 = newer.ok()
-                            ? spirv::AssembleSpirv(shader->source, *newer, file)
-                            : Result<std::vector<uint32_t>>(newer.error());
-          if (words2.ok())
-            built = BuildProgram(*words2, *newer, file, lower, settings);
+          auto words2 =
+              newer.ok()
+                  ? CachedAssembleSpirv(&cache_, shader->source, *newer, file)
+                  : Result<std::vector<uint32_t>>(newer.error());
+          if (words2.ok()) {
+            built =
+                BuildProgram(*words2, *newer, file, lower, settings, &cache_);
+          }
         }
       }
     }
+    report_->stats.shader_cache_hits = cache_.hits();
+    report_->stats.shader_cache_misses = cache_.misses();
     return built;
   }
 
@@ -813,6 +822,7 @@ class SceneRunner {
   const scene::Scene& scene_;
   RunOptions options_;
   RunReport* report_;
+  ShaderCache cache_;  // compiled shaders on disk (off: no directory)
   BuildSettings settings_;
   std::map<std::string, std::vector<uint8_t>> buffers_;
   std::map<std::string, BuiltProgram> programs_;
@@ -962,7 +972,9 @@ std::string ReportToJson(const RunReport& report) {
                 {"dispatches", report.stats.dispatches},
                 {"workgroups", report.stats.workgroups},
                 {"warps", report.stats.warps},
-                {"host_seconds", report.stats.host_seconds}};
+                {"host_seconds", report.stats.host_seconds},
+                {"shader_cache_hits", report.stats.shader_cache_hits},
+                {"shader_cache_misses", report.stats.shader_cache_misses}};
   if (report.diagnostic) {
     j["diagnostic"] = {
         {"kind", report.status == RunStatus::kUnsupported ? "unsupported"
