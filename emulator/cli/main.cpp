@@ -41,6 +41,7 @@ const char kRunHelp[] =
     "                   [--gpu-config PRESET|FILE.json]\n"
     "                   [--warp-width N] [--max-warp-instructions N] "
     "[--quiet]\n"
+    "                   [--shader-cache DIR|off]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
     "  --out DIR                  write outputs into DIR: report.json and\n"
@@ -58,6 +59,10 @@ const char kRunHelp[] =
     "  --max-warp-instructions N  stop a dispatch after N warp instructions\n"
     "                             (default 4000000000)\n"
     "  --quiet                    print only failures\n"
+    "  --shader-cache DIR|off     where compiled shaders are cached (default\n"
+    "                             $WARPSIM_SHADER_CACHE, else\n"
+    "                             $XDG_CACHE_HOME/warpsim, else\n"
+    "                             ~/.cache/warpsim); off: compile every time\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
     "3 unsupported feature (named on stderr), 64 bad command line.\n";
@@ -104,6 +109,7 @@ int RunCommand(int argc, char** argv) {
   std::string file, out_dir, json_path;
   bool quiet = false;
   warpsim::runner::RunOptions options;
+  options.shader_cache_dir = warpsim::runner::DefaultShaderCacheDir();
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -149,6 +155,12 @@ int RunCommand(int argc, char** argv) {
       options.max_warp_instructions = n;
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--shader-cache") {
+      const char* v = value("--shader-cache");
+      if (!v || *v == 0) {
+        return Usage("--shader-cache needs a directory or off", kRunHelp);
+      }
+      options.shader_cache_dir = std::string(v) == "off" ? "" : v;
     } else if (!a.empty() && a[0] == '-') {
       return Usage("unknown option " + a, kRunHelp);
     } else if (file.empty()) {
