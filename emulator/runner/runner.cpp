@@ -651,8 +651,6 @@ class SceneRunner {
         }
       }
     }
-    report_->stats.shader_cache_hits = cache_.hits();
-    report_->stats.shader_cache_misses = cache_.misses();
     return built;
   }
 
@@ -848,6 +846,12 @@ class SceneRunner {
   }
 
  public:
+  // Lookups of the compiled-shader cache, failed builds included.
+  void CollectCacheStats(RunReport* report) const {
+    report->stats.shader_cache_hits = cache_.hits();
+    report->stats.shader_cache_misses = cache_.misses();
+  }
+
   // Final contents of every colour attachment (for PNG output).
   void CollectImages(RunReport* report) {
     for (const std::string& name : image_outputs_) {
@@ -900,6 +904,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   SceneRunner runner(scene, options, &report);
   Status s = runner.Run();
   runner.CollectImages(&report);
+  runner.CollectCacheStats(&report);
   report.stats.host_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

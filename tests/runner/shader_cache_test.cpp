@@ -285,6 +285,7 @@ TEST_CASE("corrupt or truncated entries are ignored and recompiled",
     CHECK(cache.misses() == 1);
     // The recomputed entry replaced the damaged one.
     auto again = cache.GetOrCompute(SampleKey(), Counting(&calls));
+    CHECK(again.ok());
     CHECK(calls == 2);
     CHECK(cache.hits() == 1);
   }
@@ -326,6 +327,37 @@ TEST_CASE("failed compiles are not cached", "[runner][shader_cache]") {
   CHECK(first.error().ToString() == second.error().ToString());
   CHECK(first.error().pos.line == 2);
   CHECK(cache.misses() == 2);
+  CHECK(FileCount(dir.str()) == 0);
+}
+
+TEST_CASE("a scene whose shader fails reports the same error warm or cold",
+          "[runner][shader_cache]") {
+  TempDir dir;
+  auto scene = scene::ParseAmberScript(R"(#!amber
+SHADER compute cs GLSL
+#version 450
+void main() { undeclared = 1; }
+END
+PIPELINE compute p
+  ATTACH cs
+END
+RUN p 1 1 1
+)",
+                                       "fails.amber");
+  REQUIRE(scene.ok());
+  RunOptions options;
+  options.shader_cache_dir = dir.str();
+  const RunReport first = RunScene(*scene, options);
+  const RunReport second = RunScene(*scene, options);
+  const RunReport uncached = RunScene(*scene, RunOptions{});
+  REQUIRE(first.diagnostic.has_value());
+  REQUIRE(second.diagnostic.has_value());
+  REQUIRE(uncached.diagnostic.has_value());
+  CHECK(first.status == RunStatus::kInvalid);
+  CHECK(second.diagnostic->ToString() == first.diagnostic->ToString());
+  CHECK(uncached.diagnostic->ToString() == first.diagnostic->ToString());
+  CHECK(second.stats.shader_cache_misses == 1);
+  CHECK(second.stats.shader_cache_hits == 0);
   CHECK(FileCount(dir.str()) == 0);
 }
 
