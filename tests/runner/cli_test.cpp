@@ -195,7 +195,7 @@ nlohmann::json ReadJson(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("--shader-cache DIR: the second run hits", "[runner][cli]") {
+TEST_CASE("run with --shader-cache DIR: the second run hits", "[runner][cli]") {
   const std::string file = WriteTemp("cached.amber", kPassing);
   const std::string cache = TempDir() + "/shader_cache_dir";
   std::filesystem::remove_all(cache);
@@ -215,8 +215,9 @@ TEST_CASE("--shader-cache DIR: the second run hits", "[runner][cli]") {
   CHECK(ReadJson(json)["stats"]["shader_cache_hits"] == 2);
 }
 
-TEST_CASE("--shader-cache off writes nothing, whatever the environment says",
-          "[runner][cli]") {
+TEST_CASE(
+    "run with --shader-cache off writes nothing, whatever the environment says",
+    "[runner][cli]") {
   const std::string file = WriteTemp("uncached.amber", kPassing);
   const std::string cache = TempDir() + "/env_cache_dir";
   std::filesystem::remove_all(cache);
