@@ -48,6 +48,7 @@ const char kRunHelp[] =
     "                   [--gpu-config PRESET|FILE.json]\n"
     "                   [--warp-width N] [--max-warp-instructions N] "
     "[--quiet]\n"
+    "                   [--shader-cache DIR|off]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
     "  --out DIR                  write outputs into DIR: report.json and\n"
@@ -66,6 +67,10 @@ const char kRunHelp[] =
     "                             instructions (exit code 4)\n"
     "                             (default 4000000000)\n"
     "  --quiet                    print only failures\n"
+    "  --shader-cache DIR|off     where compiled shaders are cached (default\n"
+    "                             $WARPSIM_SHADER_CACHE, else\n"
+    "                             $XDG_CACHE_HOME/warpsim, else\n"
+    "                             ~/.cache/warpsim); off: compile every time\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
     "3 unsupported feature (named on stderr), 4 --max-warp-instructions\n"
@@ -124,6 +129,7 @@ int RunCommand(int argc, char** argv) {
   std::string file, out_dir, json_path;
   bool quiet = false;
   warpsim::runner::RunOptions options;
+  options.shader_cache_dir = warpsim::runner::DefaultShaderCacheDir();
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -176,6 +182,12 @@ int RunCommand(int argc, char** argv) {
       options.max_warp_instructions = n;
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--shader-cache") {
+      const char* v = value("--shader-cache");
+      if (!v || *v == 0) {
+        return Usage("--shader-cache needs a directory or off", kRunHelp);
+      }
+      options.shader_cache_dir = std::string(v) == "off" ? "" : v;
     } else if (!a.empty() && a[0] == '-') {
       return Usage("unknown option " + a, kRunHelp);
     } else if (file.empty()) {

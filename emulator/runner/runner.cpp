@@ -128,7 +128,10 @@ class SceneRunner {
  public:
   SceneRunner(const scene::Scene& scene, const RunOptions& options,
               RunReport* report)
-      : scene_(scene), options_(options), report_(report) {}
+      : scene_(scene),
+        options_(options),
+        report_(report),
+        cache_(options.shader_cache_dir) {}
 
   Status Run() {
     for (const std::string& f : scene_.device_features) {
@@ -616,7 +619,7 @@ class SceneRunner {
                                   spv::ExecutionModel model) {
     const scene::Shader* shader = scene_.FindShader(att.shader);
     if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
-    Result<std::vector<uint32_t>> words = ShaderWords(*shader, scene_);
+    Result<std::vector<uint32_t>> words = ShaderWords(*shader, scene_, &cache_);
     if (!words.ok()) return words.error();
     auto e = ShaderTargetEnv(*shader, &scene_);
     if (!e.ok()) return e.error();
@@ -633,7 +636,7 @@ class SceneRunner {
     settings.optimizations = att.optimizations;
     const std::string file =
         scene_.file_path + " (shader " + shader->name + ")";
-    auto built = BuildProgram(*words, env, file, lower, settings);
+    auto built = BuildProgram(*words, env, file, lower, settings, &cache_);
     // Assembly without TARGET_ENV is SPIR-V 1.0 (Amber's default); the
     // Vulkan CTS runs such files at the SPIR-V version their instructions
     // need. When validation asks for a newer version, assemble for it.
@@ -646,11 +649,14 @@ class SceneRunner {
         const char minor = msg[at + kNeeds.size()];
         if (minor >= '1' && minor <= '6') {
           auto newer = spirv::ParseTargetEnv(std::string("spv1.") + minor);
-          auto words2 = newer.ok()
-                            ? spirv::AssembleSpirv(shader->source, *newer, file)
-                            : Result<std::vector<uint32_t>>(newer.error());
-          if (words2.ok())
-            built = BuildProgram(*words2, *newer, file, lower, settings);
+          auto words2 =
+              newer.ok()
+                  ? CachedAssembleSpirv(&cache_, shader->source, *newer, file)
+                  : Result<std::vector<uint32_t>>(newer.error());
+          if (words2.ok()) {
+            built =
+                BuildProgram(*words2, *newer, file, lower, settings, &cache_);
+          }
         }
       }
     }
@@ -838,6 +844,7 @@ class SceneRunner {
   const scene::Scene& scene_;
   RunOptions options_;
   RunReport* report_;
+  ShaderCache cache_;  // compiled shaders on disk (off: no directory)
   BuildSettings settings_;
   std::map<std::string, std::vector<uint8_t>> buffers_;
   std::map<std::string, BuiltProgram> programs_;
@@ -863,6 +870,12 @@ class SceneRunner {
   }
 
  public:
+  // Lookups of the compiled-shader cache, failed builds included.
+  void CollectCacheStats(RunReport* report) const {
+    report->stats.shader_cache_hits = cache_.hits();
+    report->stats.shader_cache_misses = cache_.misses();
+  }
+
   // Final contents of every colour attachment (for PNG output).
   void CollectImages(RunReport* report) {
     for (const std::string& name : image_outputs_) {
@@ -943,6 +956,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   SceneRunner runner(scene, options, &report);
   Status s = runner.Run();
   runner.CollectImages(&report);
+  runner.CollectCacheStats(&report);
   report.stats.host_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -1032,7 +1046,9 @@ std::string ReportToJson(const RunReport& report) {
                 {"workgroups", report.stats.workgroups},
                 {"warps", report.stats.warps},
                 {"warp_width", report.warp_width},
-                {"host_seconds", report.stats.host_seconds}};
+                {"host_seconds", report.stats.host_seconds},
+                {"shader_cache_hits", report.stats.shader_cache_hits},
+                {"shader_cache_misses", report.stats.shader_cache_misses}};
   lane_use(&j["stats"], report.stats.warp_instructions,
            report.stats.lane_instructions,
            report.stats.helper_lane_instructions);

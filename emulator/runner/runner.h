@@ -58,6 +58,11 @@ struct RunStats {
   uint64_t workgroups = 0;
   uint64_t warps = 0;
   double host_seconds = 0;
+  // Compiled-shader cache lookups (shader_cache.h): one per GLSL compile or
+  // SPIR-V assembly, and one per validate + legalize, of each shader built.
+  // Both stay 0 when the cache is off.
+  uint64_t shader_cache_hits = 0;
+  uint64_t shader_cache_misses = 0;
 };
 
 // One shader of a pipeline (a graphics pipeline has one entry per stage).
@@ -102,8 +107,13 @@ struct RunReport {
   uint32_t warp_width = 0;  // of the GPU configuration the run used
 };
 
-// A run is configured by the GPU description (gpu_config.h).
-struct RunOptions : GpuConfig {};
+// A run is configured by the GPU description (gpu_config.h), and where it
+// caches compiled shaders.
+struct RunOptions : GpuConfig {
+  // Directory of the compiled-shader cache (shader_cache.h); empty: no
+  // cache. The CLI defaults it to DefaultShaderCacheDir().
+  std::string shader_cache_dir;
+};
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);
 // Parses and runs a file; a parse error gives kInvalid / kUnsupported.

@@ -61,8 +61,36 @@ Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader,
   return spirv::TargetEnv::kSpv1_0;
 }
 
+Result<std::vector<uint32_t>> CachedCompileGlsl(
+    ShaderCache* cache, std::string_view source, spirv::ShaderStage stage,
+    spirv::TargetEnv env, const std::string& file,
+    const std::vector<std::string>& compile_options) {
+  auto compile = [&] {
+    return spirv::CompileGlsl(source, stage, env, file, compile_options);
+  };
+  if (cache == nullptr) return compile();
+  ShaderCacheKey key("compile-glsl");
+  key.Add("source", source)
+      .Add("stage", spirv::ShaderStageName(stage))
+      .Add("target_env", spirv::TargetEnvName(env));
+  for (const std::string& option : compile_options) key.Add("option", option);
+  return cache->GetOrCompute(key, compile);
+}
+
+Result<std::vector<uint32_t>> CachedAssembleSpirv(ShaderCache* cache,
+                                                  std::string_view text,
+                                                  spirv::TargetEnv env,
+                                                  const std::string& file) {
+  auto assemble = [&] { return spirv::AssembleSpirv(text, env, file); };
+  if (cache == nullptr) return assemble();
+  ShaderCacheKey key("assemble-spirv");
+  key.Add("source", text).Add("target_env", spirv::TargetEnvName(env));
+  return cache->GetOrCompute(key, assemble);
+}
+
 Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
-                                          const scene::Scene& scene) {
+                                          const scene::Scene& scene,
+                                          ShaderCache* cache) {
   const std::string file = scene.file_path;
   auto env = ShaderTargetEnv(shader, &scene);
   if (!env.ok()) return env.error();
@@ -77,20 +105,21 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
     return d;
   };
   if (shader.passthrough) {
-    return spirv::CompileGlsl(kPassthroughVertexGlsl,
-                              spirv::ShaderStage::kVertex, *env,
-                              "passthrough.vert");
+    return CachedCompileGlsl(cache, kPassthroughVertexGlsl,
+                             spirv::ShaderStage::kVertex, *env,
+                             "passthrough.vert");
   }
   switch (shader.format) {
     case scene::ShaderFormat::kGlsl: {
       auto stage = ToSpirvStage(shader.stage);
       if (!stage.ok()) return stage.error();
-      auto words = spirv::CompileGlsl(shader.source, *stage, *env, shader.name);
+      auto words =
+          CachedCompileGlsl(cache, shader.source, *stage, *env, shader.name);
       if (!words.ok()) return relocate(words.error());
       return words;
     }
     case scene::ShaderFormat::kSpirvAsm: {
-      auto words = spirv::AssembleSpirv(shader.source, *env, shader.name);
+      auto words = CachedAssembleSpirv(cache, shader.source, *env, shader.name);
       if (!words.ok()) return relocate(words.error());
       return words;
     }
@@ -112,23 +141,50 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
   return InternalError("unknown shader format");
 }
 
+Result<std::vector<uint32_t>> LegalizedWords(ShaderCache* cache,
+                                             const std::vector<uint32_t>& words,
+                                             spirv::TargetEnv env,
+                                             const std::string& file,
+                                             const BuildSettings& settings) {
+  auto legalize = [&]() -> Result<std::vector<uint32_t>> {
+    std::vector<uint32_t> input = words;
+    if (!settings.optimizations.empty()) {
+      // Amber validates before and runs the requested passes on valid input.
+      if (Status s = spirv::ValidateSpirv(words, env, file, settings.validate);
+          !s.ok()) {
+        return s.error();
+      }
+      auto opt = spirv::OptimizeSpirv(words, env, settings.optimizations, file);
+      if (!opt.ok()) return opt.error();
+      input = std::move(*opt);
+    }
+    // LegalizeSpirv validates its input first.
+    return spirv::LegalizeSpirv(input, env, file, settings.validate);
+  };
+  if (cache == nullptr) return legalize();
+  const spirv::ValidateOptions& v = settings.validate;
+  ShaderCacheKey key("validate-optimize-legalize");
+  key.Add("words", words)
+      .Add("target_env", spirv::TargetEnvName(env))
+      .AddFlag("relax_block_layout", v.relax_block_layout)
+      .AddFlag("scalar_block_layout", v.scalar_block_layout)
+      .AddFlag("uniform_buffer_standard_layout",
+               v.uniform_buffer_standard_layout)
+      .AddFlag("workgroup_scalar_block_layout",
+               v.workgroup_scalar_block_layout);
+  for (const std::string& flag : settings.optimizations) {
+    key.Add("optimization", flag);
+  }
+  key.Add("legalization", spirv::LegalizationRecipe());
+  return cache->GetOrCompute(key, legalize);
+}
+
 Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
                                   spirv::TargetEnv env, const std::string& file,
                                   const simt::LowerOptions& lower,
-                                  const BuildSettings& settings) {
-  std::vector<uint32_t> input = words;
-  if (!settings.optimizations.empty()) {
-    // Amber validates before and runs the requested passes on valid input.
-    if (Status s = spirv::ValidateSpirv(words, env, file, settings.validate);
-        !s.ok()) {
-      return s.error();
-    }
-    auto opt = spirv::OptimizeSpirv(words, env, settings.optimizations, file);
-    if (!opt.ok()) return opt.error();
-    input = std::move(*opt);
-  }
-  // LegalizeSpirv validates its input first.
-  auto legal = spirv::LegalizeSpirv(input, env, file, settings.validate);
+                                  const BuildSettings& settings,
+                                  ShaderCache* cache) {
+  auto legal = LegalizedWords(cache, words, env, file, settings);
   if (!legal.ok()) return legal.error();
   auto module = spirv::Module::Build(*legal, file);
   if (!module.ok()) return module.error();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "runner/shader_cache.h"
 #include "scene/scene.h"
 #include "simt/lower.h"
 #include "simt/program.h"
@@ -28,8 +29,29 @@ struct BuildSettings {
 // decoding SPIRV-HEX / SPIRV-BIN; a PASSTHROUGH vertex shader is Amber's
 // pass-through shader compiled from GLSL). HLSL and OpenCL C are
 // unsupported.
+// With a `cache`, compiles and assemblies are looked up there first.
 Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
-                                          const scene::Scene& scene);
+                                          const scene::Scene& scene,
+                                          ShaderCache* cache = nullptr);
+
+// CompileGlsl / AssembleSpirv through `cache` (nullptr: no cache).
+Result<std::vector<uint32_t>> CachedCompileGlsl(
+    ShaderCache* cache, std::string_view source, spirv::ShaderStage stage,
+    spirv::TargetEnv env, const std::string& file,
+    const std::vector<std::string>& compile_options = {});
+Result<std::vector<uint32_t>> CachedAssembleSpirv(ShaderCache* cache,
+                                                  std::string_view text,
+                                                  spirv::TargetEnv env,
+                                                  const std::string& file);
+
+// Validation, SHADER_OPTIMIZATION passes and legalization of `words`
+// (the steps BuildProgram runs before building the Module), through
+// `cache` (nullptr: no cache).
+Result<std::vector<uint32_t>> LegalizedWords(ShaderCache* cache,
+                                             const std::vector<uint32_t>& words,
+                                             spirv::TargetEnv env,
+                                             const std::string& file,
+                                             const BuildSettings& settings);
 
 // The shader's target environment (TARGET_ENV, or the default per format).
 Result<spirv::TargetEnv> ShaderTargetEnv(const scene::Shader& shader,
@@ -40,11 +62,13 @@ struct BuiltProgram {
   simt::Program program;
 };
 
-// Validates, legalizes, builds the Module and lowers `entry`.
+// Validates, legalizes (LegalizedWords), builds the Module and lowers
+// `entry`.
 Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
                                   spirv::TargetEnv env, const std::string& file,
                                   const simt::LowerOptions& lower,
-                                  const BuildSettings& settings);
+                                  const BuildSettings& settings,
+                                  ShaderCache* cache = nullptr);
 
 // Words from a file given on the command line: .spv (binary), .spvasm
 // (assembly), .comp/.vert/.frag (GLSL by extension).

@@ -460,6 +460,66 @@ Status ValidateSpirv(std::span<const uint32_t> words, TargetEnv env,
 //   FoldSpecConstantOpAndComposite, FreezeSpecConstantValue, SetSpecConstant
 //   DefaultValue: specialization happens later, in the executor, with the
 //   pipeline's values; OpSpecConstant* must survive.
+namespace {
+
+// The passes above, in order. The names only identify the recipe (they are
+// part of the compiled-shader cache key, LegalizationRecipe()); any change to
+// this table or to a pass's arguments must change a name.
+struct LegalizationPass {
+  std::string_view name;
+  spvtools::Optimizer::PassToken (*create)();
+};
+const LegalizationPass kLegalizationPasses[] = {
+    {"merge-return", [] { return spvtools::CreateMergeReturnPass(); }},
+    {"inline-exhaustive",
+     [] { return spvtools::CreateInlineExhaustivePass(); }},
+    {"eliminate-dead-functions",
+     [] { return spvtools::CreateEliminateDeadFunctionsPass(); }},
+    {"private-to-local", [] { return spvtools::CreatePrivateToLocalPass(); }},
+    {"scalar-replacement",
+     [] { return spvtools::CreateScalarReplacementPass(); }},
+    {"local-access-chain-convert",
+     [] { return spvtools::CreateLocalAccessChainConvertPass(); }},
+    {"local-single-block-load-store-elim",
+     [] { return spvtools::CreateLocalSingleBlockLoadStoreElimPass(); }},
+    {"local-single-store-elim",
+     [] { return spvtools::CreateLocalSingleStoreElimPass(); }},
+    {"ssa-rewrite", [] { return spvtools::CreateSSARewritePass(); }},
+    {"aggressive-dce(preserve_interface)",
+     [] {
+       return spvtools::CreateAggressiveDCEPass(/*preserve_interface=*/true);
+     }},
+    {"scalar-replacement",
+     [] { return spvtools::CreateScalarReplacementPass(); }},
+    {"local-access-chain-convert",
+     [] { return spvtools::CreateLocalAccessChainConvertPass(); }},
+    {"ssa-rewrite", [] { return spvtools::CreateSSARewritePass(); }},
+    {"aggressive-dce(preserve_interface)",
+     [] {
+       return spvtools::CreateAggressiveDCEPass(/*preserve_interface=*/true);
+     }},
+};
+
+}  // namespace
+
+std::string LegalizationRecipe() {
+  // The retry with DeadBranchElim first (see LegalizeSpirv) is part of the
+  // recipe too, as is the validation of the result.
+  std::string recipe = "[dead-branch-elim on unreachable blocks] ";
+  for (const LegalizationPass& pass : kLegalizationPasses) {
+    recipe += pass.name;
+    recipe += ' ';
+  }
+  return recipe + "validate";
+}
+
+std::string ToolVersions() {
+  const glslang::Version g = glslang::GetVersion();
+  return "glslang " + std::to_string(g.major) + "." + std::to_string(g.minor) +
+         "." + std::to_string(g.patch) + (g.flavor ? g.flavor : "") + "; " +
+         spvSoftwareVersionDetailsString();
+}
+
 Result<std::vector<uint32_t>> OptimizeSpirv(
     std::span<const uint32_t> words, TargetEnv env,
     const std::vector<std::string>& flags, const std::string& file) {
@@ -503,22 +563,9 @@ Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
     messages = ToolMessages();
     optimizer.SetMessageConsumer(messages.Consumer());
     if (cleanup) optimizer.RegisterPass(spvtools::CreateDeadBranchElimPass());
-    optimizer.RegisterPass(spvtools::CreateMergeReturnPass())
-        .RegisterPass(spvtools::CreateInlineExhaustivePass())
-        .RegisterPass(spvtools::CreateEliminateDeadFunctionsPass())
-        .RegisterPass(spvtools::CreatePrivateToLocalPass())
-        .RegisterPass(spvtools::CreateScalarReplacementPass())
-        .RegisterPass(spvtools::CreateLocalAccessChainConvertPass())
-        .RegisterPass(spvtools::CreateLocalSingleBlockLoadStoreElimPass())
-        .RegisterPass(spvtools::CreateLocalSingleStoreElimPass())
-        .RegisterPass(spvtools::CreateSSARewritePass())
-        .RegisterPass(spvtools::CreateAggressiveDCEPass(
-            /*preserve_interface=*/true))
-        .RegisterPass(spvtools::CreateScalarReplacementPass())
-        .RegisterPass(spvtools::CreateLocalAccessChainConvertPass())
-        .RegisterPass(spvtools::CreateSSARewritePass())
-        .RegisterPass(spvtools::CreateAggressiveDCEPass(
-            /*preserve_interface=*/true));
+    for (const LegalizationPass& pass : kLegalizationPasses) {
+      optimizer.RegisterPass(pass.create());
+    }
     spvtools::OptimizerOptions opt_options;
     opt_options.set_run_validator(false);  // validated above and below
     out.clear();

@@ -107,6 +107,15 @@ Result<std::vector<uint32_t>> LegalizeSpirv(
     std::span<const uint32_t> words, TargetEnv env, const std::string& file,
     const ValidateOptions& options = {});
 
+// The versions of the libraries that compile and legalize, as they report
+// them ("glslang 12.0.0; SPIRV-Tools v2023.1 ..."): part of the compiled-
+// shader cache key, so a library upgrade recompiles.
+std::string ToolVersions();
+
+// The legalization passes LegalizeSpirv runs, by name, in order: part of the
+// cache key, so a change to the recipe recompiles.
+std::string LegalizationRecipe();
+
 }  // namespace warpsim::spirv
 
 #endif  // WARPSIM_SPIRV_COMPILE_H_

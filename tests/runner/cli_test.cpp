@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -392,4 +393,85 @@ RUN p 1 1 1
                           " warp instructions") != std::string::npos);
     }
   }
+}
+
+namespace {
+
+// Files directly in `dir` (0 when it does not exist).
+int CountFiles(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return 0;
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    n += e.is_regular_file() ? 1 : 0;
+  }
+  return n;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("run with --shader-cache DIR: the second run hits", "[runner][cli]") {
+  const std::string file = WriteTemp("cached.amber", kPassing);
+  const std::string cache = TempDir() + "/shader_cache_dir";
+  std::filesystem::remove_all(cache);
+  const std::string json = TempDir() + "/cached.json";
+  const CliResult cold =
+      RunCli("run " + file + " --shader-cache " + cache + " --json " + json);
+  INFO(cold.output);
+  CHECK(cold.exit_code == 0);
+  CHECK(ReadJson(json)["stats"]["shader_cache_misses"] == 2);
+  CHECK(ReadJson(json)["stats"]["shader_cache_hits"] == 0);
+  CHECK(CountFiles(cache) == 2);
+  const CliResult warm =
+      RunCli("run " + file + " --shader-cache " + cache + " --json " + json);
+  INFO(warm.output);
+  CHECK(warm.exit_code == 0);
+  CHECK(ReadJson(json)["stats"]["shader_cache_misses"] == 0);
+  CHECK(ReadJson(json)["stats"]["shader_cache_hits"] == 2);
+}
+
+TEST_CASE(
+    "run with --shader-cache off writes nothing, whatever the environment says",
+    "[runner][cli]") {
+  const std::string file = WriteTemp("uncached.amber", kPassing);
+  const std::string cache = TempDir() + "/env_cache_dir";
+  std::filesystem::remove_all(cache);
+  const std::string json = TempDir() + "/uncached.json";
+  // The option wins over the environment variable.
+  const std::string cmd = "env WARPSIM_SHADER_CACHE=" + cache + " " +
+                          std::string(WARPSIM_BINARY) + " run " + file +
+                          " --shader-cache off --json " + json + " 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+  CHECK(CountFiles(cache) == 0);
+  CHECK(ReadJson(json)["stats"]["shader_cache_misses"] == 0);
+}
+
+TEST_CASE("without --shader-cache the cache is under $XDG_CACHE_HOME",
+          "[runner][cli]") {
+  const std::string file = WriteTemp("xdg.amber", kPassing);
+  const std::string xdg = TempDir() + "/xdg";
+  std::filesystem::remove_all(xdg);
+  const std::string cmd = "env -u WARPSIM_SHADER_CACHE XDG_CACHE_HOME=" + xdg +
+                          " " + std::string(WARPSIM_BINARY) + " run " + file +
+                          " --quiet 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+  CHECK(CountFiles(xdg + "/warpsim") == 2);
+}
+
+TEST_CASE("an unwritable shader cache is a warning, not a failure",
+          "[runner][cli]") {
+  const std::string file = WriteTemp("unwritable.amber", kPassing);
+  // Below a regular file no directory can be created, even by root.
+  const std::string blocker = WriteTemp("not_a_dir", "x");
+  const CliResult r =
+      RunCli("run " + file + " --shader-cache " + blocker + "/cache");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("warning: shader cache") != std::string::npos);
 }
