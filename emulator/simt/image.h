@@ -75,9 +75,6 @@ struct TexelFormat {
     return count > 0 && (comps[0].kind == TexelKind::kUInt ||
                          comps[0].kind == TexelKind::kSInt);
   }
-  bool IsSigned() const {
-    return count > 0 && comps[0].kind == TexelKind::kSInt;
-  }
 };
 
 enum class Filter : uint8_t { kNearest, kLinear };

@@ -1058,7 +1058,6 @@ bool Lowerer::LowerInst(const spirv::Inst& inst) {
 
 Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {
   current_block_ = index;
-  current_label_ = block.label;
   BlockInfo bi;
   bi.first_instr = static_cast<uint32_t>(program_->code.size());
   bi.label = block.label;

@@ -139,8 +139,6 @@ class Lowerer {
                         const std::vector<Leaf>& leaves, uint32_t ptr_reg);
   // Constant value of an id as 64-bit integer (for literal-like operands).
   std::optional<uint64_t> ConstantValue(uint32_t id);
-  // Current block being lowered (index in structured order).
-  uint32_t current_block() const { return current_block_; }
   uint32_t BlockIndex(uint32_t label) const;
 
  private:
@@ -186,9 +184,7 @@ class Lowerer {
   std::vector<const spirv::Block*> order_;  // structured order
   std::map<uint32_t, uint32_t> block_index_;
   uint32_t current_block_ = 0;
-  uint32_t current_label_ = 0;
   friend Status AllocateRegisters(Lowerer& lowerer, Program* program);
-  friend class RegAllocAccess;
 
  public:
   const std::vector<uint8_t>& vreg_wide() const { return vreg_wide_; }

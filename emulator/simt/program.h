@@ -68,11 +68,9 @@ struct MemLeaf {
 struct MemAccess {
   uint32_t first_leaf = 0;
   uint32_t leaf_count = 0;
-  uint32_t ptr_reg = kNoReg;       // pointer: offset register; region = +1
-  uint32_t ptr2_reg = kNoReg;      // second pointer (copy source)
-  uint32_t second_first_leaf = 0;  // copy: source layout leaves
-  uint32_t stride = 0;             // access chains: element stride
-  uint32_t extra = 0;              // atomics: memory semantics etc.
+  uint32_t ptr_reg = kNoReg;  // pointer: offset register; region = +1
+  uint32_t stride = 0;        // access chains: element stride
+  uint32_t extra = 0;         // atomics: memory semantics etc.
 };
 
 // Parallel copy executed on a CFG edge (from OpPhi).
@@ -173,9 +171,6 @@ struct Program {
   bool depth_replacing = false;
   bool origin_upper_left = true;
   bool uses_barrier = false;
-
-  // The SPIR-V word offset of each instruction (for diagnostics, disasm).
-  const Instr& at(uint32_t i) const { return code[i]; }
 };
 
 }  // namespace warpsim::simt

@@ -322,7 +322,6 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   for (MemLeaf& leaf : program->mem_leaves) leaf.reg = map(leaf.reg);
   for (MemAccess& acc : program->mem_accesses) {
     acc.ptr_reg = map(acc.ptr_reg);
-    acc.ptr2_reg = map(acc.ptr2_reg);
   }
   for (uint32_t& r : program->extra) r = map(r);
   // Edge copies: 64-bit registers copy both halves.

@@ -139,7 +139,6 @@ class Warp {
                    uint32_t bytes);
   // Per-lane address buffer for InstrRecord::addresses.
   uint64_t* address_buffer() { return addresses_.data(); }
-  void set_record_addresses(bool on) { record_addresses_ = on; }
   bool record_addresses() const { return record_addresses_; }
 
   // Control-flow primitives for terminator handlers.
