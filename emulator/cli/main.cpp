@@ -48,7 +48,7 @@ const char kRunHelp[] =
     "                   [--gpu-config PRESET|FILE.json]\n"
     "                   [--warp-width N] [--max-warp-instructions N] "
     "[--quiet]\n"
-    "                   [--shader-cache DIR|off]\n"
+    "                   [--shader-cache DIR|off] [--threads N]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
     "  --out DIR                  write outputs into DIR: report.json and\n"
@@ -71,6 +71,9 @@ const char kRunHelp[] =
     "                             $WARPSIM_SHADER_CACHE, else\n"
     "                             $XDG_CACHE_HOME/warpsim, else\n"
     "                             ~/.cache/warpsim); off: compile every time\n"
+    "  --threads N                host threads that shade warps (default 0:\n"
+    "                             every core); the results are the same for\n"
+    "                             any N\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
     "3 unsupported feature (named on stderr), 4 --max-warp-instructions\n"
@@ -130,6 +133,7 @@ int RunCommand(int argc, char** argv) {
   bool quiet = false;
   warpsim::runner::RunOptions options;
   options.shader_cache_dir = warpsim::runner::DefaultShaderCacheDir();
+  options.threads = 0;  // every core
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* name) -> const char* {
@@ -180,6 +184,13 @@ int RunCommand(int argc, char** argv) {
         return Usage("--max-warp-instructions needs a number", kRunHelp);
       }
       options.max_warp_instructions = n;
+    } else if (a == "--threads") {
+      uint64_t n = 0;
+      if (!ParseUint(value("--threads"), &n) || n > 1024) {
+        return Usage("--threads needs a number from 0 (every core) to 1024",
+                     kRunHelp);
+      }
+      options.threads = static_cast<uint32_t>(n);
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--shader-cache") {

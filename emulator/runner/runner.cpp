@@ -6,6 +6,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <thread>
 
 #include "pipeline/compute.h"
 #include "pipeline/graphics.h"
@@ -165,6 +167,12 @@ class SceneRunner {
   }
 
  private:
+  // Worker threads for the pipeline's parallel driver.
+  uint32_t Threads() const {
+    if (options_.threads != 0) return options_.threads;
+    return std::max(1u, std::thread::hardware_concurrency());
+  }
+
   Status RunCommands(const std::vector<scene::Command>& commands) {
     for (const scene::Command& cmd : commands) {
       Status s = std::visit([&](const auto& c) { return Execute(c, cmd.line); },
@@ -209,6 +217,7 @@ class SceneRunner {
     pipeline::ComputeLimits limits;
     limits.warp_width = options_.warp_width;
     limits.max_warp_instructions = options_.max_warp_instructions;
+    limits.threads = Threads();
     auto stats = pipeline::DispatchCompute((*program)->program, groups,
                                            std::move(regions),
                                            std::move(images), limits);
@@ -313,6 +322,7 @@ class SceneRunner {
     }
     state.config.warp_width = options_.warp_width;
     state.config.max_warp_instructions = options_.max_warp_instructions;
+    state.config.threads = Threads();
     state.config.vertex_batch_indices = options_.vertex_batch_indices;
     state.config.tile_size = options_.tile_size;
     state.config.mix_primitives_in_warps = options_.mix_primitives_in_warps;

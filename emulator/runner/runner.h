@@ -113,6 +113,9 @@ struct RunOptions : GpuConfig {
   // Directory of the compiled-shader cache (shader_cache.h); empty: no
   // cache. The CLI defaults it to DefaultShaderCacheDir().
   std::string shader_cache_dir;
+  // Host threads that shade warps (pipeline/warp_queue.h, DrainParallel);
+  // 0 = every core. Results are identical for any value.
+  uint32_t threads = 1;
 };
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);
