@@ -69,6 +69,10 @@ void StoreField(uint8_t* texel, uint32_t bit_offset, uint32_t bits,
   v &= mask;
   const uint32_t first = bit_offset / 8;
   const uint32_t shift = bit_offset % 8;
+  if (shift == 0 && bits == 8) {  // the common byte channel
+    texel[first] = static_cast<uint8_t>(v);
+    return;
+  }
   const uint32_t nbytes = std::min((shift + bits + 7) / 8, 8u);
   for (uint32_t i = 0; i < nbytes; ++i) {
     const uint64_t m = ((mask << shift) >> (8 * i)) & 0xff;
@@ -210,7 +214,8 @@ void EncodeTexel(const TexelFormat& format, const Texel& value,
         }
         const double max = static_cast<double>((uint64_t{1} << c.bits) - 1);
         const double cl = std::isnan(x) ? 0.0 : std::clamp<double>(x, 0.0, 1.0);
-        v = static_cast<uint64_t>(std::floor(cl * max + 0.5));
+        // cl * max + 0.5 >= 0, so truncation is floor (and no libm call).
+        v = static_cast<uint64_t>(cl * max + 0.5);
         break;
       }
       case TexelKind::kSNorm: {

@@ -141,6 +141,11 @@ struct Program {
   std::vector<BlockInfo> blocks;  // structured order; blocks[0] = entry
   std::vector<BranchInfo> branches;
   std::vector<EdgeCopy> edge_copies;
+  // Indexed by the first copy of an edge: 1 when the edge's copies form a
+  // cycle (a swap) and must read every source before writing; 0 when they
+  // are ordered so that running them one after the other is the same.
+  // Missing entries count as cyclic. Set by register allocation.
+  std::vector<uint8_t> edge_copy_cyclic;
   std::vector<MemAccess> mem_accesses;
   std::vector<MemLeaf> mem_leaves;
   // Register lists used by instructions with many operands (Instr::aux

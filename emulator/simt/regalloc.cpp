@@ -89,6 +89,34 @@ bool ReadsOtherLanes(spv::Op op) {
   }
 }
 
+// Orders the parallel copies copies[first..] so that running them one after
+// the other gives the same result: a copy runs only after every copy that
+// reads its destination. Returns true when that is impossible (the copies
+// form a cycle, e.g. a swap); the order is then left to the caller, which
+// reads every source first.
+bool SequentializeCopies(std::vector<EdgeCopy>* copies, size_t first) {
+  std::vector<EdgeCopy> pending(copies->begin() + first, copies->end());
+  std::vector<EdgeCopy> ordered;
+  ordered.reserve(pending.size());
+  while (!pending.empty()) {
+    bool progress = false;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      bool read_later = false;
+      for (size_t j = 0; j < pending.size(); ++j) {
+        if (j != i && pending[j].src == pending[i].dst) read_later = true;
+      }
+      if (read_later) continue;
+      ordered.push_back(pending[i]);
+      pending.erase(pending.begin() + i);
+      progress = true;
+      break;
+    }
+    if (!progress) return true;  // a cycle: keep the original order
+  }
+  std::copy(ordered.begin(), ordered.end(), copies->begin() + first);
+  return false;
+}
+
 }  // namespace
 
 Status AllocateRegisters(Lowerer& lowerer, Program* program) {
@@ -327,6 +355,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   for (uint32_t& r : program->extra) r = map(r);
   // Edge copies: 64-bit registers copy both halves.
   std::vector<EdgeCopy> copies;
+  std::vector<uint8_t> cyclic;
   for (BranchInfo& bi : program->branches) {
     for (auto& range : bi.copies) {
       const uint32_t first = static_cast<uint32_t>(copies.size());
@@ -336,10 +365,15 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
         copies.push_back({map(e.dst), map(e.src)});
         if (is_wide) copies.push_back({map(e.dst) + 1, map(e.src) + 1});
       }
-      range = {first, static_cast<uint32_t>(copies.size()) - first};
+      const uint32_t count = static_cast<uint32_t>(copies.size()) - first;
+      cyclic.resize(copies.size(), 0);
+      if (count != 0) cyclic[first] = SequentializeCopies(&copies, first);
+      range = {first, count};
     }
   }
+  cyclic.resize(copies.size(), 0);
   program->edge_copies = std::move(copies);
+  program->edge_copy_cyclic = std::move(cyclic);
   return {};
 }
 

@@ -27,9 +27,16 @@
 // This is the "thread frontier" scheme applied to SPIR-V's structured CFG;
 // it needs no explicit reconvergence stack and handles break, continue,
 // switch fall-through and early return uniformly.
+//
+// Bookkeeping: instead of a position per lane, the warp keeps per block the
+// mask of lanes waiting there, and a bitset of the blocks that have waiting
+// lanes. A terminator ORs its lanes into the target's mask; picking the next
+// group is a find-first-set over the bitset (no scan over lanes), and a
+// uniform branch costs one OR and one bit scan.
 #ifndef WARPSIM_SIMT_WARP_H_
 #define WARPSIM_SIMT_WARP_H_
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -93,7 +100,13 @@ class Warp {
   Warp(const Program& program, uint32_t width, uint32_t launch_mask,
        ExecContext* context);
 
-  // Executes one warp instruction for the active lanes.
+  // Reinitializes the warp for a new launch of the same program (registers
+  // zero, constants loaded, private memory zero, no lane retired) without
+  // allocating: a warp slot can be reused for the next batch of lanes.
+  void Reset(uint32_t launch_mask);
+
+  // Executes one warp instruction for the active lanes. Defined inline so
+  // that a caller that ignores parts of the record does not pay for them.
   InstrRecord Step();
 
   bool done() const { return alive_ == 0; }
@@ -103,6 +116,8 @@ class Warp {
   // ---- state used by instruction handlers (exec_*.cpp) ----
   uint32_t width() const { return width_; }
   uint32_t active() const { return active_; }
+  // Whether every lane of the warp is active (the common, unmasked case).
+  bool all_active() const { return active_ == LowLanes(width_); }
   uint32_t alive() const { return alive_; }
   uint32_t helper() const { return helper_; }
   uint32_t launch_mask() const { return launch_mask_; }
@@ -148,6 +163,8 @@ class Warp {
   }
   // Picks the next group of lanes to run (smallest block position).
   void Reconverge();
+  // The lanes waiting at `block` (tests, traces).
+  uint32_t waiting_at(uint32_t block) const { return waiting_[block]; }
   // Marks the warp as waiting at a barrier.
   void EnterBarrier() { at_barrier_ = true; }
   void set_helper(uint32_t lanes) { helper_ = lanes; }
@@ -162,15 +179,54 @@ class Warp {
   uint32_t helper_ = 0;  // helper invocations (stores and atomics masked)
   uint32_t discarded_ = 0;
   uint32_t demoted_ = 0;
-  uint32_t pc_ = 0;  // next instruction for the active lanes
+  uint32_t active_count_ = 0;  // popcount(active_)
+  uint32_t pc_ = 0;            // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
+  void SetActive(uint32_t lanes);
+  void LoadConstants();
+  void Launch(uint32_t launch_mask);  // the per-launch state of Reset()
+  // Copies register column `src` into register `dst` for `lanes` (`all`:
+  // every lane of the warp).
+  void CopyLanes(uint32_t lanes, bool all, uint32_t dst, const uint32_t* src);
   std::vector<uint32_t> regs_;
   std::vector<uint8_t> private_;
-  std::vector<uint32_t> next_block_;  // per lane: position it waits at
-  std::vector<uint32_t> scratch_;     // parallel copies
+  std::vector<uint32_t> waiting_;  // per block: lanes waiting to run it
+  std::vector<uint64_t> pending_;  // bit b: waiting_[b] != 0
+  std::vector<uint32_t> scratch_;  // cyclic parallel copies
   std::vector<uint64_t> addresses_;
 };
+
+inline InstrRecord Warp::Step() {
+  InstrRecord rec;
+  if (alive_ == 0) {
+    rec.blocking = Blocking::kDone;
+    return rec;
+  }
+  const Instr& in = program_->code[pc_];
+  rec.pc = pc_;
+  rec.op = in.op;
+  rec.ext = in.ext;
+  rec.pipe = in.pipe;
+  rec.active = active_;
+  rec.dst = in.dst;
+  for (int k = 0; k < 4; ++k) rec.src[k] = in.src[k];
+  if (context_ != nullptr) {
+    context_->warp_instructions += 1;
+    context_->lane_instructions += active_count_;
+  }
+  ++pc_;  // terminators overwrite pc_ through Reconverge()
+  in.exec(*this, in);
+  if (record_addresses_ && in.pipe == Pipe::kLsu) {
+    rec.addresses = addresses_.data();
+  }
+  if (alive_ == 0) {
+    rec.blocking = Blocking::kDone;
+  } else if (at_barrier_) {
+    rec.blocking = Blocking::kBarrier;
+  }
+  return rec;
+}
 
 }  // namespace warpsim::simt
 
