@@ -39,6 +39,7 @@ uint32_t NonzeroLanes(const uint32_t* r, uint32_t width, uint32_t lanes) {
 
 void ExecBranch(Warp& w, const Instr& in) {
   const BranchInfo& b = w.program().branches[in.aux];
+  w.set_taken(w.active());
   w.SendLanes(w.active(), b.targets[0], b.copies[0]);
   w.Reconverge();
 }
@@ -48,6 +49,7 @@ void ExecBranchConditional(Warp& w, const Instr& in) {
   const uint32_t* cond = w.Reg(in.src[0]);
   const uint32_t active = w.active();
   const uint32_t taken = NonzeroLanes(cond, w.width(), active);
+  w.set_taken(taken);
   w.SendLanes(taken, b.targets[0], b.copies[0]);
   w.SendLanes(active & ~taken, b.targets[1], b.copies[1]);
   w.Reconverge();
@@ -71,6 +73,7 @@ void ExecSwitch(Warp& w, const Instr& in) {
     w.SendLanes(lanes, b.targets[c + 1], b.copies[c + 1]);
     remaining &= ~lanes;
   }
+  w.set_taken(w.active() & ~remaining);
   w.SendLanes(remaining, b.targets[0], b.copies[0]);
   w.Reconverge();
 }

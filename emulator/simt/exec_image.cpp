@@ -412,6 +412,16 @@ Texel ZeroTexel() {
   return t;
 }
 
+// Records lane `l`'s texel access for InstrRecord::addresses: the image's
+// region and the texel's byte offset (0xffffffff when outside the image).
+void RecordTexel(Warp& w, uint32_t l, uint32_t region, const ImageDesc& img,
+                 uint64_t off) {
+  const uint32_t offset =
+      off == ~uint64_t{0} ? 0xffffffffu : static_cast<uint32_t>(off);
+  w.address_buffer()[l] = (static_cast<uint64_t>(region) << 32) | offset;
+  w.set_access_bytes(img.format.bytes);
+}
+
 // Reads a texel, or 0 when it is outside the image (robust access).
 Texel FetchTexel(const ImageDesc& img, uint32_t level, int64_t x, int64_t y,
                  int64_t z, int64_t layer, int64_t sample) {
@@ -801,17 +811,23 @@ void ExecImage(Warp& w, const Instr& in) {
           for (uint32_t a = 0; a < SpatialDims(o.dim); ++a)
             c[a] += r.I(kSlotOffset + a, l);
         }
+        if (w.record_addresses()) {
+          RecordTexel(w, l, r.U(kSlotImage, l), img,
+                      img.TexelOffset(level, c[0], c[1], c[2], c[3], sample));
+        }
         WriteResult(w, r, o, l,
                     FetchTexel(img, level, c[0], c[1], c[2], c[3], sample));
         break;
       }
       case OpKind::kWrite: {
-        if ((w.helper() >> l) & 1u) break;  // helpers never write memory
-        if (!img.bound || !img.writable) break;
         int64_t c[4];
         IntCoords(r, o, l, c);
         const int64_t sample = r.Has(kSlotSample) ? r.I(kSlotSample, l) : 0;
         const uint64_t off = img.TexelOffset(0, c[0], c[1], c[2], c[3], sample);
+        if (w.record_addresses())
+          RecordTexel(w, l, r.U(kSlotImage, l), img, off);
+        if ((w.helper() >> l) & 1u) break;  // helpers never write memory
+        if (!img.bound || !img.writable) break;
         if (off == ~uint64_t{0}) break;  // out of bounds: dropped
         Texel t;
         for (uint32_t k = 0; k < 4; ++k) {

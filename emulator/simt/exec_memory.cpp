@@ -76,6 +76,16 @@ uint8_t* LeafAddress(Warp& w, uint32_t lane, uint32_t region,
                                   : w.Resolve(lane, region, offset, bytes);
 }
 
+// Bytes one lane's access of `acc` moves (the leaves that name a register).
+uint32_t AccessBytes(const Program& p, const MemAccess& acc) {
+  uint32_t bytes = 0;
+  for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+    const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+    if (leaf.reg != kNoReg) bytes += leaf.bytes;
+  }
+  return bytes;
+}
+
 uint64_t LoadBytes(const uint8_t* src, uint32_t bytes) {
   if (bytes == 4) {
     uint32_t v;
@@ -120,6 +130,7 @@ void ExecLoad(Warp& w, const Instr& in) {
     }
     return;
   }
+  if (record) w.set_access_bytes(AccessBytes(p, acc));
   for (uint32_t m = act; m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const uint32_t region = ptr[W + l];
@@ -150,6 +161,7 @@ void ExecStore(Warp& w, const Instr& in) {
   const MemLeaf* leaves = p.mem_leaves.data() + acc.first_leaf;
   const uint32_t* ptr = w.Reg(acc.ptr_reg);
   const bool record = w.record_addresses();
+  if (record) w.set_access_bytes(AccessBytes(p, acc));
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const uint32_t region = ptr[W + l];

@@ -343,6 +343,51 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     if (r & kConstTag) return num_colors + (r & ~kConstTag);
     return color[r];
   };
+  // Per instruction: the physical registers read and written (timing
+  // models' view, InstrOperands), from the virtual operands before they
+  // are rewritten.
+  {
+    program->operands.assign(program->code.size(), {});
+    program->reg_lists.clear();
+    std::vector<uint32_t> defs, uses;
+    auto append = [&](const std::vector<uint32_t>& regs) {
+      const size_t start = program->reg_lists.size();
+      auto add = [&](uint32_t r) {
+        auto& list = program->reg_lists;
+        if (std::find(list.begin() + start, list.end(), r) == list.end())
+          list.push_back(r);
+      };
+      for (uint32_t v : regs) {
+        add(map(v));
+        if (wide[v]) add(map(v) + 1);
+      }
+      return static_cast<uint16_t>(program->reg_lists.size() - start);
+    };
+    for (uint32_t i = 0; i < program->code.size(); ++i) {
+      defs_uses(i, defs, uses);
+      const Instr& in = program->code[i];
+      if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+          in.exec == ExecSwitch) {
+        for (const auto& [first, count] : program->branches[in.aux].copies) {
+          for (uint32_t c = first; c < first + count; ++c) {
+            const EdgeCopy& e = program->edge_copies[c];
+            if (IsVirtual(e.src)) uses.push_back(e.src);
+            if (IsVirtual(e.dst)) defs.push_back(e.dst);
+          }
+        }
+      }
+      InstrOperands& o = program->operands[i];
+      o.first = static_cast<uint32_t>(program->reg_lists.size());
+      o.reads = append(uses);
+      o.writes = append(defs);
+    }
+  }
+  // The latency class from the opcode table.
+  for (Instr& in : program->code) {
+    const uint32_t ext = in.op == spv::Op::OpExtInst ? in.ext : 0;
+    in.latency =
+        TimingOf(in.op, ext, in.width, in.kind == ScalarKind::kFloat).latency;
+  }
   for (Instr& in : program->code) {
     in.dst = map(in.dst);
     for (uint32_t& s : in.src) s = map(s);

@@ -38,6 +38,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "simt/image.h"
@@ -78,19 +79,56 @@ enum class Blocking : uint8_t {
   kDone,     // every lane has finished
 };
 
-// What one Step() did: the input of timing models and traces.
+// The kind of memory a region is (program.h numbers the regions).
+enum class MemorySpace : uint8_t {
+  kPrivate,    // lane-private (Function, Private, Input, Output): "local"
+  kWorkgroup,  // the workgroup's shared memory
+  kGlobal,     // a bound buffer, texel buffer or image
+};
+inline constexpr MemorySpace SpaceOfRegion(uint32_t region) {
+  return region == kRegionPrivate     ? MemorySpace::kPrivate
+         : region == kRegionWorkgroup ? MemorySpace::kWorkgroup
+                                      : MemorySpace::kGlobal;
+}
+
+// What one Step() did: the input of timing models and traces (see
+// emulator/simt/README.md, "InstrRecord").
 struct InstrRecord {
   uint32_t pc = 0;  // instruction index in Program::code
   spv::Op op = spv::Op::OpNop;
   uint16_t ext = 0;
   Pipe pipe = Pipe::kNone;
+  LatencyClass latency = LatencyClass::kFixed;
   uint32_t active = 0;  // lanes that executed
+  uint32_t helper = 0;  // helper lanes of the warp when it issued
+  // Branches: the active lanes that took the first target (conditional:
+  // the true side; unconditional: all; switch: lanes that matched a case
+  // rather than the default). 0 for other instructions.
+  uint32_t taken = 0;
   uint32_t dst = kNoReg;
   uint32_t src[4] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  // Every register read and written (Program::operands), side tables and
+  // phi copies included.
+  std::span<const uint32_t> reads;
+  std::span<const uint32_t> writes;
   Blocking blocking = Blocking::kNone;
-  // Memory instructions with ExecContext::record_addresses: per-lane
-  // addresses as (region << 32 | byte offset); valid for lanes in `active`.
+  // Memory, atomic and image instructions with
+  // ExecContext::record_addresses: per-lane addresses as (region << 32 |
+  // byte offset), valid for lanes in `active`, each access `access_bytes`
+  // bytes long; SpaceOfRegion(address >> 32) is the lane's memory space.
   const uint64_t* addresses = nullptr;
+  uint32_t access_bytes = 0;
+};
+
+// What the next Step() will issue, seen before issuing it (Warp::Peek).
+struct InstrPeek {
+  uint32_t pc = 0;
+  spv::Op op = spv::Op::OpNop;
+  Pipe pipe = Pipe::kNone;
+  LatencyClass latency = LatencyClass::kFixed;
+  uint32_t active = 0;  // the lanes that would run it; 0: the warp is done
+  std::span<const uint32_t> reads;
+  std::span<const uint32_t> writes;
 };
 
 class Warp {
@@ -108,6 +146,9 @@ class Warp {
   // Executes one warp instruction for the active lanes. Defined inline so
   // that a caller that ignores parts of the record does not pay for them.
   InstrRecord Step();
+  // The next instruction's operands without issuing it (a scoreboard checks
+  // its reads and writes before letting the warp issue).
+  InstrPeek Peek() const;
 
   bool done() const { return alive_ == 0; }
   bool at_barrier() const { return at_barrier_; }
@@ -143,6 +184,11 @@ class Warp {
   // Per-lane address buffer for InstrRecord::addresses.
   uint64_t* address_buffer() { return addresses_.data(); }
   void set_record_addresses(bool on) { record_addresses_ = on; }
+  // Size in bytes of each lane's access, for the record (handlers that
+  // record addresses set it).
+  void set_access_bytes(uint32_t bytes) { access_bytes_ = bytes; }
+  // Branch handlers: the lanes that took the first target (InstrRecord).
+  void set_taken(uint32_t lanes) { taken_ = lanes; }
   bool record_addresses() const { return record_addresses_; }
 
   // Control-flow primitives for terminator handlers.
@@ -180,6 +226,8 @@ class Warp {
   uint32_t discarded_ = 0;
   uint32_t demoted_ = 0;
   uint32_t active_count_ = 0;  // popcount(active_)
+  uint32_t taken_ = 0;         // see set_taken()
+  uint32_t access_bytes_ = 0;  // see set_access_bytes()
   uint32_t pc_ = 0;            // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
@@ -208,17 +256,31 @@ inline InstrRecord Warp::Step() {
   rec.op = in.op;
   rec.ext = in.ext;
   rec.pipe = in.pipe;
+  rec.latency = in.latency;
   rec.active = active_;
+  rec.helper = helper_;
   rec.dst = in.dst;
   for (int k = 0; k < 4; ++k) rec.src[k] = in.src[k];
+  if (pc_ < program_->operands.size()) {
+    const InstrOperands& o = program_->operands[pc_];
+    const uint32_t* regs = program_->reg_lists.data() + o.first;
+    rec.reads = {regs, o.reads};
+    rec.writes = {regs + o.reads, o.writes};
+  }
   if (context_ != nullptr) {
     context_->warp_instructions += 1;
     context_->lane_instructions += active_count_;
   }
   ++pc_;  // terminators overwrite pc_ through Reconverge()
   in.exec(*this, in);
-  if (record_addresses_ && in.pipe == Pipe::kLsu) {
+  if (in.pipe == Pipe::kBranch) {
+    rec.taken = taken_;
+    taken_ = 0;
+  }
+  if (record_addresses_ && access_bytes_ != 0) {
     rec.addresses = addresses_.data();
+    rec.access_bytes = access_bytes_;
+    access_bytes_ = 0;
   }
   if (alive_ == 0) {
     rec.blocking = Blocking::kDone;
