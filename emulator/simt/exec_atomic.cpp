@@ -111,6 +111,7 @@ void ExecAtomic(Warp& w, const Instr& in) {
   const uint32_t* cmp = in.src[2] == kNoReg ? nullptr : w.Reg(in.src[2]);
   uint32_t* d = in.dst == kNoReg ? nullptr : w.Reg(in.dst);
   const bool record = w.record_addresses();
+  if (record) w.set_access_bytes(sizeof(T));
   const uint32_t helper = w.helper();
   // Lane order: lane 0's update happens first.
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {

@@ -66,57 +66,68 @@ inline void StoreLane(uint32_t* r, uint32_t width, uint32_t l, T v) {
   }
 }
 
-// Runs F over the active lanes: d = F(a).
+// Runs F over the active lanes: d = F(a). When a full-width warp has every
+// lane active (the common case) the loop has a constant trip count and no
+// mask test, so the compiler unrolls and vectorises it; otherwise only the
+// active lanes are visited.
 template <typename R, typename A, R (*F)(A)>
 void ExecUnary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
-  const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
   uint32_t* d = w.Reg(in.dst);
-  for (uint32_t l = 0; l < W; ++l) {
-    if ((act >> l) & 1u) StoreLane<R>(d, W, l, F(LoadLane<A>(a, W, l)));
+  if (w.active() == ~0u && W == kMaxWarpWidth) {
+    constexpr uint32_t kW = kMaxWarpWidth;
+    for (uint32_t l = 0; l < kW; ++l) {
+      StoreLane<R>(d, kW, l, F(LoadLane<A>(a, kW, l)));
+    }
+    return;
+  }
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    StoreLane<R>(d, W, l, F(LoadLane<A>(a, W, l)));
   }
 }
 
 template <typename R, typename A, typename B, R (*F)(A, B)>
 void ExecBinary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
-  const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   uint32_t* d = w.Reg(in.dst);
-  if constexpr (sizeof(R) == 4 && sizeof(A) == 4 && sizeof(B) == 4 &&
-                !std::is_same_v<R, bool>) {
-    // Fast path: compute every lane, then blend by the active mask (this
-    // loop vectorises; inactive lanes' garbage is never stored).
-    for (uint32_t l = 0; l < W; ++l) {
-      const uint32_t r = std::bit_cast<uint32_t>(
-          F(std::bit_cast<A>(a[l]), std::bit_cast<B>(b[l])));
-      d[l] = ((act >> l) & 1u) ? r : d[l];
+  if (w.active() == ~0u && W == kMaxWarpWidth) {
+    constexpr uint32_t kW = kMaxWarpWidth;
+    for (uint32_t l = 0; l < kW; ++l) {
+      StoreLane<R>(d, kW, l, F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l)));
     }
-  } else {
-    for (uint32_t l = 0; l < W; ++l) {
-      if ((act >> l) & 1u) {
-        StoreLane<R>(d, W, l, F(LoadLane<A>(a, W, l), LoadLane<B>(b, W, l)));
-      }
-    }
+    return;
+  }
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    StoreLane<R>(d, W, l, F(LoadLane<A>(a, W, l), LoadLane<B>(b, W, l)));
   }
 }
 
 template <typename R, typename A, typename B, typename C, R (*F)(A, B, C)>
 void ExecTernary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
-  const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   const uint32_t* c = w.Reg(in.src[2]);
   uint32_t* d = w.Reg(in.dst);
-  for (uint32_t l = 0; l < W; ++l) {
-    if ((act >> l) & 1u) {
-      StoreLane<R>(
-          d, W, l,
-          F(LoadLane<A>(a, W, l), LoadLane<B>(b, W, l), LoadLane<C>(c, W, l)));
+  if (w.active() == ~0u && W == kMaxWarpWidth) {
+    constexpr uint32_t kW = kMaxWarpWidth;
+    for (uint32_t l = 0; l < kW; ++l) {
+      StoreLane<R>(d, kW, l,
+                   F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l),
+                     LoadLane<C>(c, kW, l)));
     }
+    return;
+  }
+  for (uint32_t m = w.active(); m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    StoreLane<R>(
+        d, W, l,
+        F(LoadLane<A>(a, W, l), LoadLane<B>(b, W, l), LoadLane<C>(c, W, l)));
   }
 }
 

@@ -1,14 +1,45 @@
 // Terminators: they decide each active lane's next block (warp.h explains
 // how lanes wait at merge blocks and reconverge).
 #include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "simt/lower.h"
 #include "simt/warp.h"
 
 namespace warpsim::simt {
+namespace {
+
+// The lanes of `lanes` whose value in register column `r` is nonzero.
+uint32_t NonzeroLanes(const uint32_t* r, uint32_t width, uint32_t lanes) {
+#if defined(__SSE2__)
+  if (width == kMaxWarpWidth) {
+    // Four lanes per compare; movemask gathers one bit per lane.
+    const __m128i zero = _mm_setzero_si128();
+    uint32_t is_zero = 0;
+    for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
+      const __m128i v =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + l));
+      const __m128 z = _mm_castsi128_ps(_mm_cmpeq_epi32(v, zero));
+      is_zero |= static_cast<uint32_t>(_mm_movemask_ps(z)) << l;
+    }
+    return ~is_zero & lanes;
+  }
+#endif
+  uint32_t taken = 0;
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    if (r[l] != 0) taken |= 1u << l;
+  }
+  return taken;
+}
+
+}  // namespace
 
 void ExecBranch(Warp& w, const Instr& in) {
   const BranchInfo& b = w.program().branches[in.aux];
+  w.set_taken(w.active());
   w.SendLanes(w.active(), b.targets[0], b.copies[0]);
   w.Reconverge();
 }
@@ -17,11 +48,8 @@ void ExecBranchConditional(Warp& w, const Instr& in) {
   const BranchInfo& b = w.program().branches[in.aux];
   const uint32_t* cond = w.Reg(in.src[0]);
   const uint32_t active = w.active();
-  uint32_t taken = 0;
-  for (uint32_t m = active; m != 0; m &= m - 1) {
-    const uint32_t l = std::countr_zero(m);
-    if (cond[l] != 0) taken |= 1u << l;
-  }
+  const uint32_t taken = NonzeroLanes(cond, w.width(), active);
+  w.set_taken(taken);
   w.SendLanes(taken, b.targets[0], b.copies[0]);
   w.SendLanes(active & ~taken, b.targets[1], b.copies[1]);
   w.Reconverge();
@@ -45,6 +73,7 @@ void ExecSwitch(Warp& w, const Instr& in) {
     w.SendLanes(lanes, b.targets[c + 1], b.copies[c + 1]);
     remaining &= ~lanes;
   }
+  w.set_taken(w.active() & ~remaining);
   w.SendLanes(remaining, b.targets[0], b.copies[0]);
   w.Reconverge();
 }

@@ -69,6 +69,10 @@ void StoreField(uint8_t* texel, uint32_t bit_offset, uint32_t bits,
   v &= mask;
   const uint32_t first = bit_offset / 8;
   const uint32_t shift = bit_offset % 8;
+  if (shift == 0 && bits == 8) {  // the common byte channel
+    texel[first] = static_cast<uint8_t>(v);
+    return;
+  }
   const uint32_t nbytes = std::min((shift + bits + 7) / 8, 8u);
   for (uint32_t i = 0; i < nbytes; ++i) {
     const uint64_t m = ((mask << shift) >> (8 * i)) & 0xff;
@@ -210,7 +214,8 @@ void EncodeTexel(const TexelFormat& format, const Texel& value,
         }
         const double max = static_cast<double>((uint64_t{1} << c.bits) - 1);
         const double cl = std::isnan(x) ? 0.0 : std::clamp<double>(x, 0.0, 1.0);
-        v = static_cast<uint64_t>(std::floor(cl * max + 0.5));
+        // cl * max + 0.5 >= 0, so truncation is floor (and no libm call).
+        v = static_cast<uint64_t>(cl * max + 0.5);
         break;
       }
       case TexelKind::kSNorm: {
@@ -405,6 +410,16 @@ Texel ZeroTexel() {
   t.f[3] = 0.0f;
   t.i[3] = 0;
   return t;
+}
+
+// Records lane `l`'s texel access for InstrRecord::addresses: the image's
+// region and the texel's byte offset (0xffffffff when outside the image).
+void RecordTexel(Warp& w, uint32_t l, uint32_t region, const ImageDesc& img,
+                 uint64_t off) {
+  const uint32_t offset =
+      off == ~uint64_t{0} ? 0xffffffffu : static_cast<uint32_t>(off);
+  w.address_buffer()[l] = (static_cast<uint64_t>(region) << 32) | offset;
+  w.set_access_bytes(img.format.bytes);
 }
 
 // Reads a texel, or 0 when it is outside the image (robust access).
@@ -796,17 +811,23 @@ void ExecImage(Warp& w, const Instr& in) {
           for (uint32_t a = 0; a < SpatialDims(o.dim); ++a)
             c[a] += r.I(kSlotOffset + a, l);
         }
+        if (w.record_addresses()) {
+          RecordTexel(w, l, r.U(kSlotImage, l), img,
+                      img.TexelOffset(level, c[0], c[1], c[2], c[3], sample));
+        }
         WriteResult(w, r, o, l,
                     FetchTexel(img, level, c[0], c[1], c[2], c[3], sample));
         break;
       }
       case OpKind::kWrite: {
-        if ((w.helper() >> l) & 1u) break;  // helpers never write memory
-        if (!img.bound || !img.writable) break;
         int64_t c[4];
         IntCoords(r, o, l, c);
         const int64_t sample = r.Has(kSlotSample) ? r.I(kSlotSample, l) : 0;
         const uint64_t off = img.TexelOffset(0, c[0], c[1], c[2], c[3], sample);
+        if (w.record_addresses())
+          RecordTexel(w, l, r.U(kSlotImage, l), img, off);
+        if ((w.helper() >> l) & 1u) break;  // helpers never write memory
+        if (!img.bound || !img.writable) break;
         if (off == ~uint64_t{0}) break;  // out of bounds: dropped
         Texel t;
         for (uint32_t k = 0; k < 4; ++k) {

@@ -59,13 +59,78 @@ void ExecPtrAdd(Warp& w, const Instr& in) {
   }
 }
 
+// Lane-private memory of one lane, resolved once per lane instead of once
+// per leaf; same bounds rule as Warp::Resolve (an access past the end reads
+// 0 and writes nothing). Other regions go through Warp::Resolve.
+struct PrivateLane {
+  uint8_t* data = nullptr;
+  uint64_t size = 0;
+  uint8_t* At(uint64_t offset, uint32_t bytes) const {
+    return offset + bytes <= size ? data + offset : nullptr;
+  }
+};
+
+uint8_t* LeafAddress(Warp& w, uint32_t lane, uint32_t region,
+                     const PrivateLane& priv, uint64_t offset, uint32_t bytes) {
+  return region == kRegionPrivate ? priv.At(offset, bytes)
+                                  : w.Resolve(lane, region, offset, bytes);
+}
+
+// Bytes one lane's access of `acc` moves (the leaves that name a register).
+uint32_t AccessBytes(const Program& p, const MemAccess& acc) {
+  uint32_t bytes = 0;
+  for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+    const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+    if (leaf.reg != kNoReg) bytes += leaf.bytes;
+  }
+  return bytes;
+}
+
+uint64_t LoadBytes(const uint8_t* src, uint32_t bytes) {
+  if (bytes == 4) {
+    uint32_t v;
+    std::memcpy(&v, src, 4);
+    return v;
+  }
+  uint64_t v = 0;
+  std::memcpy(&v, src, bytes);
+  return v;
+}
+
 void ExecLoad(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t act = w.active();
   const Program& p = w.program();
   const MemAccess& acc = p.mem_accesses[in.aux];
+  const MemLeaf* leaves = p.mem_leaves.data() + acc.first_leaf;
   const uint32_t* ptr = w.Reg(acc.ptr_reg);
   const bool record = w.record_addresses();
+  uint32_t non_private = 0;
+  for (uint32_t m = act; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    if (ptr[W + l] != kRegionPrivate) non_private |= 1u << l;
+  }
+  if (non_private == 0 && !record) {
+    // Every lane reads its own private memory (inputs, function variables):
+    // one pass over the lanes per leaf.
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = leaves[k];
+      if (leaf.reg == kNoReg) continue;
+      uint32_t* r = w.Reg(leaf.reg);
+      for (uint32_t m = act; m != 0; m &= m - 1) {
+        const uint32_t l = std::countr_zero(m);
+        const PrivateLane priv{w.PrivateMemory(l), p.private_bytes};
+        const uint8_t* src =
+            priv.At(static_cast<uint64_t>(ptr[l]) + leaf.offset, leaf.bytes);
+        uint64_t v = src != nullptr ? LoadBytes(src, leaf.bytes) : 0;
+        if (leaf.is_bool) v = v != 0 ? 1 : 0;
+        r[l] = static_cast<uint32_t>(v);
+        if (leaf.bytes == 8) r[W + l] = static_cast<uint32_t>(v >> 32);
+      }
+    }
+    return;
+  }
+  if (record) w.set_access_bytes(AccessBytes(p, acc));
   for (uint32_t m = act; m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const uint32_t region = ptr[W + l];
@@ -73,13 +138,14 @@ void ExecLoad(Warp& w, const Instr& in) {
     if (record) {
       w.address_buffer()[l] = (static_cast<uint64_t>(region) << 32) | base;
     }
+    const PrivateLane priv{w.PrivateMemory(l), p.private_bytes};
     for (uint32_t k = 0; k < acc.leaf_count; ++k) {
-      const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+      const MemLeaf& leaf = leaves[k];
       if (leaf.reg == kNoReg) continue;
-      const uint8_t* src = w.Resolve(
-          l, region, static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
-      uint64_t v = 0;
-      if (src != nullptr) std::memcpy(&v, src, leaf.bytes);
+      const uint8_t* src =
+          LeafAddress(w, l, region, priv,
+                      static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
+      uint64_t v = src != nullptr ? LoadBytes(src, leaf.bytes) : 0;
       uint32_t* r = w.Reg(leaf.reg);
       if (leaf.is_bool) v = v != 0 ? 1 : 0;
       r[l] = static_cast<uint32_t>(v);
@@ -92,8 +158,10 @@ void ExecStore(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const Program& p = w.program();
   const MemAccess& acc = p.mem_accesses[in.aux];
+  const MemLeaf* leaves = p.mem_leaves.data() + acc.first_leaf;
   const uint32_t* ptr = w.Reg(acc.ptr_reg);
   const bool record = w.record_addresses();
+  if (record) w.set_access_bytes(AccessBytes(p, acc));
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const uint32_t region = ptr[W + l];
@@ -103,13 +171,19 @@ void ExecStore(Warp& w, const Instr& in) {
     }
     // Helper invocations never write memory outside their own lane.
     if (((w.helper() >> l) & 1u) && region != kRegionPrivate) continue;
+    const PrivateLane priv{w.PrivateMemory(l), p.private_bytes};
     for (uint32_t k = 0; k < acc.leaf_count; ++k) {
-      const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+      const MemLeaf& leaf = leaves[k];
       if (leaf.reg == kNoReg) continue;
-      uint8_t* dst = w.Resolve(
-          l, region, static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
+      uint8_t* dst =
+          LeafAddress(w, l, region, priv,
+                      static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
       if (dst == nullptr) continue;  // out of bounds: dropped
       const uint32_t* r = w.Reg(leaf.reg);
+      if (leaf.bytes == 4 && !leaf.is_bool) {
+        std::memcpy(dst, &r[l], 4);
+        continue;
+      }
       uint64_t v = r[l];
       if (leaf.bytes == 8) v |= static_cast<uint64_t>(r[W + l]) << 32;
       if (leaf.is_bool) v = v != 0 ? 1 : 0;

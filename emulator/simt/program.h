@@ -50,7 +50,9 @@ struct Instr {
   ScalarKind kind = ScalarKind::kUint;
   uint8_t width = 32;      // scalar width in bits of the operation
   Pipe pipe = Pipe::kAlu;  // from opcode_info.h
-  uint32_t dst = kNoReg;   // first destination register
+  // Latency class from opcode_info.h (set by register allocation).
+  LatencyClass latency = LatencyClass::kFixed;
+  uint32_t dst = kNoReg;  // first destination register
   uint32_t src[4] = {kNoReg, kNoReg, kNoReg, kNoReg};
   uint32_t aux = 0;         // index into a Program side table
   uint32_t spirv_word = 0;  // word offset of the SPIR-V instruction
@@ -71,6 +73,19 @@ struct MemAccess {
   uint32_t ptr_reg = kNoReg;  // pointer: offset register; region = +1
   uint32_t stride = 0;        // access chains: element stride
   uint32_t extra = 0;         // atomics: memory semantics etc.
+};
+
+// The registers one instruction reads and writes, for timing models
+// (InstrRecord::reads/writes): physical registers after allocation,
+// constants left out, a 64-bit value as both of its registers. It includes
+// registers named only in side tables (memory leaves, Program::extra) and,
+// for a branch, the phi copies of all its edges (sources read, targets
+// written). [first, first + reads) in Program::reg_lists are the reads, the
+// next `writes` entries the writes.
+struct InstrOperands {
+  uint32_t first = 0;
+  uint16_t reads = 0;
+  uint16_t writes = 0;
 };
 
 // Parallel copy executed on a CFG edge (from OpPhi).
@@ -142,6 +157,11 @@ struct Program {
   std::vector<BlockInfo> blocks;  // structured order; blocks[0] = entry
   std::vector<BranchInfo> branches;
   std::vector<EdgeCopy> edge_copies;
+  // Indexed by the first copy of an edge: 1 when the edge's copies form a
+  // cycle (a swap) and must read every source before writing; 0 when they
+  // are ordered so that running them one after the other is the same.
+  // Missing entries count as cyclic. Set by register allocation.
+  std::vector<uint8_t> edge_copy_cyclic;
   std::vector<MemAccess> mem_accesses;
   std::vector<MemLeaf> mem_leaves;
   // Register lists used by instructions with many operands (Instr::aux
@@ -149,6 +169,10 @@ struct Program {
   std::vector<uint32_t> extra;
   // Literal tables (shuffle selectors, ...): never rewritten.
   std::vector<uint32_t> literals;
+  // Per instruction: its register operands (set by register allocation;
+  // empty before).
+  std::vector<InstrOperands> operands;
+  std::vector<uint32_t> reg_lists;
 
   // Registers. Before allocation: virtual_regs virtual registers. After:
   // num_regs physical registers, constants from num_regs on.

@@ -89,6 +89,34 @@ bool ReadsOtherLanes(spv::Op op) {
   }
 }
 
+// Orders the parallel copies copies[first..] so that running them one after
+// the other gives the same result: a copy runs only after every copy that
+// reads its destination. Returns true when that is impossible (the copies
+// form a cycle, e.g. a swap); the order is then left to the caller, which
+// reads every source first.
+bool SequentializeCopies(std::vector<EdgeCopy>* copies, size_t first) {
+  std::vector<EdgeCopy> pending(copies->begin() + first, copies->end());
+  std::vector<EdgeCopy> ordered;
+  ordered.reserve(pending.size());
+  while (!pending.empty()) {
+    bool progress = false;
+    for (size_t i = 0; i < pending.size(); ++i) {
+      bool read_later = false;
+      for (size_t j = 0; j < pending.size(); ++j) {
+        if (j != i && pending[j].src == pending[i].dst) read_later = true;
+      }
+      if (read_later) continue;
+      ordered.push_back(pending[i]);
+      pending.erase(pending.begin() + i);
+      progress = true;
+      break;
+    }
+    if (!progress) return true;  // a cycle: keep the original order
+  }
+  std::copy(ordered.begin(), ordered.end(), copies->begin() + first);
+  return false;
+}
+
 }  // namespace
 
 Status AllocateRegisters(Lowerer& lowerer, Program* program) {
@@ -315,6 +343,51 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     if (r & kConstTag) return num_colors + (r & ~kConstTag);
     return color[r];
   };
+  // Per instruction: the physical registers read and written (timing
+  // models' view, InstrOperands), from the virtual operands before they
+  // are rewritten.
+  {
+    program->operands.assign(program->code.size(), {});
+    program->reg_lists.clear();
+    std::vector<uint32_t> defs, uses;
+    auto append = [&](const std::vector<uint32_t>& regs) {
+      const size_t start = program->reg_lists.size();
+      auto add = [&](uint32_t r) {
+        auto& list = program->reg_lists;
+        if (std::find(list.begin() + start, list.end(), r) == list.end())
+          list.push_back(r);
+      };
+      for (uint32_t v : regs) {
+        add(map(v));
+        if (wide[v]) add(map(v) + 1);
+      }
+      return static_cast<uint16_t>(program->reg_lists.size() - start);
+    };
+    for (uint32_t i = 0; i < program->code.size(); ++i) {
+      defs_uses(i, defs, uses);
+      const Instr& in = program->code[i];
+      if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+          in.exec == ExecSwitch) {
+        for (const auto& [first, count] : program->branches[in.aux].copies) {
+          for (uint32_t c = first; c < first + count; ++c) {
+            const EdgeCopy& e = program->edge_copies[c];
+            if (IsVirtual(e.src)) uses.push_back(e.src);
+            if (IsVirtual(e.dst)) defs.push_back(e.dst);
+          }
+        }
+      }
+      InstrOperands& o = program->operands[i];
+      o.first = static_cast<uint32_t>(program->reg_lists.size());
+      o.reads = append(uses);
+      o.writes = append(defs);
+    }
+  }
+  // The latency class from the opcode table.
+  for (Instr& in : program->code) {
+    const uint32_t ext = in.op == spv::Op::OpExtInst ? in.ext : 0;
+    in.latency =
+        TimingOf(in.op, ext, in.width, in.kind == ScalarKind::kFloat).latency;
+  }
   for (Instr& in : program->code) {
     in.dst = map(in.dst);
     for (uint32_t& s : in.src) s = map(s);
@@ -326,6 +399,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   for (uint32_t& r : program->extra) r = map(r);
   // Edge copies: 64-bit registers copy both halves.
   std::vector<EdgeCopy> copies;
+  std::vector<uint8_t> cyclic;
   for (BranchInfo& bi : program->branches) {
     for (auto& range : bi.copies) {
       const uint32_t first = static_cast<uint32_t>(copies.size());
@@ -335,10 +409,15 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
         copies.push_back({map(e.dst), map(e.src)});
         if (is_wide) copies.push_back({map(e.dst) + 1, map(e.src) + 1});
       }
-      range = {first, static_cast<uint32_t>(copies.size()) - first};
+      const uint32_t count = static_cast<uint32_t>(copies.size()) - first;
+      cyclic.resize(copies.size(), 0);
+      if (count != 0) cyclic[first] = SequentializeCopies(&copies, first);
+      range = {first, count};
     }
   }
+  cyclic.resize(copies.size(), 0);
   program->edge_copies = std::move(copies);
+  program->edge_copy_cyclic = std::move(cyclic);
   return {};
 }
 

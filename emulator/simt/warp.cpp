@@ -12,20 +12,13 @@ namespace warpsim::simt {
 
 Warp::Warp(const Program& program, uint32_t width, uint32_t launch_mask,
            ExecContext* context)
-    : program_(&program),
-      context_(context),
-      width_(width),
-      launch_mask_(launch_mask) {
+    : program_(&program), context_(context), width_(width) {
   assert(width >= 1 && width <= kMaxWarpWidth);
   const size_t nconst = program.const_values.size();
   regs_.assign((program.num_regs + nconst) * static_cast<size_t>(width), 0);
-  // Constants are broadcast into their registers once.
-  for (size_t c = 0; c < nconst; ++c) {
-    uint32_t* r = Reg(program.num_regs + static_cast<uint32_t>(c));
-    std::fill(r, r + width, program.const_values[c]);
-  }
   private_.assign(static_cast<size_t>(program.private_bytes) * width, 0);
-  next_block_.assign(width, 0);
+  waiting_.assign(program.blocks.size(), 0);
+  pending_.assign((program.blocks.size() + 63) / 64, 0);
   size_t max_copies = 1;
   for (const auto& b : program.branches) {
     for (const auto& c : b.copies)
@@ -33,10 +26,62 @@ Warp::Warp(const Program& program, uint32_t width, uint32_t launch_mask,
   }
   scratch_.assign(max_copies * width, 0);
   addresses_.assign(width, 0);
-  alive_ = launch_mask;
-  active_ = launch_mask;
-  pc_ = program.blocks.empty() ? 0 : program.blocks[0].first_instr;
   record_addresses_ = context != nullptr && context->record_addresses;
+  LoadConstants();
+  Launch(launch_mask);
+}
+
+void Warp::Reset(uint32_t launch_mask) {
+  std::fill(regs_.begin(), regs_.end(), 0u);
+  std::fill(private_.begin(), private_.end(), uint8_t{0});
+  std::fill(waiting_.begin(), waiting_.end(), 0u);
+  std::fill(pending_.begin(), pending_.end(), uint64_t{0});
+  LoadConstants();
+  Launch(launch_mask);
+}
+
+void Warp::LoadConstants() {
+  // Constants are broadcast into their registers.
+  const Program& program = *program_;
+  for (size_t c = 0; c < program.const_values.size(); ++c) {
+    uint32_t* r = Reg(program.num_regs + static_cast<uint32_t>(c));
+    std::fill(r, r + width_, program.const_values[c]);
+  }
+}
+
+void Warp::Launch(uint32_t launch_mask) {
+  launch_mask_ = launch_mask;
+  alive_ = launch_mask;
+  helper_ = 0;
+  discarded_ = 0;
+  demoted_ = 0;
+  at_barrier_ = false;
+  error_.reset();
+  SetActive(launch_mask);
+  pc_ = program_->blocks.empty() ? 0 : program_->blocks[0].first_instr;
+}
+
+InstrPeek Warp::Peek() const {
+  InstrPeek p;
+  if (alive_ == 0) return p;
+  const Instr& in = program_->code[pc_];
+  p.pc = pc_;
+  p.op = in.op;
+  p.pipe = in.pipe;
+  p.latency = in.latency;
+  p.active = active_;
+  if (pc_ < program_->operands.size()) {
+    const InstrOperands& o = program_->operands[pc_];
+    const uint32_t* regs = program_->reg_lists.data() + o.first;
+    p.reads = {regs, o.reads};
+    p.writes = {regs + o.reads, o.writes};
+  }
+  return p;
+}
+
+void Warp::SetActive(uint32_t lanes) {
+  active_ = lanes;
+  active_count_ = static_cast<uint32_t>(std::popcount(lanes));
 }
 
 uint8_t* Warp::Resolve(uint32_t lane, uint32_t region, uint64_t offset,
@@ -51,61 +96,44 @@ uint8_t* Warp::Resolve(uint32_t lane, uint32_t region, uint64_t offset,
   return r.data + offset;
 }
 
-InstrRecord Warp::Step() {
-  InstrRecord rec;
-  if (alive_ == 0) {
-    rec.blocking = Blocking::kDone;
-    return rec;
-  }
-  const Instr& in = program_->code[pc_];
-  rec.pc = pc_;
-  rec.op = in.op;
-  rec.ext = in.ext;
-  rec.pipe = in.pipe;
-  rec.active = active_;
-  const uint32_t helpers = active_ & helper_;  // before a demote changes it
-  rec.dst = in.dst;
-  std::copy(std::begin(in.src), std::end(in.src), rec.src);
-  ++pc_;  // terminators overwrite pc_ through Reconverge()
-  in.exec(*this, in);
-  if (context_ != nullptr) {
-    context_->warp_instructions += 1;
-    context_->lane_instructions += std::popcount(rec.active);
-    context_->helper_lane_instructions += std::popcount(helpers);
-  }
-  if (record_addresses_ && in.pipe == Pipe::kLsu) {
-    rec.addresses = addresses_.data();
-  }
-  if (error_) {
-    rec.blocking = Blocking::kError;
-  } else if (alive_ == 0) {
-    rec.blocking = Blocking::kDone;
-  } else if (at_barrier_) {
-    rec.blocking = Blocking::kBarrier;
-  }
-  return rec;
-}
-
 void Warp::SendLanes(uint32_t lanes, uint32_t block,
                      std::pair<uint32_t, uint32_t> copies) {
   if (lanes == 0) return;
-  for (uint32_t m = lanes; m != 0; m &= m - 1) {
-    next_block_[std::countr_zero(m)] = block;
-  }
-  if (copies.second == 0) return;
-  // Phi copies are parallel: read every source before writing any target.
-  const EdgeCopy* c = &program_->edge_copies[copies.first];
+  waiting_[block] |= lanes;
+  pending_[block >> 6] |= uint64_t{1} << (block & 63);
   const uint32_t n = copies.second;
+  if (n == 0) return;
+  // Phi copies are parallel. Register allocation ordered each edge's copies
+  // so that running them one after the other is equivalent, unless they
+  // form a cycle (Program::edge_copy_cyclic); only then go through scratch.
+  const EdgeCopy* c = &program_->edge_copies[copies.first];
+  const bool cyclic = copies.first >= program_->edge_copy_cyclic.size() ||
+                      program_->edge_copy_cyclic[copies.first] != 0;
+  const bool all = lanes == LowLanes(width_);
+  if (!cyclic) {
+    for (uint32_t i = 0; i < n; ++i)
+      CopyLanes(lanes, all, c[i].dst, Reg(c[i].src));
+    return;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     std::memcpy(&scratch_[static_cast<size_t>(i) * width_], Reg(c[i].src),
                 width_ * sizeof(uint32_t));
   }
   for (uint32_t i = 0; i < n; ++i) {
-    uint32_t* d = Reg(c[i].dst);
-    const uint32_t* s = &scratch_[static_cast<size_t>(i) * width_];
-    for (uint32_t l = 0; l < width_; ++l) {
-      d[l] = ((lanes >> l) & 1u) ? s[l] : d[l];
-    }
+    CopyLanes(lanes, all, c[i].dst, &scratch_[static_cast<size_t>(i) * width_]);
+  }
+}
+
+void Warp::CopyLanes(uint32_t lanes, bool all, uint32_t dst,
+                     const uint32_t* src) {
+  uint32_t* d = Reg(dst);
+  if (all) {
+    std::memcpy(d, src, width_ * sizeof(uint32_t));
+    return;
+  }
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    d[l] = src[l];
   }
 }
 
@@ -134,23 +162,22 @@ void Warp::Trap(uint32_t lanes, const Instr& in, const std::string& what) {
 }
 
 void Warp::Reconverge() {
-  // The lanes at the smallest block position run next (see warp.h).
-  const uint32_t waiting = alive_;
-  if (waiting == 0) {
-    active_ = 0;
-    return;
+  // The lanes at the smallest block position run next (see warp.h): the
+  // first block with waiting lanes.
+  for (size_t w = 0; w < pending_.size(); ++w) {
+    while (pending_[w] != 0) {
+      const uint32_t block =
+          static_cast<uint32_t>(w * 64 + std::countr_zero(pending_[w]));
+      pending_[w] &= pending_[w] - 1;
+      const uint32_t group = waiting_[block] & alive_;
+      waiting_[block] = 0;
+      if (group == 0) continue;  // its lanes retired while waiting
+      SetActive(group);
+      pc_ = program_->blocks[block].first_instr;
+      return;
+    }
   }
-  uint32_t best = 0xffffffffu;
-  for (uint32_t m = waiting; m != 0; m &= m - 1) {
-    best = std::min(best, next_block_[std::countr_zero(m)]);
-  }
-  uint32_t group = 0;
-  for (uint32_t m = waiting; m != 0; m &= m - 1) {
-    const uint32_t l = std::countr_zero(m);
-    if (next_block_[l] == best) group |= 1u << l;
-  }
-  active_ = group;
-  pc_ = program_->blocks[best].first_instr;
+  SetActive(0);
 }
 
 }  // namespace warpsim::simt

@@ -30,11 +30,19 @@
 // This is the "thread frontier" scheme applied to SPIR-V's structured CFG;
 // it needs no explicit reconvergence stack and handles break, continue,
 // switch fall-through and early return uniformly.
+//
+// Bookkeeping: instead of a position per lane, the warp keeps per block the
+// mask of lanes waiting there, and a bitset of the blocks that have waiting
+// lanes. A terminator ORs its lanes into the target's mask; picking the next
+// group is a find-first-set over the bitset (no scan over lanes), and a
+// uniform branch costs one OR and one bit scan.
 #ifndef WARPSIM_SIMT_WARP_H_
 #define WARPSIM_SIMT_WARP_H_
 
+#include <bit>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,19 +87,56 @@ enum class Blocking : uint8_t {
   kError,    // the warp stopped on a runtime error (Warp::error())
 };
 
-// What one Step() did: the input of timing models and traces.
+// The kind of memory a region is (program.h numbers the regions).
+enum class MemorySpace : uint8_t {
+  kPrivate,    // lane-private (Function, Private, Input, Output): "local"
+  kWorkgroup,  // the workgroup's shared memory
+  kGlobal,     // a bound buffer, texel buffer or image
+};
+inline constexpr MemorySpace SpaceOfRegion(uint32_t region) {
+  return region == kRegionPrivate     ? MemorySpace::kPrivate
+         : region == kRegionWorkgroup ? MemorySpace::kWorkgroup
+                                      : MemorySpace::kGlobal;
+}
+
+// What one Step() did: the input of timing models and traces (see
+// emulator/simt/README.md, "InstrRecord").
 struct InstrRecord {
   uint32_t pc = 0;  // instruction index in Program::code
   spv::Op op = spv::Op::OpNop;
   uint16_t ext = 0;
   Pipe pipe = Pipe::kNone;
+  LatencyClass latency = LatencyClass::kFixed;
   uint32_t active = 0;  // lanes that executed
+  uint32_t helper = 0;  // helper lanes of the warp when it issued
+  // Branches: the active lanes that took the first target (conditional:
+  // the true side; unconditional: all; switch: lanes that matched a case
+  // rather than the default). 0 for other instructions.
+  uint32_t taken = 0;
   uint32_t dst = kNoReg;
   uint32_t src[4] = {kNoReg, kNoReg, kNoReg, kNoReg};
+  // Every register read and written (Program::operands), side tables and
+  // phi copies included.
+  std::span<const uint32_t> reads;
+  std::span<const uint32_t> writes;
   Blocking blocking = Blocking::kNone;
-  // Memory instructions with ExecContext::record_addresses: per-lane
-  // addresses as (region << 32 | byte offset); valid for lanes in `active`.
+  // Memory, atomic and image instructions with
+  // ExecContext::record_addresses: per-lane addresses as (region << 32 |
+  // byte offset), valid for lanes in `active`, each access `access_bytes`
+  // bytes long; SpaceOfRegion(address >> 32) is the lane's memory space.
   const uint64_t* addresses = nullptr;
+  uint32_t access_bytes = 0;
+};
+
+// What the next Step() will issue, seen before issuing it (Warp::Peek).
+struct InstrPeek {
+  uint32_t pc = 0;
+  spv::Op op = spv::Op::OpNop;
+  Pipe pipe = Pipe::kNone;
+  LatencyClass latency = LatencyClass::kFixed;
+  uint32_t active = 0;  // the lanes that would run it; 0: the warp is done
+  std::span<const uint32_t> reads;
+  std::span<const uint32_t> writes;
 };
 
 class Warp {
@@ -101,8 +146,17 @@ class Warp {
   Warp(const Program& program, uint32_t width, uint32_t launch_mask,
        ExecContext* context);
 
-  // Executes one warp instruction for the active lanes.
+  // Reinitializes the warp for a new launch of the same program (registers
+  // zero, constants loaded, private memory zero, no lane retired) without
+  // allocating: a warp slot can be reused for the next batch of lanes.
+  void Reset(uint32_t launch_mask);
+
+  // Executes one warp instruction for the active lanes. Defined inline so
+  // that a caller that ignores parts of the record does not pay for them.
   InstrRecord Step();
+  // The next instruction's operands without issuing it (a scoreboard checks
+  // its reads and writes before letting the warp issue).
+  InstrPeek Peek() const;
 
   bool done() const { return alive_ == 0; }
   // The runtime error that stopped the warp (a lane reached OpUnreachable),
@@ -115,6 +169,8 @@ class Warp {
   // ---- state used by instruction handlers (exec_*.cpp) ----
   uint32_t width() const { return width_; }
   uint32_t active() const { return active_; }
+  // Whether every lane of the warp is active (the common, unmasked case).
+  bool all_active() const { return active_ == LowLanes(width_); }
   uint32_t alive() const { return alive_; }
   uint32_t helper() const { return helper_; }
   uint32_t launch_mask() const { return launch_mask_; }
@@ -139,6 +195,11 @@ class Warp {
                    uint32_t bytes);
   // Per-lane address buffer for InstrRecord::addresses.
   uint64_t* address_buffer() { return addresses_.data(); }
+  // Size in bytes of each lane's access, for the record (handlers that
+  // record addresses set it).
+  void set_access_bytes(uint32_t bytes) { access_bytes_ = bytes; }
+  // Branch handlers: the lanes that took the first target (InstrRecord).
+  void set_taken(uint32_t lanes) { taken_ = lanes; }
   bool record_addresses() const { return record_addresses_; }
 
   // Control-flow primitives for terminator handlers.
@@ -163,6 +224,8 @@ class Warp {
   void Trap(uint32_t lanes, const Instr& in, const std::string& what);
   // Picks the next group of lanes to run (smallest block position).
   void Reconverge();
+  // The lanes waiting at `block` (tests, traces).
+  uint32_t waiting_at(uint32_t block) const { return waiting_[block]; }
   // Marks the warp as waiting at a barrier.
   void EnterBarrier() { at_barrier_ = true; }
   void set_helper(uint32_t lanes) { helper_ = lanes; }
@@ -177,16 +240,77 @@ class Warp {
   uint32_t helper_ = 0;  // helper invocations (stores and atomics masked)
   uint32_t discarded_ = 0;
   uint32_t demoted_ = 0;
-  uint32_t pc_ = 0;  // next instruction for the active lanes
+  uint32_t active_count_ = 0;  // popcount(active_)
+  uint32_t taken_ = 0;         // see set_taken()
+  uint32_t access_bytes_ = 0;  // see set_access_bytes()
+  uint32_t pc_ = 0;            // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
   std::optional<Diagnostic> error_;
+  void SetActive(uint32_t lanes);
+  void LoadConstants();
+  void Launch(uint32_t launch_mask);  // the per-launch state of Reset()
+  // Copies register column `src` into register `dst` for `lanes` (`all`:
+  // every lane of the warp).
+  void CopyLanes(uint32_t lanes, bool all, uint32_t dst, const uint32_t* src);
   std::vector<uint32_t> regs_;
   std::vector<uint8_t> private_;
-  std::vector<uint32_t> next_block_;  // per lane: position it waits at
-  std::vector<uint32_t> scratch_;     // parallel copies
+  std::vector<uint32_t> waiting_;  // per block: lanes waiting to run it
+  std::vector<uint64_t> pending_;  // bit b: waiting_[b] != 0
+  std::vector<uint32_t> scratch_;  // cyclic parallel copies
   std::vector<uint64_t> addresses_;
 };
+
+inline InstrRecord Warp::Step() {
+  InstrRecord rec;
+  if (alive_ == 0) {
+    rec.blocking = Blocking::kDone;
+    return rec;
+  }
+  const Instr& in = program_->code[pc_];
+  rec.pc = pc_;
+  rec.op = in.op;
+  rec.ext = in.ext;
+  rec.pipe = in.pipe;
+  rec.latency = in.latency;
+  rec.active = active_;
+  rec.helper = helper_;
+  rec.dst = in.dst;
+  for (int k = 0; k < 4; ++k) rec.src[k] = in.src[k];
+  if (pc_ < program_->operands.size()) {
+    const InstrOperands& o = program_->operands[pc_];
+    const uint32_t* regs = program_->reg_lists.data() + o.first;
+    rec.reads = {regs, o.reads};
+    rec.writes = {regs + o.reads, o.writes};
+  }
+  if (context_ != nullptr) {
+    context_->warp_instructions += 1;
+    context_->lane_instructions += active_count_;
+    // Helper lanes among them (before a demote changes the mask).
+    if (helper_ != 0) {
+      context_->helper_lane_instructions += std::popcount(active_ & helper_);
+    }
+  }
+  ++pc_;  // terminators overwrite pc_ through Reconverge()
+  in.exec(*this, in);
+  if (in.pipe == Pipe::kBranch) {
+    rec.taken = taken_;
+    taken_ = 0;
+  }
+  if (record_addresses_ && access_bytes_ != 0) {
+    rec.addresses = addresses_.data();
+    rec.access_bytes = access_bytes_;
+    access_bytes_ = 0;
+  }
+  if (error_) {
+    rec.blocking = Blocking::kError;
+  } else if (alive_ == 0) {
+    rec.blocking = Blocking::kDone;
+  } else if (at_barrier_) {
+    rec.blocking = Blocking::kBarrier;
+  }
+  return rec;
+}
 
 }  // namespace warpsim::simt
 
