@@ -1,6 +1,7 @@
 #include "runner/gpu_config.h"
 
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 namespace warpsim::runner {
@@ -20,11 +21,18 @@ Result<GpuConfig> GpuConfigPreset(std::string_view name) {
 }
 
 Result<GpuConfig> LoadGpuConfig(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidInput("cannot open GPU config", SourcePos{path});
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseGpuConfig(text.str(), path);
+}
+
+Result<GpuConfig> ParseGpuConfig(std::string_view text,
+                                 const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     return InvalidInput(std::string("malformed JSON: ") + e.what(),
                         SourcePos{path});
