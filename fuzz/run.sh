@@ -8,6 +8,8 @@
 #   TARGET is a name like amber_script (default: every built target).
 #   -t SECONDS   fuzzing time per target (default 60)
 #   -j JOBS      targets run at once (default 2)
+#   -T SECONDS   one input slower than this is a failure (default 30; raise
+#                it on a loaded machine, where nice 19 starves the run)
 # Per target NAME, under BUILD_DIR:
 #   seeds/NAME          read-only seeds (fuzz/make_seeds.sh makes them)
 #   fuzz-corpus/NAME    inputs the run found (kept between runs)
@@ -21,11 +23,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$repo" && cd "${BUILD_DIR:-build-fuzz}" && pwd) || exit 2
 seconds=60
 jobs=2
-while getopts "t:j:h" opt; do
+timeout=30
+while getopts "t:j:T:h" opt; do
   case $opt in
     t) seconds=$OPTARG ;;
     j) jobs=$OPTARG ;;
-    *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    T) timeout=$OPTARG ;;
+    *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -47,7 +51,7 @@ run_one() {
   local bin=$build/fuzz/warpsim_fuzz_$name
   local corpus=$build/fuzz-corpus/$name artifacts=$build/fuzz-artifacts/$name
   mkdir -p "$corpus" "$artifacts" "$build/fuzz-logs"
-  local args=(-max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048
+  local args=(-max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048
               -print_final_stats=1 -artifact_prefix="$artifacts/")
   [[ -f "$repo/fuzz/$name.dict" ]] && args+=(-dict="$repo/fuzz/$name.dict")
   local dirs=("$corpus")
