@@ -64,3 +64,14 @@ TEST_CASE("bad GPU config files name the problem", "[runner][config]") {
   }
   CHECK_FALSE(warpsim::runner::LoadGpuConfig("/nonexistent/gpu.json").ok());
 }
+
+TEST_CASE("ParseGpuConfig reads JSON text and names it in diagnostics",
+          "[runner][config]") {
+  auto c = warpsim::runner::ParseGpuConfig(R"({"warp_width": 8})", "m.json");
+  REQUIRE(c.ok());
+  CHECK(c->warp_width == 8);
+  auto bad = warpsim::runner::ParseGpuConfig("{\"tile_size\": 1}", "m.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().ToString(),
+             Catch::Contains("m.json: error: \"tile_size\" must be"));
+}
