@@ -1,8 +1,8 @@
 #include "runner/gpu_config.h"
 
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace warpsim::runner {
 
