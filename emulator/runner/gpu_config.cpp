@@ -34,8 +34,8 @@ namespace {
 // 1-based line of byte `offset` in `text`.
 int LineAt(std::string_view text, size_t offset) {
   offset = std::min(offset, text.size());
-  return 1 + static_cast<int>(std::count(text.begin(),
-                                         text.begin() + offset, '\n'));
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + offset, '\n'));
 }
 
 }  // namespace
