@@ -1,7 +1,9 @@
 #include "runner/gpu_config.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace warpsim::runner {
 
@@ -34,12 +36,48 @@ Result<GpuConfig> GpuConfigPreset(std::string_view name) {
 }
 
 Result<GpuConfig> LoadGpuConfig(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidInput("cannot open GPU config", SourcePos{path});
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseGpuConfig(text.str(), path);
+}
+
+namespace {
+
+// 1-based line of byte `offset` in `text`.
+int LineAt(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + offset, '\n'));
+}
+
+}  // namespace
+
+Result<GpuConfig> ParseGpuConfig(std::string_view text,
+                                 const std::string& path) {
   nlohmann::json j;
+  // nlohmann throws parse_error for bad syntax (with its byte offset) and
+  // out_of_range for a number too large for a double (naming the number, so
+  // its first occurrence gives the line); any other json exception is
+  // reported as malformed JSON too, never let through.
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
+    return InvalidInput(std::string("malformed JSON: ") + e.what(),
+                        SourcePos{path, LineAt(text, e.byte)});
+  } catch (const nlohmann::json::out_of_range& e) {
+    std::string what = e.what();
+    int line = 0;
+    size_t open = what.find('\'');
+    size_t close = what.rfind('\'');
+    if (open != std::string::npos && close > open + 1) {
+      size_t at = text.find(what.substr(open + 1, close - open - 1));
+      if (at != std::string_view::npos) line = LineAt(text, at);
+    }
+    return InvalidInput("number out of range in JSON: " + what,
+                        SourcePos{path, line});
+  } catch (const nlohmann::json::exception& e) {
     return InvalidInput(std::string("malformed JSON: ") + e.what(),
                         SourcePos{path});
   }

@@ -56,6 +56,10 @@ std::string GpuConfigPresetList();
 // base). Unknown keys and bad values are invalid input naming the key.
 Result<GpuConfig> LoadGpuConfig(const std::string& path);
 
+// The same from JSON text already in memory; `path` names it in diagnostics.
+Result<GpuConfig> ParseGpuConfig(std::string_view text,
+                                 const std::string& path);
+
 }  // namespace warpsim::runner
 
 #endif  // WARPSIM_RUNNER_GPU_CONFIG_H_

@@ -1,10 +1,15 @@
 #include "scene/png_loader.h"
 
+#include <fstream>
+#include <iterator>
+#include <limits>
+
 #include "scene/buffer_data.h"
 
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
 #define STBI_ONLY_PNG
+#define STBI_NO_STDIO
 #define STBI_NO_STDIO_WARNINGS
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -17,10 +22,24 @@
 namespace warpsim::scene {
 
 Result<Rgba8Image> LoadPng(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidInput("cannot read PNG file '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  if (in.bad()) return InvalidInput("cannot read PNG file '" + path + "'");
+  return DecodePng(bytes, path);
+}
+
+Result<Rgba8Image> DecodePng(std::span<const uint8_t> bytes,
+                             const std::string& name) {
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return InvalidInput("PNG file '" + name + "' is too large");
+  }
   int w = 0, h = 0, n = 0;
-  unsigned char* data = stbi_load(path.c_str(), &w, &h, &n, 4);
+  unsigned char* data = stbi_load_from_memory(
+      bytes.data(), static_cast<int>(bytes.size()), &w, &h, &n, 4);
   if (!data) {
-    return InvalidInput("cannot read PNG file '" + path +
+    return InvalidInput("cannot read PNG file '" + name +
                         "': " + stbi_failure_reason());
   }
   Rgba8Image img;

@@ -4,6 +4,7 @@
 #define WARPSIM_SCENE_PNG_LOADER_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct Rgba8Image {
 
 // Decodes a PNG file; a missing or corrupt file is InvalidInput.
 Result<Rgba8Image> LoadPng(const std::string& path);
+
+// Decodes PNG bytes already in memory; `name` is the file named in
+// diagnostics. Corrupt data is InvalidInput.
+Result<Rgba8Image> DecodePng(std::span<const uint8_t> bytes,
+                             const std::string& name);
 
 // Lays the image out in `format`: each 8-bit channel goes to the component
 // holding that channel (R, G, B, A, or components 0..3 of a data type).

@@ -17,10 +17,6 @@ struct Tag {
   using type = T;
 };
 
-template <typename T>
-constexpr bool kIsFloat =
-    std::is_floating_point_v<T> || std::is_same_v<T, Half>;
-
 template <typename R, typename A>
 R Cvt(A a) {
   if constexpr (std::is_same_v<A, Half>) {

@@ -673,6 +673,64 @@ void Lowerer::AddInterfaceSlots(uint32_t type_id, uint32_t offset,
   if (*location != 0xffffffffu) *location += LocationsOf(type_id);
 }
 
+uint64_t Lowerer::BoundedSize(uint32_t type_id) {
+  // Over this the answer is only "too large"; capping keeps every product
+  // below 2^64.
+  constexpr uint64_t kCap = uint64_t{1} << 40;
+  auto times = [&](uint64_t count, uint64_t size) {
+    return size != 0 && count > kCap / size ? kCap : count * size;
+  };
+  const spirv::Type& t = module_.type(type_id);
+  switch (t.kind) {
+    case TypeKind::kBool:
+      return 4;
+    case TypeKind::kInt:
+    case TypeKind::kFloat:
+      return std::max<uint32_t>(t.width / 8, 1);
+    case TypeKind::kPointer:
+      return 8;
+    case TypeKind::kVector:
+    case TypeKind::kMatrix:
+      return times(t.count, BoundedSize(t.element));
+    case TypeKind::kArray: {
+      uint64_t count = t.count;
+      if (count == 0 && t.length_id != 0) {
+        count = ConstantValue(t.length_id).value_or(0);
+      }
+      // Elements are at least 4-byte aligned, as in SizeOf().
+      return times(count, (BoundedSize(t.element) + 3) / 4 * 4);
+    }
+    case TypeKind::kStruct: {
+      uint64_t size = 0;
+      for (uint32_t member : t.members) {
+        // 8 bytes per member cover any alignment padding.
+        size = std::min(kCap, size + BoundedSize(member) + 8);
+      }
+      return size;
+    }
+    default:
+      return 0;
+  }
+}
+
+Status Lowerer::CheckVariableSize(uint32_t id, uint32_t pointee,
+                                  spv::StorageClass storage,
+                                  uint32_t word_offset) {
+  const bool workgroup = storage == spv::StorageClass::Workgroup;
+  uint64_t& total = workgroup ? workgroup_total_ : private_total_;
+  const uint64_t limit = workgroup ? kMaxWorkgroupBytes : kMaxLanePrivateBytes;
+  total += BoundedSize(pointee);
+  if (total <= limit) return {};
+  const std::string name = module_.Name(id);
+  return Unsupported(
+      "variable %" + std::to_string(id) +
+          (name.empty() ? "" : " (" + name + ")") + " brings the " +
+          (workgroup ? "workgroup" : "per-invocation") + " memory to " +
+          std::to_string(total) + " bytes, over warpsim's limit of " +
+          std::to_string(limit) + " bytes",
+      SourcePos{module_.file(), 0, word_offset, "OpVariable"});
+}
+
 uint32_t Lowerer::AllocPrivate(uint32_t bytes, uint32_t align) {
   uint32_t off = AlignUp(program_->private_bytes, std::max(align, 4u));
   program_->private_bytes = off + AlignUp(bytes, 4);
@@ -697,6 +755,15 @@ Status Lowerer::CollectGlobals() {
 
   for (const spirv::Variable& v : module_.globals()) {
     const uint32_t pointee = module_.type(v.type).pointee;
+    if (v.storage == spv::StorageClass::Input ||
+        v.storage == spv::StorageClass::Output ||
+        v.storage == spv::StorageClass::Private ||
+        v.storage == spv::StorageClass::Workgroup) {
+      if (Status s = CheckVariableSize(v.id, pointee, v.storage, v.word_offset);
+          !s.ok()) {
+        return s;
+      }
+    }
     auto info = std::make_shared<PointerInfo>();
     info->pointee_type = pointee;
     info->storage = v.storage;
@@ -1150,6 +1217,12 @@ Status Lowerer::Run() {
   for (const spirv::Inst& v : function_->variables) {
     auto info = std::make_shared<PointerInfo>();
     info->pointee_type = module_.type(v.result_type).pointee;
+    if (Status s =
+            CheckVariableSize(v.result_id, info->pointee_type,
+                              spv::StorageClass::Function, v.word_offset);
+        !s.ok()) {
+      return s;
+    }
     info->storage = spv::StorageClass::Function;
     const uint32_t off = AllocPrivate(SizeOf(info->pointee_type, *info), 8);
     Val val;

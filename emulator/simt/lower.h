@@ -40,6 +40,16 @@ struct LowerOptions {
   bool kill_terminates = true;
 };
 
+// Memory one invocation may use for Input, Output, Private and Function
+// variables: 512 KiB, CUDA's local-memory limit per thread (CUDA C++
+// Programming Guide, "Technical Specifications per Compute Capability").
+// Larger programs are unsupported (a diagnostic naming the variable), not an
+// allocation that exhausts the host.
+inline constexpr uint64_t kMaxLanePrivateBytes = 512 * 1024;
+// Workgroup memory of one workgroup: far above any GPU's shared memory
+// (H200: 228 KiB per SM), low enough that offsets never wrap.
+inline constexpr uint64_t kMaxWorkgroupBytes = 16 * 1024 * 1024;
+
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options);
@@ -156,6 +166,13 @@ class Lowerer {
   uint32_t KillContinuation(uint32_t block) const;
   Status FoldConstant(uint32_t id, const spirv::Constant& c);
   uint32_t AllocPrivate(uint32_t bytes, uint32_t align);
+  // Size of `type_id` in its natural layout, computed in 64 bits and capped
+  // (the 32-bit layout code wraps on huge arrays), to check the limits below.
+  uint64_t BoundedSize(uint32_t type_id);
+  // Adds a variable to the lane-private or workgroup total and fails when the
+  // total passes kMaxLanePrivateBytes / kMaxWorkgroupBytes.
+  Status CheckVariableSize(uint32_t id, uint32_t pointee,
+                           spv::StorageClass storage, uint32_t word_offset);
   // Splits an interface variable into InputSlots (program.h).
   struct InterfaceContext {
     std::vector<InputSlot>* slots = nullptr;
@@ -184,6 +201,8 @@ class Lowerer {
   std::vector<const spirv::Block*> order_;  // structured order
   std::map<uint32_t, uint32_t> block_index_;
   uint32_t current_block_ = 0;
+  uint64_t private_total_ = 0;  // bytes, for CheckVariableSize
+  uint64_t workgroup_total_ = 0;
   friend Status AllocateRegisters(Lowerer& lowerer, Program* program);
 
  public:

@@ -292,7 +292,7 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
       case spv::Op::OpVariable:
         if (current == nullptr) {
           Variable v{w[2], w[1], static_cast<spv::StorageClass>(w[3]),
-                     w.size() > 4 ? w[4] : 0};
+                     w.size() > 4 ? w[4] : 0, offset};
           m.global_index_[v.id] = m.globals_.size();
           m.globals_.push_back(v);
         } else {

@@ -83,6 +83,7 @@ struct Variable {
   uint32_t type = 0;  // pointer type
   spv::StorageClass storage = spv::StorageClass::Max;
   uint32_t initializer = 0;  // 0 = none
+  uint32_t word_offset = 0;  // the OpVariable's position, for diagnostics
 };
 
 // One instruction inside a function body.

@@ -64,3 +64,37 @@ TEST_CASE("bad GPU config files name the problem", "[runner][config]") {
   }
   CHECK_FALSE(warpsim::runner::LoadGpuConfig("/nonexistent/gpu.json").ok());
 }
+
+// Inputs the gpu_config fuzz target (fuzz/) found crashing, reduced; each is
+// now a diagnostic with the line.
+TEST_CASE("GPU config inputs found by fuzzing are diagnosed",
+          "[runner][config][fuzz]") {
+  const std::pair<const char*, const char*> cases[] = {
+      // A number too large for a double: nlohmann threw out_of_range, which
+      // escaped ParseGpuConfig and terminated the process.
+      {"[1, 2.5, 22222222222E222222222{\"warp_width\": 26}]",
+       "f.json:1: error: number out of range in JSON"},
+      {"{\n\"tile_size\":\n 1e999}", "f.json:3: error: number out of range"},
+      {"{\n\"tile_size\": -1e999}", "f.json:2: error: number out of range"},
+      // Bad syntax carries the line where the parser stopped.
+      {"{\n\"tile_size\": 8,\n]", "f.json:3: error: malformed JSON"},
+  };
+  for (const auto& [text, message] : cases) {
+    INFO(text);
+    auto c = warpsim::runner::ParseGpuConfig(text, "f.json");
+    REQUIRE_FALSE(c.ok());
+    CHECK(c.error().kind == warpsim::ErrorKind::kInvalidInput);
+    CHECK_THAT(c.error().ToString(), Catch::Contains(message));
+  }
+}
+
+TEST_CASE("ParseGpuConfig reads JSON text and names it in diagnostics",
+          "[runner][config]") {
+  auto c = warpsim::runner::ParseGpuConfig(R"({"warp_width": 8})", "m.json");
+  REQUIRE(c.ok());
+  CHECK(c->warp_width == 8);
+  auto bad = warpsim::runner::ParseGpuConfig("{\"tile_size\": 1}", "m.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().ToString(),
+             Catch::Contains("m.json: error: \"tile_size\" must be"));
+}

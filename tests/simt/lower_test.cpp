@@ -627,7 +627,74 @@ TEST_CASE("lowering reports unsupported and invalid input", "[simt]") {
                OpReturn
                OpFunctionEnd
 )";
+  // Found by the spirv_program fuzz target (fuzz/), reduced: an interface
+  // array of 134217732 elements made lowering push one input slot per
+  // element until the host ran out of memory, and the 32-bit size of such
+  // variables wrapped. Variables over the per-invocation or workgroup limit
+  // are now unsupported, named at their OpVariable.
+  auto huge = [](const std::string& storage, const std::string& count) {
+    const bool function = storage == "Function";
+    const std::string var = "%v = OpVariable %ptr " + storage + "\n";
+    return std::string(R"(
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+     %fnvoid = OpTypeFunction %void
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+       %uint = OpTypeInt 32 0
+      %count = OpConstant %uint )") +
+           count + R"(
+        %arr = OpTypeArray %v4float %count
+        %ptr = OpTypePointer )" +
+           storage + R"( %arr
+)" + (function ? "" : var) +
+           R"(
+       %main = OpFunction %void None %fnvoid
+          %l = OpLabel
+)" + (function ? var : "") +
+           R"(
+               OpReturn
+               OpFunctionEnd
+)";
+  };
+  const std::string huge_input = R"(
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Vertex %main "main" %in
+               OpDecorate %in Location 0
+       %void = OpTypeVoid
+     %fnvoid = OpTypeFunction %void
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+       %uint = OpTypeInt 32 0
+      %count = OpConstant %uint 134217732
+        %arr = OpTypeArray %v4float %count
+        %ptr = OpTypePointer Input %arr
+         %in = OpVariable %ptr Input
+       %main = OpFunction %void None %fnvoid
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)";
   const std::vector<Case> cases = {
+      {"interface array of 134217732 elements", huge_input, "main",
+       ErrorKind::kUnsupported, "variable %", spv::Op::OpVariable},
+      {"Private array past 512 KiB", huge("Private", "32769"), "main",
+       ErrorKind::kUnsupported,
+       "per-invocation memory to 524304 bytes, over warpsim's limit of 524288",
+       spv::Op::OpVariable},
+      {"Private array whose 32-bit size wraps", huge("Private", "268435457"),
+       "main", ErrorKind::kUnsupported, "over warpsim's limit of 524288",
+       spv::Op::OpVariable},
+      {"Function array past 512 KiB", huge("Function", "4000000000"), "main",
+       ErrorKind::kUnsupported, "per-invocation memory", spv::Op::OpVariable},
+      {"Workgroup array past 16 MiB", huge("Workgroup", "1048577"), "main",
+       ErrorKind::kUnsupported,
+       "workgroup memory to 16777232 bytes, over warpsim's limit of 16777216",
+       spv::Op::OpVariable},
       {"geometry-only instruction", geometry, "main", ErrorKind::kUnsupported,
        "OpEmitVertex", spv::Op::OpEmitVertex},
       {"call in unlegalized input", call, "main", ErrorKind::kUnsupported,
