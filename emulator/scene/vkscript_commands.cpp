@@ -30,6 +30,7 @@
 #include <set>
 
 #include "scene/buffer_data.h"
+#include "scene/state_names.h"
 #include "scene/vkscript_builder.h"
 
 namespace warpsim::scene::vkscript {
@@ -120,43 +121,6 @@ std::optional<std::string> VkEnumName(const std::string& w,
   return s;
 }
 
-const std::set<std::string> kCompareOps = {"never",
-                                           "less",
-                                           "equal",
-                                           "less_or_equal",
-                                           "greater",
-                                           "not_equal",
-                                           "greater_or_equal",
-                                           "always"};
-const std::set<std::string> kStencilOps = {"keep",
-                                           "zero",
-                                           "replace",
-                                           "increment_and_clamp",
-                                           "decrement_and_clamp",
-                                           "invert",
-                                           "increment_and_wrap",
-                                           "decrement_and_wrap"};
-const std::set<std::string> kBlendFactors = {"zero",
-                                             "one",
-                                             "src_color",
-                                             "one_minus_src_color",
-                                             "dst_color",
-                                             "one_minus_dst_color",
-                                             "src_alpha",
-                                             "one_minus_src_alpha",
-                                             "dst_alpha",
-                                             "one_minus_dst_alpha",
-                                             "constant_color",
-                                             "one_minus_constant_color",
-                                             "constant_alpha",
-                                             "one_minus_constant_alpha",
-                                             "src_alpha_saturate",
-                                             "src1_color",
-                                             "one_minus_src1_color",
-                                             "src1_alpha",
-                                             "one_minus_src1_alpha"};
-const std::set<std::string> kBlendOps = {"add", "subtract", "reverse_subtract",
-                                         "min", "max"};
 const std::set<std::string> kLogicOps = {
     "clear",         "and",         "and_reverse", "copy",
     "and_inverted",  "no_op",       "xor",         "or",
@@ -967,34 +931,34 @@ Status Builder::ParsePipelineState(const WordLine& wl, bool* handled) {
     std::string* field;
   };
   const EnumField enums[] = {
-      {"depthCompareOp", "VK_COMPARE_OP_", &kCompareOps,
+      {"depthCompareOp", "VK_COMPARE_OP_", &CompareOps(),
        &state_.depth.compare_op},
-      {"front.compareOp", "VK_COMPARE_OP_", &kCompareOps,
+      {"front.compareOp", "VK_COMPARE_OP_", &CompareOps(),
        &state_.stencil.front.compare_op},
-      {"back.compareOp", "VK_COMPARE_OP_", &kCompareOps,
+      {"back.compareOp", "VK_COMPARE_OP_", &CompareOps(),
        &state_.stencil.back.compare_op},
-      {"front.failOp", "VK_STENCIL_OP_", &kStencilOps,
+      {"front.failOp", "VK_STENCIL_OP_", &StencilOps(),
        &state_.stencil.front.fail_op},
-      {"front.passOp", "VK_STENCIL_OP_", &kStencilOps,
+      {"front.passOp", "VK_STENCIL_OP_", &StencilOps(),
        &state_.stencil.front.pass_op},
-      {"front.depthFailOp", "VK_STENCIL_OP_", &kStencilOps,
+      {"front.depthFailOp", "VK_STENCIL_OP_", &StencilOps(),
        &state_.stencil.front.depth_fail_op},
-      {"back.failOp", "VK_STENCIL_OP_", &kStencilOps,
+      {"back.failOp", "VK_STENCIL_OP_", &StencilOps(),
        &state_.stencil.back.fail_op},
-      {"back.passOp", "VK_STENCIL_OP_", &kStencilOps,
+      {"back.passOp", "VK_STENCIL_OP_", &StencilOps(),
        &state_.stencil.back.pass_op},
-      {"back.depthFailOp", "VK_STENCIL_OP_", &kStencilOps,
+      {"back.depthFailOp", "VK_STENCIL_OP_", &StencilOps(),
        &state_.stencil.back.depth_fail_op},
-      {"srcColorBlendFactor", "VK_BLEND_FACTOR_", &kBlendFactors,
+      {"srcColorBlendFactor", "VK_BLEND_FACTOR_", &BlendFactors(),
        &state_.blend.src_color_factor},
-      {"dstColorBlendFactor", "VK_BLEND_FACTOR_", &kBlendFactors,
+      {"dstColorBlendFactor", "VK_BLEND_FACTOR_", &BlendFactors(),
        &state_.blend.dst_color_factor},
-      {"srcAlphaBlendFactor", "VK_BLEND_FACTOR_", &kBlendFactors,
+      {"srcAlphaBlendFactor", "VK_BLEND_FACTOR_", &BlendFactors(),
        &state_.blend.src_alpha_factor},
-      {"dstAlphaBlendFactor", "VK_BLEND_FACTOR_", &kBlendFactors,
+      {"dstAlphaBlendFactor", "VK_BLEND_FACTOR_", &BlendFactors(),
        &state_.blend.dst_alpha_factor},
-      {"colorBlendOp", "VK_BLEND_OP_", &kBlendOps, &state_.blend.color_op},
-      {"alphaBlendOp", "VK_BLEND_OP_", &kBlendOps, &state_.blend.alpha_op},
+      {"colorBlendOp", "VK_BLEND_OP_", &BlendOps(), &state_.blend.color_op},
+      {"alphaBlendOp", "VK_BLEND_OP_", &BlendOps(), &state_.blend.alpha_op},
   };
   for (const EnumField& f : enums) {
     if (cmd != f.name) continue;
