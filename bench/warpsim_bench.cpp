@@ -184,10 +184,10 @@ void main() {
 )";
 
 // Draws a full-screen rectangle of state.range(0) x state.range(0) pixels
-// with fragment shader `fs_source`, on state.range(1) host threads (1 when
-// absent). CPU time counts the calling thread only: with threads, compare
-// real time (UseRealTime).
-void RunFullScreenFrame(benchmark::State& state, const char* fs_source) {
+// with fragment shader `fs_source`, on `threads` host threads. CPU time
+// counts the calling thread only: with threads, compare real time.
+void RunFullScreenFrame(benchmark::State& state, const char* fs_source,
+                        uint32_t threads = 1) {
   const BuiltProgram vs =
       BuildStage(kPassthroughVs, warpsim::spirv::ShaderStage::kVertex,
                  spv::ExecutionModel::Vertex);
@@ -195,8 +195,6 @@ void RunFullScreenFrame(benchmark::State& state, const char* fs_source) {
       BuildStage(fs_source, warpsim::spirv::ShaderStage::kFragment,
                  spv::ExecutionModel::Fragment);
   const uint32_t size = static_cast<uint32_t>(state.range(0));
-  const uint32_t threads =
-      state.range(1) > 0 ? static_cast<uint32_t>(state.range(1)) : 1;
   std::vector<uint8_t> color(size * size * 4);
   const float quad[8] = {-1, 1, -1, -1, 1, 1, 1, -1};  // triangle strip
   warpsim::pipeline::GraphicsState gs;
@@ -251,6 +249,10 @@ void BM_FrameGraphicsFuzz(benchmark::State& state) {
 void BM_FrameDivergent(benchmark::State& state) {
   RunFullScreenFrame(state, kDivergentFs);
 }
+// range(1): host threads (DrainParallel).
+void BM_FrameGraphicsFuzzThreads(benchmark::State& state) {
+  RunFullScreenFrame(state, kFuzzFs, static_cast<uint32_t>(state.range(1)));
+}
 
 void BM_AluHeavy(benchmark::State& state) { RunDispatch(state, kAluShader); }
 void BM_BranchHeavy(benchmark::State& state) {
@@ -262,14 +264,13 @@ BENCHMARK(BM_BranchHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
 // 256: the reference frame; 2048: shading cost must stay linear in pixels
 // (64x the pixels of 256 should take about 64x the time).
 BENCHMARK(BM_FrameGraphicsFuzz)
-    ->Args({256, 1})
-    ->Args({2048, 1})
+    ->Arg(256)
+    ->Arg(2048)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_FrameDivergent)->Args({512, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FrameDivergent)->Arg(512)->Unit(benchmark::kMillisecond);
 // The parallel functional mode (DrainParallel): one and two threads, wall
 // time, in one run.
-BENCHMARK(BM_FrameGraphicsFuzz)
-    ->Name("BM_FrameGraphicsFuzzThreads")
+BENCHMARK(BM_FrameGraphicsFuzzThreads)
     ->Args({256, 1})
     ->Args({256, 2})
     ->UseRealTime()

@@ -153,8 +153,18 @@ class ItemRunner {
     Status status;
   };
 
+  // A finished item. While none has finished, the calling thread runs
+  // queued items itself instead of sleeping (it is one of the `threads`).
   Finished WaitFinished() {
     std::unique_lock<std::mutex> lock(mutex_);
+    while (done_.empty() && !todo_.empty()) {
+      Finished job = std::move(todo_.front());
+      todo_.pop_front();
+      lock.unlock();
+      job.status = RunToCompletion(*job.item, job.before, limits_);
+      lock.lock();
+      done_.push_back(std::move(job));
+    }
     done_cv_.wait(lock, [this] { return !done_.empty(); });
     Finished f = std::move(done_.front());
     done_.pop_front();
@@ -194,8 +204,9 @@ class ItemRunner {
 Status DrainParallel(WarpSource& source, const DrainLimits& limits,
                      uint32_t threads, uint32_t window) {
   if (threads <= 1) return DrainInOrder(source, limits);
-  if (window == 0) window = 4 * threads;
-  ItemRunner runner(threads, limits);
+  if (window == 0) window = 16 * threads;
+  // The calling thread runs items too while it waits: threads - 1 workers.
+  ItemRunner runner(threads - 1, limits);
   RetireInOrder merge(&source);
   Executed executed;  // by retired items
   uint64_t produced = 0;

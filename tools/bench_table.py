@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Makes the benchmark tables of bench/README.md from recorded runs.
+
+A recorded run is a pair of Google Benchmark JSON files written with
+--benchmark_out (bench/results/NAME.base.json and NAME.new.json: the same
+bench binary source built at two commits, run back to back on one machine;
+bench/run_ab.sh records them). For every benchmark in both files the table
+gives the median warp instructions per second (items_per_second of the
+*_median aggregate) of each and their ratio, plus each file's context (date,
+host CPU count, load). A single run (bench/results/NAME.json) gives each
+benchmark's wall time and its speed-up over the first of its family (thread
+counts). Usage:
+
+  tools/bench_table.py bench/results/NAME            print the table
+  tools/bench_table.py --update bench/README.md bench/results/NAME
+      replace the text between "<!-- table NAME -->" and
+      "<!-- end table NAME -->" in the README with the table
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    medians = {}
+    for b in data.get("benchmarks", []):
+        if b.get("aggregate_name") != "median":
+            continue
+        name = b["run_name"]
+        medians[name] = b
+    return data.get("context", {}), medians
+
+
+def rate(b, key):
+    v = b.get(key)
+    return None if v is None else float(v)
+
+
+def single_table(prefix):
+    """One run (NAME.json): each benchmark's wall time per iteration, and
+    its speed-up over the first benchmark of the same family (the name
+    before the first '/')."""
+    ctx, runs = load(prefix + ".json")
+    lines = ["Recorded %s, %s CPUs, load average %s; `%s.json`."
+             % (ctx.get("date", "?"), ctx.get("num_cpus", "?"),
+                ", ".join("%.1f" % x for x in ctx.get("load_avg", [])) or "?",
+                os.path.relpath(prefix)), "",
+             "| benchmark | ms/iter (wall) | speed-up |", "|---|---|---|"]
+    first = {}
+    for name, b in runs.items():  # in the order the run wrote them
+        family = name.split("/")[0]
+        first.setdefault(family, b["real_time"])
+        lines.append("| %s | %.1f | %.2f |"
+                     % (name, b["real_time"], first[family] / b["real_time"]))
+    return "\n".join(lines) + "\n"
+
+
+def table(prefix):
+    if os.path.exists(prefix + ".json"):
+        return single_table(prefix)
+    base_ctx, base = load(prefix + ".base.json")
+    new_ctx, new = load(prefix + ".new.json")
+    lines = []
+    lines.append(
+        "Recorded %s (base) and %s (new), %s CPUs, load average %s; "
+        "`%s.{base,new}.json`."
+        % (base_ctx.get("date", "?"), new_ctx.get("date", "?"),
+           new_ctx.get("num_cpus", "?"),
+           ", ".join("%.1f" % x for x in new_ctx.get("load_avg", [])) or "?",
+           os.path.relpath(prefix)))
+    lines.append("")
+    lines.append("| benchmark | base M warp instr/s | new M warp instr/s "
+                 "| ratio | base ms/iter | new ms/iter |")
+    lines.append("|---|---|---|---|---|---|")
+    for name in sorted(set(base) | set(new)):
+        b, n = base.get(name), new.get(name)
+        def fmt(x, scale=1e-6):
+            return "-" if x is None else "%.1f" % (x * scale)
+        br = rate(b, "items_per_second") if b else None
+        nr = rate(n, "items_per_second") if n else None
+        ratio = "%.2f" % (nr / br) if br and nr else "-"
+        bt = "%.1f" % b["real_time"] if b else "-"
+        nt = "%.1f" % n["real_time"] if n else "-"
+        lines.append("| %s | %s | %s | %s | %s | %s |"
+                     % (name, fmt(br), fmt(nr), ratio, bt, nt))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] not in ("-h", "--help"):
+        sys.stdout.write(table(argv[1]))
+        return 0
+    if len(argv) == 4 and argv[1] == "--update":
+        readme, prefix = argv[2], argv[3]
+        name = os.path.basename(prefix)
+        start, end = "<!-- table %s -->" % name, "<!-- end table %s -->" % name
+        with open(readme) as f:
+            text = f.read()
+        if start not in text or end not in text:
+            sys.stderr.write("bench_table.py: %s has no %s ... %s\n"
+                             % (readme, start, end))
+            return 1
+        head, rest = text.split(start, 1)
+        _, tail = rest.split(end, 1)
+        with open(readme, "w") as f:
+            f.write(head + start + "\n" + table(prefix) + end + tail)
+        return 0
+    sys.stderr.write(__doc__)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
