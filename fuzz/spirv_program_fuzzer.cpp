@@ -7,9 +7,8 @@
 #include "spirv/binary.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto words =
-      warpsim::spirv::WordsFromBytes(warpsim::fuzz::AsBytes(data, size),
-                                     "fuzz.spv");
+  auto words = warpsim::spirv::WordsFromBytes(
+      warpsim::fuzz::AsBytes(data, size), "fuzz.spv");
   warpsim::fuzz::CheckResult(words);
   if (!words.ok()) return 0;
   // Universal SPIR-V 1.6 accepts every version up to 1.6, so seeds made for
@@ -17,8 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   warpsim::simt::LowerOptions lower;  // entry point "main", 32-lane warps
   warpsim::runner::BuildSettings settings;
   auto built = warpsim::runner::BuildProgram(
-      *words, warpsim::spirv::TargetEnv::kSpv1_6, "fuzz.spv", lower,
-      settings);
+      *words, warpsim::spirv::TargetEnv::kSpv1_6, "fuzz.spv", lower, settings);
   warpsim::fuzz::CheckResult(built);
   return 0;
 }

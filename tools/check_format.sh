@@ -6,7 +6,7 @@
 #        tools/check_format.sh --fix     reformat them in place
 #        tools/check_format.sh FILE...   check only these files
 # Repository files are those git knows (tracked, plus untracked ones that are
-# not ignored) under emulator/ tests/ tools/ bench/ visualizer/ cuda_ref/
+# not ignored) under emulator/ tests/ tools/ bench/ fuzz/ visualizer/ cuda_ref/
 # vulkan_ref/, skipping any third_party/ folder.
 set -euo pipefail
 
@@ -46,7 +46,7 @@ done
 
 if [[ ${#files[@]} -eq 0 ]]; then
   cd "$repo_root"
-  dirs=(emulator tests tools bench visualizer cuda_ref vulkan_ref)
+  dirs=(emulator tests tools bench fuzz visualizer cuda_ref vulkan_ref)
   while IFS= read -r -d '' f; do
     case "$f" in
       third_party/* | */third_party/*) continue ;;
