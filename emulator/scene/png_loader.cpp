@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <string>
 
 #include "scene/buffer_data.h"
 
@@ -36,6 +37,14 @@ Result<Rgba8Image> DecodePng(std::span<const uint8_t> bytes,
     return InvalidInput("PNG file '" + name + "' is too large");
   }
   int w = 0, h = 0, n = 0;
+  if (stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w,
+                            &h, &n) &&
+      uint64_t(w) * uint64_t(h) > kMaxPngPixels) {
+    return InvalidInput("PNG file '" + name + "' is " + std::to_string(w) +
+                        "x" + std::to_string(h) + " pixels, more than the " +
+                        std::to_string(kMaxPngPixels) +
+                        " (8192x8192) warpsim loads");
+  }
   unsigned char* data = stbi_load_from_memory(
       bytes.data(), static_cast<int>(bytes.size()), &w, &h, &n, 4);
   if (!data) {

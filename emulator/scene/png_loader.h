@@ -20,7 +20,14 @@ struct Rgba8Image {
   std::vector<uint8_t> rgba;  // width * height * 4
 };
 
-// Decodes a PNG file; a missing or corrupt file is InvalidInput.
+// The most pixels a PNG may hold (8192 x 8192). The decoder allocates its
+// buffers from the header's width and height before it reads any pixel data,
+// so a larger header is refused before decoding: a 60-byte file claiming
+// 65535 x 65535 pixels would otherwise ask for tens of gigabytes.
+inline constexpr uint64_t kMaxPngPixels = uint64_t{1} << 26;
+
+// Decodes a PNG file; a missing or corrupt file, or one with more than
+// kMaxPngPixels pixels, is InvalidInput.
 Result<Rgba8Image> LoadPng(const std::string& path);
 
 // Decodes PNG bytes already in memory; `name` is the file named in

@@ -61,3 +61,27 @@ TEST_CASE("corrupt PNG bytes are InvalidInput naming the file",
   CHECK_THAT(missing.error().ToString(),
              Catch::Contains("cannot read PNG file '/nonexistent/dir/x.png'"));
 }
+
+TEST_CASE("a PNG header larger than kMaxPngPixels is refused before decoding",
+          "[scene][png]") {
+  // The tiny image's IHDR with its width and height set to 16384 x 16384:
+  // stb_image would allocate the decoded size (1 GiB) up front (the decoder
+  // does not check the chunk CRC, so the header stays readable).
+  std::vector<uint8_t> huge = kTinyPng;
+  for (size_t i : {16, 17, 19, 20, 21, 23}) huge[i] = 0;
+  for (size_t i : {18, 22}) huge[i] = 0x40;
+  auto r = DecodePng(huge, "huge.png");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == ErrorKind::kInvalidInput);
+  CHECK_THAT(r.error().ToString(),
+             Catch::Contains("PNG file 'huge.png' is 16384x16384 pixels, more "
+                             "than the 67108864 (8192x8192) warpsim loads"));
+  // 8192 x 8192 exactly is within the limit: the header passes and the
+  // (missing) pixel data is what fails.
+  for (size_t i : {18, 22}) huge[i] = 0x20;
+  for (size_t i : {19, 23}) huge[i] = 0x00;
+  auto at_limit = DecodePng(huge, "limit.png");
+  REQUIRE_FALSE(at_limit.ok());
+  CHECK_THAT(at_limit.error().ToString(),
+             !Catch::Contains("more than the"));
+}
