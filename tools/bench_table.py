@@ -9,15 +9,22 @@ gives the median warp instructions per second (items_per_second of the
 *_median aggregate) of each and their ratio, plus each file's context (date,
 host CPU count, load). A single run (bench/results/NAME.json) gives each
 benchmark's wall time and its speed-up over the first of its family (thread
-counts). Usage:
+counts). When the files hold interleaved rounds (bench/run_ab.sh runs the
+two binaries in turns, round by round, so that a machine whose speed drifts
+slows both alike), the table adds the lowest and highest per-round ratio.
+Usage:
 
   tools/bench_table.py bench/results/NAME            print the table
+  tools/bench_table.py --merge OUT.json ROUND.json...
+      merge single-repetition runs (one file per round) into OUT.json: the
+      rounds' entries, and per benchmark a "median" aggregate over them
   tools/bench_table.py --update bench/README.md bench/results/NAME
       replace the text between "<!-- table NAME -->" and
       "<!-- end table NAME -->" in the README with the table
 """
 import json
 import os
+import statistics
 import sys
 
 
@@ -36,6 +43,65 @@ def load(path):
 def rate(b, key):
     v = b.get(key)
     return None if v is None else float(v)
+
+
+def merge(out, rounds):
+    """Writes OUT with the first round's context, every round's entries
+    (each with its round number) and a median aggregate per benchmark."""
+    context, entries = None, []
+    for i, path in enumerate(rounds):
+        with open(path) as f:
+            data = json.load(f)
+        if context is None:
+            context = data.get("context", {})
+        for b in data.get("benchmarks", []):
+            if b.get("run_type", "iteration") != "iteration":
+                continue
+            b = dict(b)
+            b["round"] = i
+            entries.append(b)
+    by_name = {}
+    for b in entries:
+        by_name.setdefault(b["run_name"], []).append(b)
+    aggregates = []
+    for name, runs in by_name.items():
+        med = dict(runs[0])
+        del med["round"]
+        med.update(run_type="aggregate", aggregate_name="median",
+                   repetitions=len(runs), name=name + "_median")
+        for key in ("real_time", "cpu_time", "items_per_second"):
+            values = [r[key] for r in runs if key in r]
+            if values:
+                med[key] = statistics.median(values)
+        aggregates.append(med)
+    context = dict(context or {})
+    context["rounds"] = len(rounds)
+    with open(out, "w") as f:
+        json.dump({"context": context, "benchmarks": entries + aggregates},
+                  f, indent=1)
+        f.write("\n")
+
+
+def round_ratios(path_base, path_new):
+    """Per benchmark: (lowest, highest) ratio of new to base
+    items_per_second over rounds run in turns, or nothing."""
+    def per_round(path):
+        with open(path) as f:
+            data = json.load(f)
+        out = {}
+        for b in data.get("benchmarks", []):
+            if "round" in b and "items_per_second" in b:
+                out.setdefault(b["run_name"], {})[b["round"]] = float(
+                    b["items_per_second"])
+        return out
+    base, new = per_round(path_base), per_round(path_new)
+    ranges = {}
+    for name in set(base) & set(new):
+        ratios = [new[name][r] / base[name][r]
+                  for r in set(base[name]) & set(new[name])]
+        if ratios:
+            ranges[name] = (min(ratios), max(ratios), len(ratios))
+    return ranges
 
 
 def single_table(prefix):
@@ -62,6 +128,7 @@ def table(prefix):
         return single_table(prefix)
     base_ctx, base = load(prefix + ".base.json")
     new_ctx, new = load(prefix + ".new.json")
+    ranges = round_ratios(prefix + ".base.json", prefix + ".new.json")
     lines = []
     lines.append(
         "Recorded %s (base) and %s (new), %s CPUs, load average %s; "
@@ -70,10 +137,18 @@ def table(prefix):
            new_ctx.get("num_cpus", "?"),
            ", ".join("%.1f" % x for x in new_ctx.get("load_avg", [])) or "?",
            os.path.relpath(prefix)))
+    if ranges:
+        lines[-1] += (" %s rounds, base and new in turns; ratio: of the "
+                      "medians, and the lowest and highest of one round's."
+                      % new_ctx.get("rounds", "?"))
     lines.append("")
-    lines.append("| benchmark | base M warp instr/s | new M warp instr/s "
-                 "| ratio | base ms/iter | new ms/iter |")
-    lines.append("|---|---|---|---|---|---|")
+    head = ("| benchmark | base M warp instr/s | new M warp instr/s "
+            "| ratio | base ms/iter | new ms/iter |")
+    rule = "|---|---|---|---|---|---|"
+    if ranges:
+        head += " ratio range |"
+        rule += "---|"
+    lines += [head, rule]
     for name in sorted(set(base) | set(new)):
         b, n = base.get(name), new.get(name)
         def fmt(x, scale=1e-6):
@@ -83,14 +158,21 @@ def table(prefix):
         ratio = "%.2f" % (nr / br) if br and nr else "-"
         bt = "%.1f" % b["real_time"] if b else "-"
         nt = "%.1f" % n["real_time"] if n else "-"
-        lines.append("| %s | %s | %s | %s | %s | %s |"
-                     % (name, fmt(br), fmt(nr), ratio, bt, nt))
+        row = ("| %s | %s | %s | %s | %s | %s |"
+               % (name, fmt(br), fmt(nr), ratio, bt, nt))
+        if ranges:
+            lo_hi = ranges.get(name)
+            row += (" %.2f-%.2f |" % lo_hi[:2]) if lo_hi else " - |"
+        lines.append(row)
     return "\n".join(lines) + "\n"
 
 
 def main(argv):
     if len(argv) == 2 and argv[1] not in ("-h", "--help"):
         sys.stdout.write(table(argv[1]))
+        return 0
+    if len(argv) >= 4 and argv[1] == "--merge":
+        merge(argv[2], argv[3:])
         return 0
     if len(argv) == 4 and argv[1] == "--update":
         readme, prefix = argv[2], argv[3]

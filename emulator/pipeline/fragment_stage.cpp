@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "base/bits.h"
 #include "pipeline/clipping.h"
 #include "pipeline/compute.h"
 #include "pipeline/output_merge.h"
@@ -245,8 +246,15 @@ Result<std::unique_ptr<FragmentWork>> FragmentStage::MakeWarp() {
   }
   work->context.regions = context_.regions;
   work->context.images = context_.images;
-  auto warp = std::make_unique<Warp>(fs, state_.config.warp_width, work->launch,
-                                     &work->context);
+  std::unique_ptr<Warp> warp;
+  if (!free_warps_.empty()) {
+    warp = std::move(free_warps_.back());
+    free_warps_.pop_back();
+    warp->Reset(work->launch, &work->context);
+  } else {
+    warp = std::make_unique<Warp>(fs, state_.config.warp_width, work->launch,
+                                  &work->context);
+  }
   warp->set_helper(work->helpers);
   for (size_t k = 0; k < n; ++k) {
     const Quad& q = work->quads[k].quad;
@@ -268,8 +276,8 @@ void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
   Warp& warp = *work.warps[0];
   stats->fragment_warps += 1;
   stats->quads += work.quads.size();
-  stats->helper_lanes += std::popcount(work.helpers);
-  stats->fs_invocations += std::popcount(work.launch & ~work.helpers);
+  stats->helper_lanes += PopCount32(work.helpers);
+  stats->fs_invocations += PopCount32(work.launch & ~work.helpers);
   for (size_t k = 0; k < work.quads.size(); ++k) {
     const Quad& q = work.quads[k].quad;
     for (int i = 0; i < 4; ++i) {
@@ -280,6 +288,9 @@ void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
                     q.y + (i >> 1));
     }
   }
+  // The warp's storage serves a later fragment warp of this draw.
+  free_warps_.push_back(std::move(work.warps[0]));
+  work.warps.clear();
 }
 
 FragmentStage::Interp FragmentStage::Interpolated(const TriangleSetup& setup,

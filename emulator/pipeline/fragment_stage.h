@@ -127,6 +127,10 @@ class FragmentStage {
   size_t head_ = 0;
   std::vector<size_t> breaks_;
   size_t next_break_ = 0;
+  // Retired fragment warps, reset and reused by MakeWarp() instead of
+  // allocated anew. MakeWarp() and Retire() run on the thread that drives
+  // the source (warp_queue.h), so the pool needs no lock.
+  std::vector<std::unique_ptr<simt::Warp>> free_warps_;
 };
 
 // Draws a window-space rectangle given by four corners (in order around the

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "simt/exec_common.h"
+#include "simt/trig.h"
 #include "spirv/grammar.h"
 
 namespace warpsim::simt {
@@ -146,8 +147,28 @@ struct OpDegrees {
       return ViaDouble<T>([](double v) { return FN(v); }, x); \
     }                                                         \
   };
-WS_LIBM_UNARY(OpSin, std::sin)
-WS_LIBM_UNARY(OpCos, std::cos)
+// Sin and Cos: for float, simt/trig's functions give the same bits as the
+// double libm call, faster (shaders call them a lot).
+struct OpSin {
+  template <typename T>
+  static T F(T x) {
+    if constexpr (std::is_same_v<T, float>) {
+      return SinFloat(x);
+    } else {
+      return ViaDouble<T>([](double v) { return std::sin(v); }, x);
+    }
+  }
+};
+struct OpCos {
+  template <typename T>
+  static T F(T x) {
+    if constexpr (std::is_same_v<T, float>) {
+      return CosFloat(x);
+    } else {
+      return ViaDouble<T>([](double v) { return std::cos(v); }, x);
+    }
+  }
+};
 WS_LIBM_UNARY(OpTan, std::tan)
 WS_LIBM_UNARY(OpAsin, std::asin)
 WS_LIBM_UNARY(OpAcos, std::acos)

@@ -40,6 +40,12 @@ void Warp::Reset(uint32_t launch_mask) {
   Launch(launch_mask);
 }
 
+void Warp::Reset(uint32_t launch_mask, ExecContext* context) {
+  context_ = context;
+  record_addresses_ = context != nullptr && context->record_addresses;
+  Reset(launch_mask);
+}
+
 void Warp::LoadConstants() {
   // Constants are broadcast into their registers.
   const Program& program = *program_;
@@ -81,7 +87,7 @@ InstrPeek Warp::Peek() const {
 
 void Warp::SetActive(uint32_t lanes) {
   active_ = lanes;
-  active_count_ = static_cast<uint32_t>(std::popcount(lanes));
+  active_count_ = static_cast<uint32_t>(PopCount32(lanes));
 }
 
 uint8_t* Warp::Resolve(uint32_t lane, uint32_t region, uint64_t offset,

@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bits.h"
 #include "base/diagnostic.h"
 #include "simt/image.h"
 #include "simt/program.h"
@@ -150,6 +151,9 @@ class Warp {
   // zero, constants loaded, private memory zero, no lane retired) without
   // allocating: a warp slot can be reused for the next batch of lanes.
   void Reset(uint32_t launch_mask);
+  // The same for a launch that counts into another context (a pooled warp
+  // handed to the next work item).
+  void Reset(uint32_t launch_mask, ExecContext* context);
 
   // Executes one warp instruction for the active lanes. Defined inline so
   // that a caller that ignores parts of the record does not pay for them.
@@ -288,7 +292,7 @@ inline InstrRecord Warp::Step() {
     context_->lane_instructions += active_count_;
     // Helper lanes among them (before a demote changes the mask).
     if (helper_ != 0) {
-      context_->helper_lane_instructions += std::popcount(active_ & helper_);
+      context_->helper_lane_instructions += PopCount32(active_ & helper_);
     }
   }
   ++pc_;  // terminators overwrite pc_ through Reconverge()

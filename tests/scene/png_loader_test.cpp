@@ -82,6 +82,5 @@ TEST_CASE("a PNG header larger than kMaxPngPixels is refused before decoding",
   for (size_t i : {19, 23}) huge[i] = 0x00;
   auto at_limit = DecodePng(huge, "limit.png");
   REQUIRE_FALSE(at_limit.ok());
-  CHECK_THAT(at_limit.error().ToString(),
-             !Catch::Contains("more than the"));
+  CHECK_THAT(at_limit.error().ToString(), !Catch::Contains("more than the"));
 }
