@@ -98,8 +98,6 @@ write_record() {
       find "$artifacts" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'oom-*' \
         -o -name 'timeout-*' -o -name 'leak-*' \) -newer "$build/fuzz-logs/$name.start" | sort)
   fi
-  local commit
-  commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo "?")
   local json
   json=$(printf '{"target": "%s", "commit": "%s", "started": "%s", "ended": "%s", "seconds": %s, "elapsed_s": %s, "rc": %s, "executions": %s, "cov_start": %s, "cov": %s, "ft": %s, "peak_rss_mb": %s, "found": [%s], "jobs": %s, "timeout_s": %s, "cpus": %s, "load_avg": "%s"}' \
     "$name" "$commit" "$start" "$ended" "$seconds" "${elapsed:-null}" "$rc" \
@@ -113,6 +111,9 @@ write_record() {
   fi
 }
 
+# The commit checked out when the run starts (the targets' source when they
+# were built from it; "-dirty" when the work tree had changes).
+commit=$(git -C "$repo" describe --always --abbrev=12 --dirty 2>/dev/null || echo "?")
 mkdir -p "$build/fuzz-logs"
 : >"$build/fuzz-logs/summary.txt"
 failed=0
