@@ -522,6 +522,9 @@ struct SampleParams {
   int32_t offset[3];
   bool dref;
   float dref_value;
+  // When set: the byte offset of the first texel the footprint reads (left
+  // at ~0 when every texel read is border), for InstrRecord::addresses.
+  uint64_t* first_offset = nullptr;
 };
 
 // One texel of the footprint with address modes, border and depth compare.
@@ -535,6 +538,9 @@ Texel FootprintTexel(const SampleParams& p, uint32_t level, int64_t x,
   for (uint32_t a = 0; a < p.nspatial; ++a) {
     c[a] = Wrap(c[a], size[a], p.s->address[a]);
     if (c[a] < 0) border = true;
+  }
+  if (!border && p.first_offset != nullptr && *p.first_offset == ~uint64_t{0}) {
+    *p.first_offset = img.TexelOffset(level, c[0], c[1], c[2], p.layer, 0);
   }
   Texel t = border ? BorderTexel(p.s->border)
                    : FetchTexel(img, level, c[0], c[1], c[2], p.layer, 0);
@@ -702,11 +708,15 @@ float ComputeLambda(const ImageDesc& img, const SamplerDesc& s,
   return lambda_base + s.mip_lod_bias + q.bias;
 }
 
+// `first_offset` (optional): set to the byte offset of the first texel read,
+// as FootprintTexel records it.
 Texel Sample(const ImageDesc& img, const SamplerDesc& s, const SampleRequest& q,
-             bool gather, uint32_t component, const int32_t* gather_offsets) {
+             bool gather, uint32_t component, const int32_t* gather_offsets,
+             uint64_t* first_offset) {
   if (!img.bound) return ZeroTexel();
   const uint32_t nspatial = SpatialDims(img.dim);
   SampleParams p;
+  p.first_offset = first_offset;
   p.img = &img;
   p.s = &s;
   p.nspatial = nspatial;
@@ -920,10 +930,18 @@ void ExecImage(Warp& w, const Instr& in) {
           break;
         }
         const bool gather = o.kind == OpKind::kGather;
-        WriteResult(
-            w, r, o, l,
+        // A sample reads a footprint of texels (up to 8 for trilinear); the
+        // record carries the first one each lane reads, which locates the
+        // lane's access for a memory model.
+        uint64_t first = ~uint64_t{0};
+        const Texel t =
             Sample(img, s, q, gather, o.component,
-                   (o.flags & kFlagConstOffsets) ? o.offsets : nullptr));
+                   (o.flags & kFlagConstOffsets) ? o.offsets : nullptr,
+                   w.record_addresses() ? &first : nullptr);
+        if (w.record_addresses()) {
+          RecordTexel(w, l, r.U(kSlotImage, l), img, first);
+        }
+        WriteResult(w, r, o, l, t);
         break;
       }
       case OpKind::kQuerySize: {

@@ -270,6 +270,37 @@ void main() {
   }
 }
 
+TEST_CASE("image samples record the first texel each lane reads",
+          "[simt][record]") {
+  const Program p = Build(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+layout(set = 0, binding = 1) uniform usampler2D tex;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  vec2 c = vec2(float(7u - (i & 7u)), float(i >> 3u));
+  b.v[i] = textureLod(tex, (c + 0.5) / vec2(8.0, 4.0), 0.0).x;
+}
+)");
+  Recorder r(p);
+  CheckListsCoverOperands(r);
+  std::vector<const Rec*> samples;
+  for (const Rec& s : r.steps) {
+    if (s.rec.pipe == Pipe::kTex) samples.push_back(&s);
+  }
+  REQUIRE(samples.size() == 1);
+  REQUIRE(samples[0]->addresses.size() == 32);
+  CHECK(samples[0]->rec.access_bytes == 4);
+  for (uint32_t l = 0; l < 32; ++l) {
+    INFO("lane " << l);
+    // Nearest filtering (an integer format): the texel under the lane's
+    // coordinate, row-major 8 texels of 4 bytes per row.
+    const uint32_t texel = (l >> 3) * 8 + (7 - (l & 7));
+    CHECK((samples[0]->addresses[l] >> 32) == r.image_region);
+    CHECK(static_cast<uint32_t>(samples[0]->addresses[l]) == 4 * texel);
+  }
+}
+
 TEST_CASE("branch records carry the taken mask", "[simt][record]") {
   const Program p = Build(R"(#version 450
 layout(local_size_x = 32) in;
