@@ -148,6 +148,7 @@ Result<std::unique_ptr<WorkItem>> ComputeDispatch::Next() {
   const uint32_t gz = static_cast<uint32_t>(g / groups_[0] / groups_[1]);
   auto item = std::make_unique<WorkgroupWork>();
   item->id = g;
+  item->context.record_addresses = track_;  // before the warps are made
   item->group[0] = gx;
   item->group[1] = gy;
   item->group[2] = gz;
@@ -203,16 +204,113 @@ Status ComputeDispatch::Retire(WorkItem& item) {
   stats_.warp_instructions += item.context.warp_instructions;
   stats_.lane_instructions += item.context.lane_instructions;
   stats_.helper_lane_instructions += item.context.helper_lane_instructions;
+  if (track_) {
+    auto distinct = [](std::vector<uint64_t>& words) {
+      std::sort(words.begin(), words.end());
+      words.erase(std::unique(words.begin(), words.end()), words.end());
+    };
+    distinct(item.words_written);
+    distinct(item.words_read);
+    for (uint64_t word : item.words_written) {
+      auto [it, inserted] = writer_.emplace(word, item.id);
+      if (!inserted && it->second != item.id) shared_write_ = true;
+    }
+    for (uint64_t word : item.words_read) reads_.emplace_back(word, item.id);
+  }
   return {};
 }
+
+bool ComputeDispatch::WorkgroupsShareMemory() const {
+  if (shared_write_) return true;
+  for (const auto& [word, group] : reads_) {
+    auto it = writer_.find(word);
+    if (it != writer_.end() && it->second != group) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Writable memory larger than this is not copied for a parallel attempt:
+// such a dispatch runs in order.
+constexpr uint64_t kMaxSnapshotBytes = uint64_t{256} << 20;
+
+// Copies of the writable buffers and storage images a dispatch may change,
+// to put back when a parallel attempt is discarded.
+class MemorySnapshot {
+ public:
+  // False when the writable memory is larger than kMaxSnapshotBytes.
+  bool Take(const std::vector<simt::MemRegion>& regions,
+            const std::vector<simt::ImageDesc>& images) {
+    uint64_t total = 0;
+    auto add = [&](uint8_t* data, uint64_t size) {
+      total += size;
+      if (total > kMaxSnapshotBytes) return false;
+      copies_.emplace_back(data, std::vector<uint8_t>(data, data + size));
+      return true;
+    };
+    for (size_t r = simt::kRegionFirstResource; r < regions.size(); ++r) {
+      const simt::MemRegion& m = regions[r];
+      if (m.data != nullptr && m.writable && !add(m.data, m.size)) {
+        return false;
+      }
+    }
+    for (const simt::ImageDesc& image : images) {
+      if (image.bound && image.writable && image.data != nullptr &&
+          !add(image.data, image.size)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  void Restore() const {
+    for (const auto& [data, bytes] : copies_) {
+      std::copy(bytes.begin(), bytes.end(), data);
+    }
+  }
+
+ private:
+  std::vector<std::pair<uint8_t*, std::vector<uint8_t>>> copies_;
+};
+
+}  // namespace
 
 Result<DispatchStats> DispatchCompute(const Program& program,
                                       const uint32_t groups[3],
                                       std::vector<simt::MemRegion> regions,
                                       std::vector<simt::ImageDesc> images,
                                       const ComputeLimits& limits) {
-  const uint32_t threads =
-      ItemsIndependent(regions, images) ? limits.threads : 1;
+  const bool independent = ItemsIndependent(regions, images);
+  bool rerun = false;
+  if (!independent && limits.threads > 1) {
+    // Workgroups of most dispatches write disjoint words: run them in
+    // parallel with their accesses logged, and keep the result only when
+    // no workgroup touched a word another one wrote (then no order of the
+    // workgroups gives another result). Otherwise put memory back and run
+    // in order; an error also reruns in order, so that it is the in-order
+    // one.
+    MemorySnapshot snapshot;
+    if (snapshot.Take(regions, images)) {
+      auto attempt = ComputeDispatch::Create(program, groups, regions, images,
+                                             limits.warp_width);
+      if (!attempt.ok()) return attempt.error();
+      (*attempt)->set_track_accesses(true);
+      DrainLimits drain;
+      drain.max_warp_instructions = limits.max_warp_instructions;
+      drain.time_slice = limits.time_slice;
+      drain.what = "dispatch";
+      drain.track_accesses = true;
+      if (DrainParallel(**attempt, drain, limits.threads).ok() &&
+          !(*attempt)->WorkgroupsShareMemory()) {
+        DispatchStats stats = (*attempt)->stats();
+        stats.threads = limits.threads;
+        return stats;
+      }
+      snapshot.Restore();
+      rerun = true;
+    }
+  }
+  const uint32_t threads = independent ? limits.threads : 1;
   auto dispatch = ComputeDispatch::Create(program, groups, std::move(regions),
                                           std::move(images), limits.warp_width);
   if (!dispatch.ok()) return dispatch.error();
@@ -223,7 +321,10 @@ Result<DispatchStats> DispatchCompute(const Program& program,
   if (Status s = DrainParallel(**dispatch, drain, threads); !s.ok()) {
     return s.error();
   }
-  return (*dispatch)->stats();
+  DispatchStats stats = (*dispatch)->stats();
+  stats.threads = threads;
+  stats.rerun_in_order = rerun;
+  return stats;
 }
 
 }  // namespace warpsim::pipeline

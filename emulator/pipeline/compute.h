@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/diagnostic.h"
@@ -31,7 +33,10 @@ struct ComputeLimits {
   // a turn (lets spin-waits on other warps make progress).
   uint32_t time_slice = 4096;
   // Host threads that run workgroups (DrainParallel); 1 = in order. A
-  // dispatch whose shader can write memory runs in order.
+  // dispatch that can write memory runs in parallel with its accesses
+  // logged, and again in order (memory restored first) when two workgroups
+  // touched the same word and one of them wrote it: its result is always
+  // the in-order one.
   uint32_t threads = 1;
 };
 
@@ -41,6 +46,11 @@ struct DispatchStats {
   uint64_t warp_instructions = 0;
   uint64_t lane_instructions = 0;
   uint64_t helper_lane_instructions = 0;
+  // How the result was made (not part of any report, which must not
+  // depend on threads): host threads of the run kept, and whether a
+  // parallel attempt was discarded because workgroups shared memory.
+  uint32_t threads = 1;
+  bool rerun_in_order = false;
 };
 
 // Writes the subgroup built-ins (SubgroupSize, SubgroupLocalInvocationId,
@@ -70,6 +80,14 @@ class ComputeDispatch : public WarpSource {
   bool done() const override { return next_group_ >= total_groups_; }
   // Counters of the retired workgroups.
   const DispatchStats& stats() const { return stats_; }
+  // Makes workgroups record their addresses and keeps, as they retire,
+  // which words of writable memory each one read and wrote (drain with
+  // DrainLimits::track_accesses).
+  void set_track_accesses(bool track) { track_ = track; }
+  // With tracking, after every workgroup retired: true when a word written
+  // by one workgroup was read or written by another, i.e. the order the
+  // workgroups ran in may have changed the result.
+  bool WorkgroupsShareMemory() const;
 
  private:
   explicit ComputeDispatch(const simt::Program& program) : program_(program) {}
@@ -83,6 +101,10 @@ class ComputeDispatch : public WarpSource {
   std::vector<simt::MemRegion> regions_;
   std::vector<simt::ImageDesc> images_;
   DispatchStats stats_;
+  bool track_ = false;
+  bool shared_write_ = false;  // two workgroups wrote one word
+  std::unordered_map<uint64_t, uint64_t> writer_;     // word -> workgroup
+  std::vector<std::pair<uint64_t, uint64_t>> reads_;  // (word, workgroup)
 };
 
 // Runs `program` over groups[0] x groups[1] x groups[2] workgroups.

@@ -1,5 +1,7 @@
 #include "pipeline/warp_queue.h"
 
+#include <algorithm>
+#include <bit>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -42,6 +44,60 @@ Status RetireInOrder::Finish(std::unique_ptr<WorkItem> item) {
   return {};
 }
 
+namespace {
+
+// Instructions whose recorded accesses only read memory; every other
+// instruction with addresses (stores, atomics, copies) counts as a write.
+bool OnlyReads(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpLoad:
+    case spv::Op::OpImageRead:
+    case spv::Op::OpImageFetch:
+    case spv::Op::OpImageSampleImplicitLod:
+    case spv::Op::OpImageSampleExplicitLod:
+    case spv::Op::OpImageSampleDrefImplicitLod:
+    case spv::Op::OpImageSampleDrefExplicitLod:
+    case spv::Op::OpImageSampleProjImplicitLod:
+    case spv::Op::OpImageSampleProjExplicitLod:
+    case spv::Op::OpImageSampleProjDrefImplicitLod:
+    case spv::Op::OpImageSampleProjDrefExplicitLod:
+    case spv::Op::OpImageGather:
+    case spv::Op::OpImageDrefGather:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Appends the words of writable resources that `rec`'s lanes accessed to
+// the item's logs.
+void LogAccesses(WorkItem& item, const simt::InstrRecord& rec) {
+  const simt::ExecContext& c = item.context;
+  std::vector<uint64_t>& log =
+      OnlyReads(rec.op) ? item.words_read : item.words_written;
+  const uint32_t bytes = std::max(rec.access_bytes, 1u);
+  for (uint32_t m = rec.active; m != 0; m &= m - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
+    const uint64_t address = rec.addresses[l];
+    const uint32_t region = static_cast<uint32_t>(address >> 32);
+    const uint32_t offset = static_cast<uint32_t>(address);
+    if (region < simt::kRegionFirstResource || offset == 0xffffffffu) continue;
+    const bool buffer = region < c.regions.size() &&
+                        c.regions[region].data != nullptr &&
+                        c.regions[region].writable;
+    const bool image = region < c.images.size() && c.images[region].bound &&
+                       c.images[region].writable;
+    if (!buffer && !image) continue;  // read-only memory cannot conflict
+    const uint64_t first = offset / 4;
+    const uint64_t last = (uint64_t{offset} + bytes - 1) / 4;
+    for (uint64_t word = first; word <= last; ++word) {
+      log.push_back((uint64_t{region} << 32) | word);
+    }
+  }
+}
+
+}  // namespace
+
 Status RunToCompletion(WorkItem& item, const Executed& before,
                        const DrainLimits& limits) {
   simt::ExecContext& context = item.context;
@@ -52,6 +108,9 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
       any_running = true;
       for (uint32_t step = 0; step < limits.time_slice; ++step) {
         const simt::InstrRecord rec = w->Step();
+        if (limits.track_accesses && rec.addresses != nullptr) {
+          LogAccesses(item, rec);
+        }
         if (rec.blocking != simt::Blocking::kNone) break;
       }
       if (const Diagnostic* error = w->error()) {

@@ -64,6 +64,12 @@ struct WorkItem {
   simt::ExecContext context;
   std::vector<uint8_t> workgroup_memory;
   std::vector<std::unique_ptr<simt::Warp>> warps;
+  // With DrainLimits::track_accesses: the words of writable resources
+  // (buffers, storage images) the item's warps read and wrote, as
+  // region << 32 | byte offset / 4, in the order of access (duplicates
+  // kept). The item's context must record addresses (ExecContext::
+  // record_addresses, set before its warps are made).
+  std::vector<uint64_t> words_read, words_written;
 
   bool done() const;
   // Names warp `warp` of the item in a runtime error ("workgroup (1, 0,
@@ -110,6 +116,10 @@ struct DrainLimits {
   uint32_t time_slice = 4096;
   // Names the work in the limit message ("draw", "dispatch").
   std::string what = "draw";
+  // Log each item's accesses to writable resources (WorkItem::words_read,
+  // words_written), so that a source can tell afterwards whether its items
+  // touched each other's memory.
+  bool track_accesses = false;
 };
 
 // Instructions executed by a source's items.

@@ -110,6 +110,8 @@ constexpr const char* kUsage =
     "  --scope S           compute | graphics | vkscript | all (default all)\n"
     "  --list-failures     print every non-passing file, known ones too\n"
     "  --write-known FILE  write the non-passing files in the --known format\n"
+    "  --threads N         host threads each file runs on (default 1;\n"
+    "                      results must not depend on it)\n"
     "  --mem-limit MB      address-space limit per child, 0 = none\n"
     "                      (default 4096; none in sanitizer builds)\n"
     "  --skip-if-missing   a missing --root is a skip (exit 77) unless\n"
@@ -213,6 +215,7 @@ struct Options {
   bool skip_if_missing = false;  // a missing root skips unless CI=true
   std::string write_known_path;
   uint64_t mem_limit_mb = kDefaultMemLimitMb;
+  uint32_t threads = 1;  // RunOptions::threads of every file
 };
 
 // Parses argv; on error prints a message and returns nullopt.
@@ -276,6 +279,9 @@ std::optional<Options> ParseArgs(int argc, char** argv, bool* help) {
     } else if (arg == "--timeout") {
       if (!take_value() || !parse_number(0.001, &number)) return std::nullopt;
       opts.timeout_s = number;
+    } else if (arg == "--threads") {
+      if (!take_value() || !parse_number(1, &number)) return std::nullopt;
+      opts.threads = static_cast<uint32_t>(std::min(number, 256.0));
     } else if (arg == "--mem-limit") {
       if (!take_value() || !parse_number(0, &number)) return std::nullopt;
       opts.mem_limit_mb = static_cast<uint64_t>(number);
@@ -517,8 +523,9 @@ void WriteAll(int fd, const std::string& data) {
     rlimit mem{bytes, bytes};
     setrlimit(RLIMIT_AS, &mem);
   }
-  runner::RunReport report =
-      runner::RunAmberFile(file.abs, runner::RunOptions{});
+  runner::RunOptions run_options;
+  run_options.threads = opts.threads;
+  runner::RunReport report = runner::RunAmberFile(file.abs, run_options);
   WriteAll(result_fd, std::string(runner::RunStatusName(report.status)) + "\t" +
                           ReportMessage(report, file) + "\n");
   std::fflush(nullptr);

@@ -1,6 +1,7 @@
 // Tests of emulator/pipeline/compute.cpp: DispatchCompute called directly
 // (workgroups cut into warps, compute built-ins, barriers across warps,
-// time slices, the instruction limit and workgroup-size checks).
+// time slices, the instruction limit and workgroup-size checks, and
+// dispatches that write memory on several threads).
 #include "pipeline/compute.h"
 
 #include <catch2/catch.hpp>
@@ -337,6 +338,90 @@ void main() { b.v[gl_GlobalInvocationID.x] = 1u; }
   CHECK(stats->workgroups == 0);
   CHECK(stats->warps == 0);
   CHECK(buffers[0] == std::vector<uint32_t>(4, 0));
+}
+
+// Threads: a dispatch that writes memory runs in parallel and keeps that
+// result only when no workgroup touched a word another one wrote;
+// otherwise memory is put back and the dispatch runs in order. Either way
+// the buffers equal the one-thread run's.
+struct ThreadedRun {
+  std::map<uint32_t, std::vector<uint32_t>> buffers;
+  DispatchStats stats;
+};
+
+ThreadedRun RunOn(const simt::Program& program, uint32_t groups,
+                  std::map<uint32_t, std::vector<uint32_t>> buffers,
+                  uint32_t threads) {
+  ComputeLimits limits;
+  limits.threads = threads;
+  auto stats = Dispatch(program, {groups, 1, 1}, buffers, limits);
+  INFO((stats.ok() ? "" : stats.error().ToString()));
+  REQUIRE(stats.ok());
+  return {std::move(buffers), *stats};
+}
+
+TEST_CASE("workgroups writing their own words keep the parallel run",
+          "[pipeline][threads]") {
+  const simt::Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer In { uint v[]; } in_;
+layout(set = 0, binding = 1) buffer Out { uint v[]; } out_;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint x = in_.v[i];
+  for (uint k = 0u; k < (i % 7u); ++k) x = x * 1664525u + 1013904223u;
+  out_.v[i] = x;
+}
+)");
+  std::map<uint32_t, std::vector<uint32_t>> buffers;
+  buffers[0].resize(64 * 16);
+  for (uint32_t i = 0; i < buffers[0].size(); ++i) buffers[0][i] = i * 7919u;
+  buffers[1].assign(64 * 16, 0);
+  const ThreadedRun one = RunOn(p, 16, buffers, 1);
+  const ThreadedRun two = RunOn(p, 16, buffers, 2);
+  CHECK(two.buffers == one.buffers);
+  CHECK(two.stats.warp_instructions == one.stats.warp_instructions);
+  CHECK(two.stats.threads == 2);
+  CHECK_FALSE(two.stats.rerun_in_order);
+}
+
+TEST_CASE("workgroups sharing a written word are rerun in order",
+          "[pipeline][threads]") {
+  SECTION("an atomic counter: the order decides each invocation's slot") {
+    const simt::Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint counter; uint order[]; } b;
+void main() {
+  b.order[gl_GlobalInvocationID.x] = atomicAdd(b.counter, 1u);
+}
+)");
+    std::map<uint32_t, std::vector<uint32_t>> buffers;
+    buffers[0].assign(1 + 32 * 12, 0);
+    const ThreadedRun one = RunOn(p, 12, buffers, 1);
+    const ThreadedRun two = RunOn(p, 12, buffers, 2);
+    CHECK(two.buffers == one.buffers);
+    CHECK(two.stats.rerun_in_order);
+    CHECK(two.stats.threads == 1);
+  }
+  SECTION("a workgroup reads what an earlier one wrote") {
+    // Workgroup g adds its id to the word workgroup g - 1 wrote: in order,
+    // word g holds 1 + 2 + ... + g; out of order it could hold less.
+    const simt::Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 1) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() {
+  uint g = gl_WorkGroupID.x;
+  b.v[g + 1u] = b.v[g] + g + 1u;
+}
+)");
+    std::map<uint32_t, std::vector<uint32_t>> buffers;
+    buffers[0].assign(41, 0);
+    const ThreadedRun one = RunOn(p, 40, buffers, 1);
+    CHECK(one.buffers.at(0)[40] == 40 * 41 / 2);
+    const ThreadedRun two = RunOn(p, 40, buffers, 2);
+    CHECK(two.buffers == one.buffers);
+    CHECK(two.stats.rerun_in_order);
+  }
 }
 
 }  // namespace
