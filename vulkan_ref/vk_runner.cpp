@@ -224,7 +224,11 @@ class DeviceSceneRunner : public SceneState {
     rep.pipeline = p->name;
     rep.line = line;
     const uint32_t repeats = std::max(1u, options_.repeat);
+    // Every repeat starts from the inputs the first one saw.
+    std::map<std::string, std::vector<uint8_t>> inputs;
+    if (repeats > 1) inputs = bytes_;
     for (uint32_t i = 0; i < repeats; ++i) {
+      if (i > 0) bytes_ = inputs;
       Status s = compute ? work_->Dispatch(*this, *p, run, &rep)
                          : work_->Draw(*this, *p, run, &rep);
       if (!s.ok()) return s;

@@ -66,6 +66,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conformance/run_file.h"
 #include "runner/runner.h"
 
 namespace warpsim::conformance {
@@ -108,6 +109,7 @@ constexpr const char* kUsage =
     "  --timeout SEC       per-file time limit (default 60)\n"
     "  --filter SUBSTR     only files whose relative path contains SUBSTR\n"
     "  --scope S           compute | graphics | vkscript | all (default all)\n"
+    "  --every N           only every Nth selected file (a short sample)\n"
     "  --list-failures     print every non-passing file, known ones too\n"
     "  --write-known FILE  write the non-passing files in the --known format\n"
     "  --mem-limit MB      address-space limit per child, 0 = none\n"
@@ -209,6 +211,7 @@ struct Options {
   double timeout_s = 60;
   std::string filter;
   std::optional<Scope> scope;  // nullopt = all
+  int every = 1;               // keep files 0, N, 2N, ... of the selection
   bool list_failures = false;
   bool skip_if_missing = false;  // a missing root skips unless CI=true
   std::string write_known_path;
@@ -273,6 +276,9 @@ std::optional<Options> ParseArgs(int argc, char** argv, bool* help) {
     } else if (arg == "--jobs") {
       if (!take_value() || !parse_number(1, &number)) return std::nullopt;
       opts.jobs = static_cast<int>(std::min(number, 1024.0));
+    } else if (arg == "--every") {
+      if (!take_value() || !parse_number(1, &number)) return std::nullopt;
+      opts.every = static_cast<int>(std::min(number, 1e6));
     } else if (arg == "--timeout") {
       if (!take_value() || !parse_number(0.001, &number)) return std::nullopt;
       opts.timeout_s = number;
@@ -517,8 +523,7 @@ void WriteAll(int fd, const std::string& data) {
     rlimit mem{bytes, bytes};
     setrlimit(RLIMIT_AS, &mem);
   }
-  runner::RunReport report =
-      runner::RunAmberFile(file.abs, runner::RunOptions{});
+  runner::RunReport report = RunCorpusFile(file.abs);
   WriteAll(result_fd, std::string(runner::RunStatusName(report.status)) + "\t" +
                           ReportMessage(report, file) + "\n");
   std::fflush(nullptr);
@@ -857,12 +862,14 @@ int Main(int argc, char** argv) {
   std::vector<TestFile> corpus = WalkCorpus(opts.root);
   std::set<std::string> corpus_paths;
   std::vector<TestFile> files;
+  int selected_count = 0;
   for (const TestFile& f : corpus) {
     corpus_paths.insert(f.rel);
     if (!opts.filter.empty() && f.rel.find(opts.filter) == std::string::npos) {
       continue;
     }
     if (opts.scope && f.scope != *opts.scope) continue;
+    if (selected_count++ % opts.every != 0) continue;
     files.push_back(f);
   }
   std::printf(
