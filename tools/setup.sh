@@ -21,7 +21,8 @@ packages=(
   glslang-tools       # glslangValidator, to compile shaders by hand
   spirv-tools         # SPIRV-Tools: validator, assembler, spirv-opt (library + tools)
   spirv-headers       # spirv.hpp and the Khronos grammar JSON the opcode table is generated from
-  libvulkan-dev       # Vulkan headers (enums, formats)
+  libvulkan-dev       # Vulkan headers (enums, formats) and loader (vulkan_ref/ links it)
+  mesa-vulkan-drivers # lavapipe, the CPU Vulkan device warpsim-vkref and its tests run on
   catch2              # unit tests (Catch2 v2)
   nlohmann-json3-dev  # JSON reports and GPU configs
   libstb-dev          # stb_image_write for PNG output

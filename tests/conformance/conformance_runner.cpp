@@ -1,7 +1,7 @@
 // conformance_runner runs every .amber and .vkscript file of the shared
-// conformance corpus
-// through warpsim, each in its own child process, and judges the outcomes
-// against a checked-in list of known failures (known_failures.txt).
+// conformance corpus through warpsim (or a Vulkan device, run_file.h), each
+// in its own child process, and judges the outcomes against a checked-in
+// list of known failures (known_failures.txt).
 //
 // Process model. The parent walks the corpus, then keeps up to --jobs
 // children alive at once. Each child is a fork() of the (single-threaded)
@@ -14,8 +14,7 @@
 // reported "timeout". Nothing a single file does can stop the run.
 //
 // Classification of one file (the "outcome"):
-//   passed       every EXPECT held (files named *expect_fail*: warpsim
-//                reported fail or invalid, as the file intends);
+//   passed       every EXPECT held (*expect_fail* files: fail or invalid);
 //   failed       an EXPECT did not hold (expect_fail files: warpsim passed);
 //   invalid      warpsim rejected the input as malformed;
 //   unsupported  valid input using a feature warpsim does not implement;
@@ -66,6 +65,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conformance/run_file.h"
 #include "runner/runner.h"
 
 namespace warpsim::conformance {
@@ -108,10 +108,10 @@ constexpr const char* kUsage =
     "  --timeout SEC       per-file time limit (default 60)\n"
     "  --filter SUBSTR     only files whose relative path contains SUBSTR\n"
     "  --scope S           compute | graphics | vkscript | all (default all)\n"
+    "  --every N           only every Nth selected file (a short sample)\n"
     "  --list-failures     print every non-passing file, known ones too\n"
     "  --write-known FILE  write the non-passing files in the --known format\n"
-    "  --threads N         host threads each file runs on (default 1;\n"
-    "                      results must not depend on it)\n"
+    "  --threads N         host threads per file (default 1)\n"
     "  --mem-limit MB      address-space limit per child, 0 = none\n"
     "                      (default 4096; none in sanitizer builds)\n"
     "  --skip-if-missing   a missing --root is a skip (exit 77) unless\n"
@@ -211,6 +211,7 @@ struct Options {
   double timeout_s = 60;
   std::string filter;
   std::optional<Scope> scope;  // nullopt = all
+  int every = 1;               // keep files 0, N, 2N, ... of the selection
   bool list_failures = false;
   bool skip_if_missing = false;  // a missing root skips unless CI=true
   std::string write_known_path;
@@ -276,6 +277,9 @@ std::optional<Options> ParseArgs(int argc, char** argv, bool* help) {
     } else if (arg == "--jobs") {
       if (!take_value() || !parse_number(1, &number)) return std::nullopt;
       opts.jobs = static_cast<int>(std::min(number, 1024.0));
+    } else if (arg == "--every") {
+      if (!take_value() || !parse_number(1, &number)) return std::nullopt;
+      opts.every = static_cast<int>(std::min(number, 1e6));
     } else if (arg == "--timeout") {
       if (!take_value() || !parse_number(0.001, &number)) return std::nullopt;
       opts.timeout_s = number;
@@ -523,9 +527,7 @@ void WriteAll(int fd, const std::string& data) {
     rlimit mem{bytes, bytes};
     setrlimit(RLIMIT_AS, &mem);
   }
-  runner::RunOptions run_options;
-  run_options.threads = opts.threads;
-  runner::RunReport report = runner::RunAmberFile(file.abs, run_options);
+  runner::RunReport report = RunCorpusFile(file.abs, opts.threads);
   WriteAll(result_fd, std::string(runner::RunStatusName(report.status)) + "\t" +
                           ReportMessage(report, file) + "\n");
   std::fflush(nullptr);
@@ -864,12 +866,14 @@ int Main(int argc, char** argv) {
   std::vector<TestFile> corpus = WalkCorpus(opts.root);
   std::set<std::string> corpus_paths;
   std::vector<TestFile> files;
+  int selected_count = 0;
   for (const TestFile& f : corpus) {
     corpus_paths.insert(f.rel);
     if (!opts.filter.empty() && f.rel.find(opts.filter) == std::string::npos) {
       continue;
     }
     if (opts.scope && f.scope != *opts.scope) continue;
+    if (selected_count++ % opts.every != 0) continue;
     files.push_back(f);
   }
   std::printf(
