@@ -505,7 +505,8 @@ const LegalizationPass kLegalizationPasses[] = {
 std::string LegalizationRecipe() {
   // The retry with DeadBranchElim first (see LegalizeSpirv) is part of the
   // recipe too, as is the validation of the result.
-  std::string recipe = "[dead-branch-elim on unreachable blocks] ";
+  std::string recipe =
+      "[dead-branch-elim first on unreachable blocks or an invalid result] ";
   for (const LegalizationPass& pass : kLegalizationPasses) {
     recipe += pass.name;
     recipe += ' ';
@@ -569,20 +570,30 @@ Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
     spvtools::OptimizerOptions opt_options;
     opt_options.set_run_validator(false);  // validated above and below
     out.clear();
-    if (optimizer.Run(words.data(), words.size(), &out, opt_options)) break;
-    if (!cleanup &&
-        messages.message.find("unreachable blocks") != std::string::npos) {
-      continue;
+    if (!optimizer.Run(words.data(), words.size(), &out, opt_options)) {
+      if (!cleanup &&
+          messages.message.find("unreachable blocks") != std::string::npos) {
+        continue;
+      }
+      return InternalError(
+          "SPIR-V legalization failed: " +
+              (messages.message.empty() ? std::string("optimizer error")
+                                        : OneLine(messages.message)),
+          FilePos(file));
     }
-    return InternalError(
-        "SPIR-V legalization failed: " + (messages.message.empty()
-                                              ? std::string("optimizer error")
-                                              : OneLine(messages.message)),
+    Status valid = ValidateSpirv(out, env, file + " (legalized)", options);
+    if (valid.ok()) break;
+    // The passes can break a valid module whose CFG has unreachable
+    // merge and continue blocks (found by fuzzing: an infinite loop inside
+    // a function that returns from within it): retry with DeadBranchElim
+    // first, which removes them; if the result is still invalid, the
+    // module is one the legalization cannot handle.
+    if (!cleanup) continue;
+    return Unsupported(
+        "a module the SPIR-V legalization passes (" +
+            std::string(spvSoftwareVersionString()) +
+            ") turn invalid: " + OneLine(valid.error().message),
         FilePos(file));
-  }
-  if (Status s = ValidateSpirv(out, env, file + " (legalized)", options); !s) {
-    s.error().kind = ErrorKind::kInternal;  // legalization broke validity
-    return s.error();
   }
   Result<SplitModule> split = SplitInstructions(out, file + " (legalized)");
   if (!split) return split.error();

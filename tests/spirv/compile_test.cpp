@@ -431,5 +431,117 @@ TEST_CASE("legalization rejects invalid input", "[spirv][compile]") {
   CHECK(legal.error().pos.opcode == "OpFAdd");
 }
 
+// Found by fuzzing (spirv_program): a valid fragment shader whose helper
+// function returns from inside an infinite loop, leaving unreachable merge
+// and continue blocks. The legalization passes used to turn it into a
+// module that fails validation (a value not dominating its use), reported as
+// an internal error; now DeadBranchElim runs first and it legalizes.
+TEST_CASE("legalization handles unreachable merges after a returning loop",
+          "[spirv][compile]") {
+  const std::string text = R"(
+               OpCapability Shader
+          %1 = OpExtInstImport "GLSL.std.450"
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint Fragment %main "main" %color
+               OpExecutionMode %main OriginUpperLeft
+               OpDecorate %color Location 0
+       %void = OpTypeVoid
+         %18 = OpTypeFunction %void
+      %float = OpTypeFloat 32
+    %v3float = OpTypeVector %float 3
+         %21 = OpTypeFunction %v3float
+        %int = OpTypeInt 32 1
+    %ptr_int = OpTypePointer Function %int
+      %int_0 = OpConstant %int 0
+    %int_100 = OpConstant %int 100
+       %bool = OpTypeBool
+      %int_1 = OpConstant %int 1
+    %float_1 = OpConstant %float 1
+    %float_0 = OpConstant %float 0
+         %30 = OpConstantComposite %v3float %float_1 %float_0 %float_0
+    %v4float = OpTypeVector %float 4
+ %ptr_out_v4 = OpTypePointer Output %v4float
+      %color = OpVariable %ptr_out_v4 Output
+       %main = OpFunction %void None %18
+         %34 = OpLabel
+         %35 = OpFunctionCall %v3float %f
+         %36 = OpCompositeExtract %float %35 0
+         %37 = OpCompositeExtract %float %35 1
+         %38 = OpCompositeExtract %float %35 2
+         %39 = OpCompositeConstruct %v4float %36 %37 %38 %float_1
+               OpStore %color %39
+               OpReturn
+               OpFunctionEnd
+          %f = OpFunction %v3float None %21
+         %40 = OpLabel
+  %iteration = OpVariable %ptr_int Function
+          %k = OpVariable %ptr_int Function
+               OpStore %iteration %int_0
+               OpStore %k %int_0
+               OpBranch %41
+         %41 = OpLabel
+               OpLoopMerge %42 %43 None
+               OpBranch %44
+         %44 = OpLabel
+          %7 = OpLoad %int %k
+         %45 = OpSLessThan %bool %7 %int_100
+               OpBranchConditional %45 %46 %42
+         %46 = OpLabel
+          %8 = OpLoad %int %iteration
+          %9 = OpIAdd %int %8 %int_1
+               OpStore %iteration %9
+               OpBranch %43
+         %43 = OpLabel
+         %10 = OpLoad %int %k
+         %11 = OpIAdd %int %10 %int_1
+               OpStore %k %11
+               OpBranch %41
+         %42 = OpLabel
+         %12 = OpLoad %int %iteration
+         %47 = OpSLessThan %bool %12 %int_100
+               OpSelectionMerge %48 None
+               OpBranchConditional %47 %49 %50
+         %49 = OpLabel
+         %13 = OpLoad %int %iteration
+         %14 = OpISub %int %13 %int_1
+         %51 = OpConvertSToF %float %14
+         %53 = OpCompositeConstruct %v3float %float_1 %51 %51
+               OpReturnValue %53
+         %50 = OpLabel
+               OpBranch %54
+         %54 = OpLabel
+               OpLoopMerge %55 %56 None
+               OpBranch %56
+         %57 = OpLabel
+               OpBranch %58
+         %58 = OpLabel
+               OpLoopMerge %59 %60 None
+               OpBranch %61
+         %61 = OpLabel
+               OpReturnValue %30
+         %60 = OpLabel
+               OpBranch %58
+         %59 = OpLabel
+               OpUnreachable
+         %56 = OpLabel
+               OpBranch %54
+         %55 = OpLabel
+               OpUnreachable
+         %48 = OpLabel
+               OpUnreachable
+               OpFunctionEnd
+)";
+  const std::vector<uint32_t> words = Assemble(text, TargetEnv::kVulkan1_0);
+  Result<std::vector<uint32_t>> legal =
+      LegalizeSpirv(words, TargetEnv::kVulkan1_0, "fuzz.spvasm");
+  INFO((legal.ok() ? "" : legal.error().ToString()));
+  // Never an internal error: legalized, or unsupported by name.
+  if (!legal.ok()) {
+    CHECK(legal.error().kind == ErrorKind::kUnsupported);
+  } else {
+    CHECK(Count(*legal, Op::kFunctionCall) == 0);
+  }
+}
+
 }  // namespace
 }  // namespace warpsim::spirv
