@@ -576,9 +576,9 @@ Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
         continue;
       }
       return InternalError(
-          "SPIR-V legalization failed: " +
-              (messages.message.empty() ? std::string("optimizer error")
-                                        : OneLine(messages.message)),
+          "SPIR-V legalization failed: " + (messages.message.empty()
+                                                ? std::string("optimizer error")
+                                                : OneLine(messages.message)),
           FilePos(file));
     }
     Status valid = ValidateSpirv(out, env, file + " (legalized)", options);
@@ -589,11 +589,10 @@ Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
     // first, which removes them; if the result is still invalid, the
     // module is one the legalization cannot handle.
     if (!cleanup) continue;
-    return Unsupported(
-        "a module the SPIR-V legalization passes (" +
-            std::string(spvSoftwareVersionString()) +
-            ") turn invalid: " + OneLine(valid.error().message),
-        FilePos(file));
+    return Unsupported("a module the SPIR-V legalization passes (" +
+                           std::string(spvSoftwareVersionString()) +
+                           ") turn invalid: " + OneLine(valid.error().message),
+                       FilePos(file));
   }
   Result<SplitModule> split = SplitInstructions(out, file + " (legalized)");
   if (!split) return split.error();
