@@ -85,7 +85,11 @@ BuiltProgram Build(const char* source) {
   return std::move(*built);
 }
 
-void RunDispatch(benchmark::State& state, const char* source) {
+// Dispatches state.range(0) workgroups of `source` on `threads` host
+// threads. The shaders write their buffer, so with threads > 1 the dispatch
+// runs optimistically (workgroups in parallel, accesses checked).
+void RunDispatch(benchmark::State& state, const char* source,
+                 uint32_t threads = 1) {
   const BuiltProgram built = Build(source);
   const uint32_t groups[3] = {static_cast<uint32_t>(state.range(0)), 1, 1};
   std::vector<uint8_t> buffer(groups[0] * 64 * sizeof(float));
@@ -94,14 +98,20 @@ void RunDispatch(benchmark::State& state, const char* source) {
     std::vector<warpsim::simt::MemRegion> regions(built.program.num_regions);
     regions[built.program.resources[0].region] = {buffer.data(), buffer.size(),
                                                   true};
-    auto stats = warpsim::pipeline::DispatchCompute(built.program, groups,
-                                                    std::move(regions), {}, {});
+    warpsim::pipeline::ComputeLimits limits;
+    limits.threads = threads;
+    auto stats = warpsim::pipeline::DispatchCompute(
+        built.program, groups, std::move(regions), {}, limits);
     if (!stats.ok()) {
       state.SkipWithError(stats.error().ToString().c_str());
       return;
     }
     warp_instructions += stats->warp_instructions;
     lane_instructions += stats->lane_instructions;
+    if (stats->rerun_in_order) {
+      state.SkipWithError("the workgroups shared memory: ran in order");
+      return;
+    }
     benchmark::DoNotOptimize(buffer.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(warp_instructions));
@@ -258,6 +268,10 @@ void BM_AluHeavy(benchmark::State& state) { RunDispatch(state, kAluShader); }
 void BM_BranchHeavy(benchmark::State& state) {
   RunDispatch(state, kBranchShader);
 }
+// range(1): host threads.
+void BM_BranchHeavyThreads(benchmark::State& state) {
+  RunDispatch(state, kBranchShader, static_cast<uint32_t>(state.range(1)));
+}
 
 BENCHMARK(BM_AluHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BranchHeavy)->Arg(16)->Unit(benchmark::kMillisecond);
@@ -273,6 +287,11 @@ BENCHMARK(BM_FrameDivergent)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FrameGraphicsFuzzThreads)
     ->Args({256, 1})
     ->Args({256, 2})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BranchHeavyThreads)
+    ->Args({64, 1})
+    ->Args({64, 2})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

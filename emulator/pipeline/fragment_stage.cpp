@@ -250,26 +250,33 @@ Result<std::unique_ptr<FragmentWork>> FragmentStage::MakeWarp() {
   if (!free_warps_.empty()) {
     warp = std::move(free_warps_.back());
     free_warps_.pop_back();
-    warp->Reset(work->launch, &work->context);
+    work->reset_warp = true;  // by Prepare(), on the thread that runs it
   } else {
     warp = std::make_unique<Warp>(fs, state_.config.warp_width, work->launch,
                                   &work->context);
   }
-  warp->set_helper(work->helpers);
-  for (size_t k = 0; k < n; ++k) {
-    const Quad& q = work->quads[k].quad;
+  work->stage = this;  // the inputs are written by Prepare()
+  work->warps.push_back(std::move(warp));
+  return work;
+}
+
+Status FragmentWork::Prepare() {
+  Warp& warp = *warps[0];
+  if (reset_warp) warp.Reset(launch, &context);
+  warp.set_helper(helpers);
+  for (size_t k = 0; k < quads.size(); ++k) {
+    const Quad& q = quads[k].quad;
     for (int i = 0; i < 4; ++i) {
       const uint32_t lane = static_cast<uint32_t>(4 * k + i);
-      if (Status st = WriteFragmentInputs(*warp, lane, *work->quads[k].triangle,
-                                          q.x + (i & 1), q.y + (i >> 1),
-                                          (work->helpers >> lane) & 1);
+      if (Status st = stage->WriteFragmentInputs(warp, lane, *quads[k].triangle,
+                                                 q.x + (i & 1), q.y + (i >> 1),
+                                                 (helpers >> lane) & 1);
           !st.ok()) {
-        return st.error();
+        return st;
       }
     }
   }
-  work->warps.push_back(std::move(warp));
-  return work;
+  return {};
 }
 
 void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {

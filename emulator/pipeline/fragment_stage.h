@@ -62,10 +62,17 @@ struct PendingQuad {
 };
 
 // A fragment warp as a work item.
+class FragmentStage;
+
 struct FragmentWork : WorkItem {
   std::vector<PendingQuad> quads;  // quad k in lanes 4k..4k+3
   uint32_t launch = 0;             // lanes that exist
   uint32_t helpers = 0;            // helper lanes (uncovered pixels)
+  const FragmentStage* stage = nullptr;
+  bool reset_warp = false;  // a pooled warp, reset by Prepare()
+  // Resets a pooled warp and writes every lane's fragment inputs
+  // (interpolated varyings, built-ins) and the helper mask.
+  Status Prepare() override;
 };
 
 class FragmentStage {
@@ -106,6 +113,7 @@ class FragmentStage {
     double inv_w;
   };
 
+  friend struct FragmentWork;  // Prepare() writes the inputs
   double DepthBias(const TriangleSetup& setup) const;
   Interp Interpolated(const TriangleSetup& t, int px, int py) const;
   Status WriteFragmentInputs(simt::Warp& warp, uint32_t lane,

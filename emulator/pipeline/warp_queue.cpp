@@ -100,6 +100,7 @@ void LogAccesses(WorkItem& item, const simt::InstrRecord& rec) {
 
 Status RunToCompletion(WorkItem& item, const Executed& before,
                        const DrainLimits& limits) {
+  if (Status s = item.Prepare(); !s.ok()) return s;
   simt::ExecContext& context = item.context;
   for (;;) {
     bool any_running = false;

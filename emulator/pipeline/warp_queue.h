@@ -75,6 +75,11 @@ struct WorkItem {
   // Names warp `warp` of the item in a runtime error ("workgroup (1, 0,
   // 0), subgroup 2: ..."); empty when the item has nothing to add.
   virtual std::string Where(size_t warp) const { return {}; }
+  // Per-lane set-up that reads nothing another item writes (a fragment
+  // warp's interpolated inputs), done by the thread that runs the item
+  // (RunToCompletion calls it first) so that drivers running items in
+  // parallel do it in parallel too.
+  virtual Status Prepare() { return {}; }
 };
 
 // A draw or a dispatch, seen as a producer of work items.

@@ -79,7 +79,10 @@ bool Reduce(float x, int* quadrant, double* r) {
   const double a = std::fabs(static_cast<double>(x));
   if (!(a >= 0x1p-20 && a <= 0x1p17)) return false;  // NaN too
   const double xd = x;
-  const double k = std::nearbyint(xd * kTwoOverPi);
+  // Round to nearest by adding and subtracting 1.5 * 2^52 (exact for
+  // |x * 2/pi| < 2^51): std::nearbyint is a library call on baseline x86-64.
+  constexpr double kRound = 0x1.8p52;
+  const double k = (xd * kTwoOverPi + kRound) - kRound;
   *r = ((xd - k * kPiOver2Hi) - k * kPiOver2Mid) - k * kPiOver2Lo;
   *quadrant = static_cast<int>(static_cast<int64_t>(k) & 3);
   return true;
