@@ -220,8 +220,10 @@ bool SideStopped(const std::string& side, const runner::RunReport& run,
   r->verdict = status == runner::RunStatus::kUnsupported ? Verdict::kUnsupported
                : status == runner::RunStatus::kInvalid   ? Verdict::kInvalid
                                                          : Verdict::kLimit;
-  r->reason = side + ": " + runner::RunStatusName(status);
-  if (run.diagnostic) r->reason += ": " + run.diagnostic->ToString();
+  // The diagnostic's text starts with its kind ("unsupported: ...").
+  r->reason = side + ": " +
+              (run.diagnostic ? run.diagnostic->ToString()
+                              : runner::RunStatusName(status));
   return true;
 }
 
