@@ -1,6 +1,8 @@
 // warpsim-vkref: runs AmberScript files on a real Vulkan device with the
 // same command line, exit codes, PNGs and report shape as `warpsim run`.
 //
+// `crosscheck` (crosscheck_cli.h) compares a device run with the emulator's.
+//
 // Exit codes: 0 all expectations pass; 1 an expectation failed; 2 invalid
 // input or a Vulkan error; 3 unsupported (by the device or by
 // warpsim-vkref); 5 out of memory; 64 bad command line; 70 internal error.
@@ -16,6 +18,7 @@
 
 #include "runner/png_writer.h"
 #include "runner/shader_cache.h"
+#include "vulkan_ref/crosscheck_cli.h"
 #include "vulkan_ref/device.h"
 #include "vulkan_ref/report.h"
 #include "vulkan_ref/vk_runner.h"
@@ -35,6 +38,7 @@ const char kMainHelp[] =
     "commands:\n"
     "  run FILE.amber     run an AmberScript file and check its EXPECTs\n"
     "  devices            list the Vulkan devices and their indices\n"
+    "  crosscheck FILE    run it on the device and in the emulator, compare\n"
     "\n"
     "Exit codes: 0 pass, 1 expectation failed, 2 invalid input or Vulkan\n"
     "error, 3 unsupported, 5 out of memory, 64 bad command line, 70\n"
@@ -249,6 +253,9 @@ int Main(int argc, char** argv) {
   }
   if (cmd == "run") return RunCommand(argc - 2, argv + 2);
   if (cmd == "devices") return DevicesCommand();
+  if (cmd == "crosscheck") {
+    return warpsim::vkref::CrosscheckCommand(argc - 2, argv + 2);
+  }
   return Usage("unknown command " + cmd, kMainHelp);
 }
 

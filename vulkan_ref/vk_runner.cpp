@@ -81,6 +81,10 @@ class DeviceSceneRunner : public SceneState {
       out.bytes = bytes_[name];
       report_->run.images.push_back(std::move(out));
     }
+    if (!options_.keep_buffers) return;
+    for (const scene::Buffer& b : scene_.buffers) {
+      report_->run.buffers.push_back({ShapeOf(b), bytes_[b.name]});
+    }
   }
 
  private:

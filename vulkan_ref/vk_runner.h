@@ -28,6 +28,8 @@ struct VkRunOptions {
   // run (identical on a deterministic device).
   uint32_t repeat = 1;
   std::string shader_cache_dir;  // empty: no cache
+  // Fill run.buffers with every buffer's final bytes (crosscheck).
+  bool keep_buffers = false;
 };
 
 // Pipeline statistics of one draw or dispatch, by the names the report
@@ -63,8 +65,9 @@ struct DevicePipelineReport {
 };
 
 struct DeviceRunReport {
-  // file, status, diagnostic, expectations, images, stats.host_seconds and
-  // the shader cache counters; draws/dispatches/pipelines stay empty.
+  // file, status, diagnostic, expectations, images, buffers (with
+  // keep_buffers), stats.host_seconds and the shader cache counters;
+  // draws/dispatches/pipelines stay empty.
   runner::RunReport run;
   DeviceInfo device;
   bool device_known = false;  // false when no device could be created

@@ -886,6 +886,13 @@ class SceneRunner {
     report->stats.shader_cache_misses = cache_.misses();
   }
 
+  // Final contents of every buffer, in declaration order.
+  void CollectBuffers(RunReport* report) {
+    for (const scene::Buffer& b : scene_.buffers) {
+      report->buffers.push_back({ShapeOf(b), buffers_[b.name]});
+    }
+  }
+
   // Final contents of every colour attachment (for PNG output).
   void CollectImages(RunReport* report) {
     for (const std::string& name : image_outputs_) {
@@ -966,6 +973,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   SceneRunner runner(scene, options, &report);
   Status s = runner.Run();
   runner.CollectImages(&report);
+  if (options.keep_buffers) runner.CollectBuffers(&report);
   runner.CollectCacheStats(&report);
   report.stats.host_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

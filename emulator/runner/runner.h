@@ -93,6 +93,14 @@ struct ImageOutput {
   std::vector<uint8_t> bytes;
 };
 
+// A buffer's (or image's) final contents and shape, kept when
+// RunOptions::keep_buffers asks (`warpsim-vkref crosscheck` compares them
+// with a device's).
+struct BufferOutput {
+  scene::Buffer shape;  // the current shape (a COPY may change it), no bytes
+  std::vector<uint8_t> bytes;
+};
+
 struct RunReport {
   std::string file;
   RunStatus status = RunStatus::kPass;
@@ -103,6 +111,7 @@ struct RunReport {
   std::vector<DrawReport> draws;
   std::vector<DispatchReport> dispatches;
   std::vector<ImageOutput> images;
+  std::vector<BufferOutput> buffers;  // every buffer, when keep_buffers
   RunStats stats;
   uint32_t warp_width = 0;  // of the GPU configuration the run used
 };
@@ -116,6 +125,8 @@ struct RunOptions : GpuConfig {
   // Host threads that shade warps (pipeline/warp_queue.h, DrainParallel);
   // 0 = every core. Results are identical for any value.
   uint32_t threads = 1;
+  // Fill RunReport::buffers at the end of the run (off: no copies).
+  bool keep_buffers = false;
 };
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);
