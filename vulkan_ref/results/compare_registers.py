@@ -299,6 +299,16 @@ def render(run_dir, emu_path):
     for p in worst:
         L.append(row(["`%s`" % p["file"], p["pipeline"], p["stage"], p["nv"],
                       p["emu"], p["instructions"]]))
+    top = max(values)
+    high = [p for p in pairs if p["emu"] >= top or p["nv"] >= top]
+    if high:
+        L += ["", "#### Pairs at or above NVIDIA's highest count (%d) on either side"
+              % top, "",
+              "| file | pipeline | stage | NVIDIA | emulator | emulator instructions |",
+              "|---|---|---|---|---|---|"]
+        for p in sorted(high, key=lambda p: (p["file"], p["pipeline"], p["stage"])):
+            L.append(row(["`%s`" % p["file"], p["pipeline"], p["stage"], p["nv"],
+                          p["emu"], p["instructions"]]))
     return "\n".join(L) + "\n"
 
 
