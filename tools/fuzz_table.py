@@ -10,6 +10,7 @@ peak memory, exit status and the reproducers it wrote). Usage:
       replace the text between "<!-- fuzz table NAME -->" and
       "<!-- end fuzz table NAME -->" in the README with the table
 """
+import datetime
 import json
 import os
 import sys
@@ -38,6 +39,13 @@ def table(path):
              "|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         elapsed = r.get("elapsed_s")
+        if elapsed is None:  # a run that crashed prints no final "Done"
+            try:
+                span = (datetime.datetime.fromisoformat(r["ended"][:19]) -
+                        datetime.datetime.fromisoformat(r["started"][:19]))
+                elapsed = span.total_seconds()
+            except (KeyError, ValueError):
+                pass
         minutes = "%.1f" % (elapsed / 60.0) if elapsed is not None else "?"
         found = ", ".join("`%s`" % f for f in r.get("found", [])) or "nothing"
         lines.append("| `%s` | %s %s–%s | %s | %s | %s → %s | %s | %s | %s | %s |"
