@@ -155,7 +155,7 @@ Status DrainInOrder(WarpSource& source, const DrainLimits& limits);
 // The parallel functional driver: `threads` threads run items: threads - 1
 // workers, and this thread, which also produces and retires them (Next()
 // and Retire() are only ever called from here) and runs queued items while
-// none has finished; at most `window` items in flight (default 16 x
+// none has finished; at most `window` items in flight (default 128 x
 // threads). Items may finish in
 // any order; RetireInOrder restores API order, so images, buffers and
 // counters are byte-identical to DrainInOrder's. Only for sources whose
