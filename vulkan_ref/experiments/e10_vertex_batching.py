@@ -113,7 +113,8 @@ def main(argv):
 
     def run(pattern, param, line_text, distinct):
         emit(line_text)
-        manifest.append({"line": len(text), "pattern": pattern,
+        line = sum(t.count("\n") + 1 for t in text)  # 1-based, of this RUN
+        manifest.append({"line": line, "pattern": pattern,
                          "param": param, "distinct_vertices": distinct})
 
     for n in range(1, 201):
