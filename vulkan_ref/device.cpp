@@ -68,6 +68,8 @@ std::vector<VkPhysicalDevice> PhysicalDevices(VkInstance instance) {
   return devices;
 }
 
+std::set<std::string> DeviceExtensions(VkPhysicalDevice pd);
+
 DeviceInfo InfoOf(VkPhysicalDevice pd, uint32_t index) {
   VkPhysicalDeviceDriverProperties driver{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -77,6 +79,12 @@ DeviceInfo InfoOf(VkPhysicalDevice pd, uint32_t index) {
   vkGetPhysicalDeviceProperties(pd, &base);
   // The driver properties are core from 1.2; older devices do not fill them.
   if (base.apiVersion >= VK_API_VERSION_1_2) props.pNext = &driver;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  if (DeviceExtensions(pd).count(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
+    sm.pNext = props.pNext;
+    props.pNext = &sm;
+  }
   vkGetPhysicalDeviceProperties2(pd, &props);
   DeviceInfo info;
   info.index = index;
@@ -92,6 +100,8 @@ DeviceInfo InfoOf(VkPhysicalDevice pd, uint32_t index) {
   info.api_version = ApiVersionString(props.properties.apiVersion);
   info.is_cpu = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ||
                 driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+  info.shader_sm_count = sm.shaderSMCount;
+  info.shader_warps_per_sm = sm.shaderWarpsPerSM;
   return info;
 }
 

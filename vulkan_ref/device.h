@@ -35,6 +35,10 @@ struct DeviceInfo {
   std::string driver_version;  // decoded the vendor's way
   std::string api_version;     // "1.3.230"
   bool is_cpu = false;         // lavapipe and other CPU devices
+  // VK_NV_shader_sm_builtins' properties (gl_SMCountNV, gl_WarpsPerSMNV):
+  // 0 when the device does not offer the extension.
+  uint32_t shader_sm_count = 0;
+  uint32_t shader_warps_per_sm = 0;
 };
 
 // Results of Vulkan calls become diagnostics naming the call and the

@@ -93,8 +93,12 @@ int DevicesCommand() {
   if (devices->empty()) std::cout << "no Vulkan devices\n";
   for (const auto& d : *devices) {
     std::cout << d.index << ": " << warpsim::vkref::DeviceLine(d) << " ["
-              << d.type << ", vendor 0x" << std::hex << d.vendor_id << std::dec
-              << "]\n";
+              << d.type << ", vendor 0x" << std::hex << d.vendor_id << std::dec;
+    if (d.shader_sm_count != 0) {
+      std::cout << ", shaderSMCount " << d.shader_sm_count
+                << ", shaderWarpsPerSM " << d.shader_warps_per_sm;
+    }
+    std::cout << "]\n";
   }
   return 0;
 }

@@ -31,6 +31,10 @@ std::string DeviceReportToJson(const DeviceRunReport& report) {
                    {"driver_info", d.driver_info},
                    {"driver_version", d.driver_version},
                    {"api_version", d.api_version}};
+    if (d.shader_sm_count != 0) {
+      j["device"]["shader_sm_count"] = d.shader_sm_count;
+      j["device"]["shader_warps_per_sm"] = d.shader_warps_per_sm;
+    }
   }
   nlohmann::json exps = nlohmann::json::array();
   for (const auto& e : run.expectations) {

@@ -49,5 +49,21 @@ TEST_CASE("Median GPU time of an even number of repeats", "[vkref]") {
   CHECK(d.median_gpu_ns() == 2.5);
 }
 
+TEST_CASE("The device's SM built-in counts are reported when it has them",
+          "[vkref]") {
+  DeviceRunReport r;
+  r.run.file = "x.amber";
+  r.device_known = true;
+  r.device.name = "llvmpipe";
+  const nlohmann::json without = nlohmann::json::parse(DeviceReportToJson(r));
+  CHECK_FALSE(without["device"].contains("shader_sm_count"));
+  r.device.name = "NVIDIA";
+  r.device.shader_sm_count = 7;
+  r.device.shader_warps_per_sm = 9;
+  const nlohmann::json with = nlohmann::json::parse(DeviceReportToJson(r));
+  CHECK(with["device"]["shader_sm_count"] == 7);
+  CHECK(with["device"]["shader_warps_per_sm"] == 9);
+}
+
 }  // namespace
 }  // namespace warpsim::vkref
