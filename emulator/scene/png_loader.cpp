@@ -1,5 +1,7 @@
 #include "scene/png_loader.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -31,11 +33,49 @@ Result<Rgba8Image> LoadPng(const std::string& path) {
   return DecodePng(bytes, path);
 }
 
+namespace {
+
+// Walks the chunks of a PNG file and refuses one whose declared length runs
+// past the end of the file: stb_image grows its buffer of compressed data
+// by each IDAT chunk's declared length before reading it, so a few bytes
+// claiming a 2 GB chunk would ask for 2 GB. Files without the PNG
+// signature are left to the decoder's own message.
+Status CheckChunks(std::span<const uint8_t> bytes, const std::string& name) {
+  static constexpr uint8_t kSignature[8] = {0x89, 'P',  'N',  'G',
+                                            '\r', '\n', 0x1a, '\n'};
+  if (bytes.size() < 8 || !std::equal(kSignature, kSignature + 8, bytes.data()))
+    return {};
+  size_t pos = 8;
+  while (bytes.size() - pos >= 8) {
+    const uint8_t* c = bytes.data() + pos;
+    const uint64_t length = (uint64_t{c[0]} << 24) | (uint64_t{c[1]} << 16) |
+                            (uint64_t{c[2]} << 8) | uint64_t{c[3]};
+    std::string type;
+    for (int i = 4; i < 8; ++i) {
+      type += std::isalpha(c[i]) ? static_cast<char>(c[i]) : '?';
+    }
+    const uint64_t left = bytes.size() - pos - 8;
+    if (length > left) {
+      return InvalidInput("PNG file '" + name + "': chunk '" + type +
+                          "' at byte " + std::to_string(pos) + " declares " +
+                          std::to_string(length) + " bytes of data, but only " +
+                          std::to_string(left) + " bytes follow");
+    }
+    if (type == "IEND") break;
+    pos += 12 + length;  // length, type, data, CRC
+    if (pos > bytes.size()) break;
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<Rgba8Image> DecodePng(std::span<const uint8_t> bytes,
                              const std::string& name) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     return InvalidInput("PNG file '" + name + "' is too large");
   }
+  if (Status s = CheckChunks(bytes, name); !s.ok()) return s.error();
   int w = 0, h = 0, n = 0;
   if (stbi_info_from_memory(bytes.data(), static_cast<int>(bytes.size()), &w,
                             &h, &n) &&

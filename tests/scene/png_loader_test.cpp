@@ -84,3 +84,22 @@ TEST_CASE("a PNG header larger than kMaxPngPixels is refused before decoding",
   REQUIRE_FALSE(at_limit.ok());
   CHECK_THAT(at_limit.error().ToString(), !Catch::Contains("more than the"));
 }
+
+TEST_CASE("a PNG chunk longer than the file is refused before decoding",
+          "[scene][png]") {
+  // Found by the png fuzz target: an IDAT chunk declaring about 2 GB made
+  // stb_image grow its compressed-data buffer to that size before reading.
+  std::vector<uint8_t> huge = kTinyPng;
+  // The tiny image's IDAT chunk starts at byte 33 (signature 8, IHDR 25).
+  REQUIRE(huge[37] == 'I');
+  REQUIRE(huge[38] == 'D');
+  huge[33] = 0x7f;
+  huge[34] = huge[35] = huge[36] = 0xff;
+  auto r = DecodePng(huge, "big.png");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().kind == ErrorKind::kInvalidInput);
+  CHECK_THAT(r.error().ToString(),
+             Catch::Contains("PNG file 'big.png': chunk 'IDAT' at byte 33 "
+                             "declares 2147483647 bytes of data, but only 31 "
+                             "bytes follow"));
+}
