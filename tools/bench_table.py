@@ -27,6 +27,8 @@ import os
 import statistics
 import sys
 
+from readme_section import replace_section
+
 
 def load(path):
     with open(path) as f:
@@ -178,17 +180,7 @@ def main(argv):
         readme, prefix = argv[2], argv[3]
         name = os.path.basename(prefix)
         start, end = "<!-- table %s -->" % name, "<!-- end table %s -->" % name
-        with open(readme) as f:
-            text = f.read()
-        if start not in text or end not in text:
-            sys.stderr.write("bench_table.py: %s has no %s ... %s\n"
-                             % (readme, start, end))
-            return 1
-        head, rest = text.split(start, 1)
-        _, tail = rest.split(end, 1)
-        with open(readme, "w") as f:
-            f.write(head + start + "\n" + table(prefix) + end + tail)
-        return 0
+        return replace_section(readme, start, end, table(prefix), "bench_table.py")
     sys.stderr.write(__doc__)
     return 64
 

@@ -15,6 +15,8 @@ import json
 import os
 import sys
 
+from readme_section import replace_section
+
 
 def load(path):
     with open(path) as f:
@@ -68,17 +70,7 @@ def main(argv):
         name = os.path.splitext(os.path.basename(path))[0]
         start = "<!-- fuzz table %s -->" % name
         end = "<!-- end fuzz table %s -->" % name
-        with open(readme) as f:
-            text = f.read()
-        if start not in text or end not in text:
-            sys.stderr.write("fuzz_table.py: %s has no %s ... %s\n"
-                             % (readme, start, end))
-            return 1
-        head, rest = text.split(start, 1)
-        _, tail = rest.split(end, 1)
-        with open(readme, "w") as f:
-            f.write(head + start + "\n" + table(path) + end + tail)
-        return 0
+        return replace_section(readme, start, end, table(path), "fuzz_table.py")
     sys.stderr.write(__doc__)
     return 64
 

@@ -19,6 +19,10 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+from readme_section import replace_section  # noqa: E402
+
 
 def load(run_dir):
     manifest = json.load(open(os.path.join(run_dir, "e10.manifest.json")))
@@ -111,16 +115,7 @@ def main(argv):
         readme, run_dir = argv[2], argv[3]
         name = os.path.basename(os.path.normpath(run_dir))
         start, end = "<!-- e10 %s -->" % name, "<!-- end e10 %s -->" % name
-        text = open(readme).read()
-        if start not in text or end not in text:
-            sys.stderr.write("e10_table.py: %s has no %s ... %s\n"
-                             % (readme, start, end))
-            return 1
-        head, rest = text.split(start, 1)
-        _, tail = rest.split(end, 1)
-        with open(readme, "w") as f:
-            f.write(head + start + "\n" + table(run_dir) + end + tail)
-        return 0
+        return replace_section(readme, start, end, table(run_dir), "e10_table.py")
     sys.stderr.write(__doc__)
     return 64
 
