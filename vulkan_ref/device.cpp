@@ -242,9 +242,10 @@ Device::~Device() {
 }
 
 Result<std::unique_ptr<Device>> Device::Create(const std::string& spec,
-                                               const scene::Scene& scene) {
+                                               const scene::Scene& scene,
+                                               bool observe) {
   std::unique_ptr<Device> d(new Device());
-  if (Status s = d->Init(spec, scene); !s.ok()) return s.error();
+  if (Status s = d->Init(spec, scene, observe); !s.ok()) return s.error();
   return d;
 }
 
@@ -260,7 +261,69 @@ Result<uint32_t> Device::MemoryType(uint32_t type_bits,
                      std::to_string(flags) + " on " + info_.name);
 }
 
-Status Device::Init(const std::string& spec, const scene::Scene& scene) {
+Status Device::EnableObserve(const FeatureChain& have,
+                             const std::set<std::string>& offered,
+                             FeatureChain* want,
+                             std::set<std::string>* enable) {
+  const std::string on = " (not offered by " + info_.name + ")";
+  const VkPhysicalDeviceFeatures& core = have.core.features;
+  if (!core.vertexPipelineStoresAndAtomics || !core.fragmentStoresAndAtomics) {
+    return Unsupported(
+        "--observe: stores and atomics in vertex and fragment shaders "
+        "(vertexPipelineStoresAndAtomics, fragmentStoresAndAtomics)" +
+        on);
+  }
+  want->core.features.vertexPipelineStoresAndAtomics = VK_TRUE;
+  want->core.features.fragmentStoresAndAtomics = VK_TRUE;
+  observe_.enabled = true;
+  if (core.geometryShader) {
+    want->core.features.geometryShader = VK_TRUE;
+    observe_.primitive_id = true;
+  }
+  if (offered.count(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME) &&
+      have.sm_builtins.shaderSMBuiltins) {
+    enable->insert(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    want->sm_builtins.shaderSMBuiltins = VK_TRUE;
+    observe_.sm_builtins = true;
+  }
+  if (offered.count(VK_KHR_SHADER_CLOCK_EXTENSION_NAME) &&
+      have.clock.shaderSubgroupClock) {
+    enable->insert(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+    want->clock.shaderSubgroupClock = VK_TRUE;
+    observe_.clock = true;
+  }
+  VkPhysicalDeviceSubgroupProperties sub{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &sub;
+  vkGetPhysicalDeviceProperties2(physical_, &p2);
+  const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                     VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                     VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  const bool has_ops = (sub.supportedOperations & ops) == ops;
+  // Mesa's llvmpipe (lavapipe 22.3) turns a HelperInvocation load in these
+  // shaders into an is_helper_invocation intrinsic it cannot compile
+  // ("Unsupported intrinsic", then a crash). Without it the lowest lane
+  // of a warp may be a helper, so the warp number (and the quad mask) is
+  // left out too: on lavapipe fragment records carry no warp, lane, ballot
+  // or quad fields, and helper lanes write nothing because Vulkan discards
+  // their stores.
+  const bool llvmpipe = info_.driver_id == VK_DRIVER_ID_MESA_LLVMPIPE;
+  observe_.helper_invocation = !llvmpipe;
+  observe_.vertex_subgroup =
+      has_ops && (sub.supportedStages & VK_SHADER_STAGE_VERTEX_BIT);
+  observe_.fragment_subgroup =
+      has_ops && !llvmpipe &&
+      (sub.supportedStages & VK_SHADER_STAGE_FRAGMENT_BIT);
+  observe_.fragment_quad =
+      observe_.fragment_subgroup &&
+      (sub.supportedOperations & VK_SUBGROUP_FEATURE_QUAD_BIT);
+  return {};
+}
+
+Status Device::Init(const std::string& spec, const scene::Scene& scene,
+                    bool observe) {
   auto instance = CreateInstance(scene.instance_extensions);
   if (!instance.ok()) return instance.error();
   instance_ = *instance;
@@ -359,6 +422,10 @@ Status Device::Init(const std::string& spec, const scene::Scene& scene) {
     executable_properties_ = true;
   }
   index_type_uint8_ = want.index_uint8.indexTypeUint8 == VK_TRUE;
+  if (observe) {
+    if (Status s = EnableObserve(have, offered, &want, &enable); !s.ok())
+      return s;
+  }
 
   // One queue family with graphics, compute and timestamps.
   uint32_t qcount = 0;

@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "base/diagnostic.h"
 #include "scene/scene.h"
+#include "vulkan_ref/features.h"
 
 namespace warpsim::vkref {
 
@@ -39,6 +41,20 @@ struct DeviceInfo {
   // 0 when the device does not offer the extension.
   uint32_t shader_sm_count = 0;
   uint32_t shader_warps_per_sm = 0;
+};
+
+// What `--observe` can record on the device (observe_pass.h): the
+// instrumentation needs stores and atomics in the vertex and fragment
+// stages; the rest is used where offered.
+struct ObserveSupport {
+  bool enabled = false;
+  bool sm_builtins = false;        // VK_NV_shader_sm_builtins
+  bool clock = false;              // VK_KHR_shader_clock, subgroup scope
+  bool vertex_subgroup = false;    // ballot + shuffle in vertex shaders
+  bool fragment_subgroup = false;  // ballot + shuffle in fragment shaders
+  bool fragment_quad = false;      // quad operations in fragment shaders
+  bool primitive_id = false;       // PrimitiveId in fragment shaders
+  bool helper_invocation = true;   // HelperInvocation in fragment shaders
 };
 
 // Results of Vulkan calls become diagnostics naming the call and the
@@ -72,9 +88,12 @@ class Device {
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  // Creates instance and device for `scene` on the device `spec` selects.
+  // Creates instance and device for `scene` on the device `spec` selects;
+  // with `observe`, also what --observe needs (Unsupported without stores
+  // and atomics in vertex and fragment shaders).
   static Result<std::unique_ptr<Device>> Create(const std::string& spec,
-                                                const scene::Scene& scene);
+                                                const scene::Scene& scene,
+                                                bool observe = false);
 
   VkInstance instance() const { return instance_; }
   VkPhysicalDevice physical() const { return physical_; }
@@ -91,6 +110,7 @@ class Device {
   }
   bool executable_properties() const { return executable_properties_; }
   bool index_type_uint8() const { return index_type_uint8_; }
+  const ObserveSupport& observe() const { return observe_; }
 
   // A memory type index among `type_bits` with `flags`.
   Result<uint32_t> MemoryType(uint32_t type_bits,
@@ -103,7 +123,10 @@ class Device {
 
  private:
   Device() = default;
-  Status Init(const std::string& spec, const scene::Scene& scene);
+  Status Init(const std::string& spec, const scene::Scene& scene, bool observe);
+  Status EnableObserve(const FeatureChain& have,
+                       const std::set<std::string>& offered, FeatureChain* want,
+                       std::set<std::string>* enable);
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
@@ -118,6 +141,7 @@ class Device {
   VkQueryPipelineStatisticFlags statistic_flags_ = 0;
   bool executable_properties_ = false;
   bool index_type_uint8_ = false;
+  ObserveSupport observe_;
 };
 
 }  // namespace warpsim::vkref

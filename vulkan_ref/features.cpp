@@ -109,6 +109,9 @@ VkPhysicalDeviceFeatures2* FeatureChain::Link(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DEPTH_CLAMP_ZERO_ONE_FEATURES_EXT;
   executable.sType =
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  sm_builtins.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_FEATURES_NV;
+  clock.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
   void** tail = &core.pNext;
   *tail = nullptr;
   if (api_version >= VK_API_VERSION_1_2) {
@@ -126,6 +129,8 @@ VkPhysicalDeviceFeatures2* FeatureChain::Link(
     Append(&tail, &depth_clamp_zero_one);
   if (has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME))
     Append(&tail, &executable);
+  if (has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) Append(&tail, &sm_builtins);
+  if (has(VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) Append(&tail, &clock);
   *tail = nullptr;
   return &core;
 }

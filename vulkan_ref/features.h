@@ -29,6 +29,9 @@ struct FeatureChain {
   VkPhysicalDeviceShaderImageAtomicInt64FeaturesEXT image_atomic64{};
   VkPhysicalDeviceDepthClampZeroOneFeaturesEXT depth_clamp_zero_one{};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable{};
+  // For --observe (observe_pass.h).
+  VkPhysicalDeviceShaderSMBuiltinsFeaturesNV sm_builtins{};
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{};
 
   // Sets sTypes and links the structures the device can take: the
   // VulkanNN structures up to `api_version`, extension structures whose

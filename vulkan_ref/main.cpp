@@ -20,6 +20,7 @@
 #include "runner/shader_cache.h"
 #include "vulkan_ref/crosscheck_cli.h"
 #include "vulkan_ref/device.h"
+#include "vulkan_ref/observe.h"
 #include "vulkan_ref/report.h"
 #include "vulkan_ref/vk_runner.h"
 
@@ -47,7 +48,7 @@ const char kMainHelp[] =
 const char kRunHelp[] =
     "usage: warpsim-vkref run FILE.amber [--out DIR] [--json REPORT.json]\n"
     "                         [--device lavapipe|nvidia|INDEX] [--repeat N]\n"
-    "                         [--quiet] [--shader-cache DIR|off]\n"
+    "                         [--quiet] [--shader-cache DIR|off] [--observe]\n"
     "\n"
     "Runs the script's commands on a Vulkan device and checks every EXPECT.\n"
     "  --out DIR               write report.json and every colour attachment\n"
@@ -60,6 +61,11 @@ const char kRunHelp[] =
     "                          same inputs; GPU time is the median (default "
     "1)\n"
     "  --quiet                 print only failures\n"
+    "  --observe               instrument vertex and fragment shaders to\n"
+    "                          record SM, warp, lane, ballot, helpers, pixel,\n"
+    "                          primitive, vertex and clock per invocation;\n"
+    "                          draws[] get observe{...} statistics and --out\n"
+    "                          gets observe.bin with the records\n"
     "  --shader-cache DIR|off  compiled-shader cache, as for warpsim run\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input or a Vulkan error (with the command's position),\n"
@@ -101,6 +107,26 @@ int DevicesCommand() {
     std::cout << "]\n";
   }
   return 0;
+}
+
+void PrintObservation(const warpsim::vkref::DrawObservation& o) {
+  const auto& v = o.vertex;
+  const auto& f = o.fragment;
+  std::cout << "    observed: " << v.invocations << " vertex invocations";
+  if (v.warps) std::cout << " in " << v.warps << " warps";
+  if (v.sms) std::cout << " on " << v.sms << " SMs";
+  std::cout << "; " << f.invocations << " fragment invocations";
+  if (f.warps) {
+    std::cout << " in " << f.warps << " warps, " << f.quads << " quads";
+  }
+  if (f.flags & warpsim::vkref::kObsFlagQuad)
+    std::cout << ", " << f.helper_lanes << " helper lanes";
+  if (f.sms) std::cout << " on " << f.sms << " SMs";
+  if (o.truncated()) {
+    std::cout << " (truncated: " << o.taken << " records asked for, "
+              << o.capacity << " kept)";
+  }
+  std::cout << "\n";
 }
 
 int RunCommand(int argc, char** argv) {
@@ -148,6 +174,8 @@ int RunCommand(int argc, char** argv) {
       options.repeat = static_cast<uint32_t>(n);
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--observe") {
+      options.observe = true;
     } else if (a == "--shader-cache") {
       const char* v = value();
       if (!v || *v == 0) {
@@ -193,6 +221,22 @@ int RunCommand(int argc, char** argv) {
       return 2;
     }
     written.push_back(path);
+    if (options.observe) {
+      std::vector<std::pair<int, const warpsim::vkref::DrawObservation*>> obs;
+      for (size_t i = 0; i < report.draws.size(); ++i) {
+        if (report.draws[i].observation) {
+          obs.push_back({static_cast<int>(i), &*report.draws[i].observation});
+        }
+      }
+      const std::string bin =
+          (std::filesystem::path(out_dir) / "observe.bin").string();
+      if (!WriteFileAtomically(bin,
+                               warpsim::vkref::ObservationFileBytes(obs))) {
+        std::cerr << "warpsim-vkref: cannot write " << bin << "\n";
+        return 2;
+      }
+      written.push_back(bin);
+    }
     for (const auto& image : run.images) {
       const std::string png =
           (std::filesystem::path(out_dir) / (image.name + ".png")).string();
@@ -232,6 +276,7 @@ int RunCommand(int argc, char** argv) {
         std::cout << " " << name << " " << v;
       if (!d.gpu_ns.empty()) std::cout << ", " << d.median_gpu_ns() << " ns";
       std::cout << "\n";
+      if (d.observation) PrintObservation(*d.observation);
     }
     for (const auto& d : report.dispatches) {
       std::cout << "  dispatch " << d.pipeline << " (line " << d.line << "):";

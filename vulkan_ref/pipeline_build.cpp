@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "vulkan_ref/formats.h"
+#include "vulkan_ref/observe_pass.h"
 #include "vulkan_ref/pipelines.h"
 
 namespace warpsim::vkref {
@@ -284,6 +285,46 @@ Status MakeGraphicsPipeline(const Device& device, const scene::Scene& scene,
   return {};
 }
 
+// --observe: instruments the vertex and fragment shaders to write their
+// records to binding 0 of the first set after the scene's.
+Status Instrument(const Device& device, std::vector<Stage>* stages,
+                  PipelineObjects* out) {
+  uint32_t set = 0;
+  for (const auto& [key, slot] : out->slots) set = std::max(set, key.first + 1);
+  if (set >= device.properties().limits.maxBoundDescriptorSets) {
+    return Unsupported(
+        "--observe with descriptor sets up to " + std::to_string(set) + " (" +
+        device.info().name + " binds " +
+        std::to_string(device.properties().limits.maxBoundDescriptorSets) +
+        ")");
+  }
+  const ObserveSupport& support = device.observe();
+  for (Stage& st : *stages) {
+    ObservePassOptions o;
+    o.fragment = st.att->stage == scene::ShaderStage::kFragment;
+    o.entry_point = st.att->entry_point;
+    o.descriptor_set = set;
+    o.subgroup =
+        o.fragment ? support.fragment_subgroup : support.vertex_subgroup;
+    o.quad = support.fragment_quad;
+    o.sm_builtins = support.sm_builtins;
+    o.clock = support.clock;
+    o.primitive_id = support.primitive_id;
+    o.helper_invocation = support.helper_invocation;
+    auto words = InstrumentForObserve(st.binary.words, o);
+    if (!words.ok()) {
+      Diagnostic d = words.error();
+      d.message =
+          "--observe cannot instrument " + st.att->shader + ": " + d.message;
+      return d;
+    }
+    st.binary.words = std::move(*words);
+  }
+  out->slots[{set, 0}] = DescriptorSlot{};  // a storage buffer
+  out->observe_set = set;
+  return {};
+}
+
 }  // namespace
 
 void PipelineObjects::Destroy(VkDevice dev) {
@@ -356,6 +397,9 @@ Result<PipelineObjects> BuildPipeline(
       }
       out.slots[key] = s;
     }
+  }
+  if (device.observe().enabled && !shape.compute) {
+    if (Status s = Instrument(device, &stages, &out); !s.ok()) return s.error();
   }
   if (Status s = MakeLayout(device, scene, p, push, &out); !s.ok()) {
     out.Destroy(device.device());

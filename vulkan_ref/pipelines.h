@@ -76,6 +76,9 @@ struct PipelineObjects {
   std::map<std::pair<uint32_t, uint32_t>, DescriptorSlot> slots;
   VkShaderStageFlags stages = 0;
   uint32_t push_size = 0;  // 0: no push constant range
+  // --observe: the set whose binding 0 is the observation buffer; -1 when
+  // the shaders are not instrumented.
+  int64_t observe_set = -1;
   VkRenderPass render_pass = VK_NULL_HANDLE;
   std::vector<const scene::Binding*> colors;  // by location; gaps are null
   const scene::Binding* depth = nullptr;

@@ -13,6 +13,66 @@ std::string DeviceLine(const DeviceInfo& info) {
          info.api_version + ")";
 }
 
+namespace {
+
+nlohmann::json Histogram(const std::map<uint32_t, uint64_t>& h) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, n] : h) j[std::to_string(k)] = n;
+  return j;
+}
+
+nlohmann::json StageJson(const StageObservation& s, bool fragment) {
+  nlohmann::json j = {{"invocations", s.invocations}};
+  if (s.flags & kObsFlagSubgroup) {
+    j["warps"] = s.warps;
+    j["ballot_lanes_histogram"] = Histogram(s.ballot_lanes_histogram);
+  }
+  if (s.flags & kObsFlagSm) {
+    j["sms"] = s.sms;
+    j["sm_warp_slots"] = s.sm_warp_slots;
+    j["max_warp_slot"] = s.max_warp_slot;
+  }
+  if (!fragment) {
+    j["distinct_vertices"] = s.distinct_vertices;
+    return j;
+  }
+  if (s.flags & kObsFlagSubgroup) {
+    j["quads"] = s.quads;
+    j["quads_per_warp_histogram"] = Histogram(s.quads_per_warp_histogram);
+    j["quad_lane_layout_matches"] = s.quad_lane_layout_matches;
+    j["footprint"] = {{"mean_width", s.mean_footprint_width},
+                      {"mean_height", s.mean_footprint_height},
+                      {"max_width", s.max_footprint_width},
+                      {"max_height", s.max_footprint_height}};
+    if (s.flags & kObsFlagQuad) {
+      j["helper_lanes"] = s.helper_lanes;
+      j["warps_ballot_without_helpers"] = s.ballot_without_helpers;
+      j["warps_ballot_with_helpers"] = s.ballot_with_helpers;
+    }
+    if (s.flags & kObsFlagPrimitive) {
+      j["primitives_per_warp_histogram"] =
+          Histogram(s.primitives_per_warp_histogram);
+    }
+  }
+  if (!s.tile_single_sm_share.empty()) {
+    nlohmann::json t = nlohmann::json::object();
+    for (const auto& [side, share] : s.tile_single_sm_share)
+      t[std::to_string(side)] = share;
+    j["tile_single_sm_share"] = t;
+  }
+  return j;
+}
+
+nlohmann::json ObservationJson(const DrawObservation& o) {
+  return {{"records", o.records.size() / kObserveRecordWords},
+          {"taken", o.taken},
+          {"truncated", o.truncated()},
+          {"vertex", StageJson(o.vertex, false)},
+          {"fragment", StageJson(o.fragment, true)}};
+}
+
+}  // namespace
+
 std::string DeviceReportToJson(const DeviceRunReport& report) {
   const runner::RunReport& run = report.run;
   nlohmann::json j;
@@ -68,6 +128,7 @@ std::string DeviceReportToJson(const DeviceRunReport& report) {
       e["gpu_time_ns"] = d.median_gpu_ns();
       e["gpu_times_ns"] = d.gpu_ns;
     }
+    if (d.observation) e["observe"] = ObservationJson(*d.observation);
     return e;
   };
   nlohmann::json draws = nlohmann::json::array();

@@ -19,6 +19,10 @@
 //          gpu_times_ns;
 //   stats{}: dispatches, workgroups, host_seconds, shader_cache_hits,
 //          shader_cache_misses, repeat.
+// With --observe every draws[] entry has observe{records, taken, truncated,
+// vertex{...}, fragment{...}}: the StageObservation figures of observe.h
+// under the same names (histograms as {"value": count}), each only when
+// the device could record what it needs.
 // Statistics the device does not count are absent, never 0.
 #ifndef WARPSIM_VULKAN_REF_REPORT_H_
 #define WARPSIM_VULKAN_REF_REPORT_H_

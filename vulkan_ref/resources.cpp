@@ -83,7 +83,8 @@ void Resources::Free(DeviceBuffer* b) {
 }
 
 Result<DeviceBuffer> Resources::NewBuffer(VkDeviceSize size,
-                                          VkBufferUsageFlags usage) {
+                                          VkBufferUsageFlags usage,
+                                          bool prefer_device_local) {
   VkDevice dev = device_->device();
   DeviceBuffer b;
   b.size = std::max<VkDeviceSize>(size, 16);
@@ -96,9 +97,13 @@ Result<DeviceBuffer> Resources::NewBuffer(VkDeviceSize size,
     return VkError(r, "vkCreateBuffer of " + std::to_string(size) + " bytes");
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(dev, b.buffer, &req);
-  auto type = device_->MemoryType(req.memoryTypeBits,
-                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  auto type = device_->MemoryType(
+      req.memoryTypeBits,
+      host | (prefer_device_local ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : 0));
+  if (!type.ok() && prefer_device_local)
+    type = device_->MemoryType(req.memoryTypeBits, host);
   if (!type.ok()) {
     Free(&b);
     return type.error();
@@ -145,12 +150,15 @@ Result<DeviceBuffer*> Resources::Buffer(const std::string& name,
   return &buffers_[name];
 }
 
-Result<DeviceBuffer*> Resources::Transient(VkDeviceSize size) {
-  auto b = NewBuffer(size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                               VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                               VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT);
+Result<DeviceBuffer*> Resources::Transient(VkDeviceSize size,
+                                           bool prefer_device_local) {
+  auto b = NewBuffer(size,
+                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                         VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                         VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                     prefer_device_local);
   if (!b.ok()) return b.error();
   transient_.push_back(std::make_unique<DeviceBuffer>(*b));
   return transient_.back().get();

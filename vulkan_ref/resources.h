@@ -57,8 +57,11 @@ class Resources {
   // A buffer holding at least `size` bytes for scene buffer `name`
   // (recreated when it must grow; callers rewrite descriptors per command).
   Result<DeviceBuffer*> Buffer(const std::string& name, VkDeviceSize size);
-  // A temporary host-visible buffer, freed by ReleaseTransient().
-  Result<DeviceBuffer*> Transient(VkDeviceSize size);
+  // A temporary host-visible buffer, freed by ReleaseTransient(); in
+  // device-local memory when asked and the device has host-visible
+  // device-local memory (shader atomics then stay on the device).
+  Result<DeviceBuffer*> Transient(VkDeviceSize size,
+                                  bool prefer_device_local = false);
 
   // The image of scene buffer `shape.name` with `shape`'s format and extent
   // (recreated when the shape changed, e.g. after a COPY).
@@ -100,7 +103,8 @@ class Resources {
     scene::Component component;
     std::vector<uint8_t>* target;
   };
-  Result<DeviceBuffer> NewBuffer(VkDeviceSize size, VkBufferUsageFlags usage);
+  Result<DeviceBuffer> NewBuffer(VkDeviceSize size, VkBufferUsageFlags usage,
+                                 bool prefer_device_local = false);
   void Free(DeviceBuffer* b);
   // Regions of one aspect for every level; fills staging offsets.
   Status CopyRegions(const DeviceImage& image, const scene::Buffer& shape,

@@ -5,6 +5,8 @@
 
 #include "runner/image_binding.h"
 #include "vulkan_ref/formats.h"
+#include "vulkan_ref/observe.h"
+#include "vulkan_ref/observe_pass.h"
 
 namespace warpsim::vkref {
 namespace {
@@ -123,7 +125,18 @@ Status Work::SubmitAndWait() {
       const size_t n = std::min<size_t>(rb.target->size(), rb.buffer->size);
       std::memcpy(rb.target->data(), rb.buffer->mapped, n);
     }
+    if (observe_buffer_ != nullptr) {
+      const auto* words = static_cast<const uint32_t*>(observe_buffer_->mapped);
+      const size_t total = observe_buffer_->size / sizeof(uint32_t);
+      const size_t used = std::min<size_t>(
+          total, kObserveHeaderWords +
+                     size_t{std::min(words[kObserveInvocationCounter],
+                                     observe_capacity_)} *
+                         kObserveRecordWords);
+      observe_words_.assign(words, words + used);
+    }
   }
+  observe_buffer_ = nullptr;
   read_backs_.clear();
   uploaded_.clear();
   for (VkDescriptorPool p : descriptor_pools_)
@@ -150,6 +163,28 @@ Result<DeviceBuffer*> Work::HostBuffer(SceneState& state,
   if (!buf.ok()) return buf.error();
   std::memcpy((*buf)->mapped, bytes.data(), bytes.size());
   return *buf;
+}
+
+Status Work::BindObserveBuffer(VkDescriptorSet set) {
+  const VkDeviceSize bytes =
+      (VkDeviceSize{kObserveHeaderWords} +
+       VkDeviceSize{observe_capacity_} * kObserveRecordWords) *
+      sizeof(uint32_t);
+  auto buf = resources_->Transient(bytes, /*prefer_device_local=*/true);
+  if (!buf.ok()) return buf.error();
+  auto* words = static_cast<uint32_t*>((*buf)->mapped);
+  std::fill(words, words + kObserveHeaderWords, 0u);
+  words[kObserveCapacity] = observe_capacity_;
+  observe_buffer_ = *buf;
+  VkDescriptorBufferInfo info{(*buf)->buffer, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  w.dstSet = set;
+  w.dstBinding = 0;
+  w.descriptorCount = 1;
+  w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  w.pBufferInfo = &info;
+  vkUpdateDescriptorSets(device_->device(), 1, &w, 0, nullptr);
+  return {};
 }
 
 Status Work::BindDescriptors(SceneState& state, const scene::Pipeline& p,
@@ -185,6 +220,10 @@ Status Work::BindDescriptors(SceneState& state, const scene::Pipeline& p,
   std::vector<uint32_t> dynamic_offsets;
   std::set<std::string>& read_back_names = uploaded_;
   for (const auto& [key, slot] : po.slots) {
+    if (static_cast<int64_t>(key.first) == po.observe_set && key.second == 0) {
+      if (Status s = BindObserveBuffer(sets[key.first]); !s.ok()) return s;
+      continue;
+    }
     const scene::Binding* bound = nullptr;
     for (const scene::Binding& b : p.bindings) {
       if (b.has_descriptor && b.descriptor_set == key.first &&
@@ -468,8 +507,11 @@ Status Work::Dispatch(SceneState& state, const scene::Pipeline& p,
     Abandon();
     return s;
   }
+  observe_words_.clear();
   if (Status s = SubmitAndWait(); !s.ok()) return s;
   ReadQueries(flags, rep);
+  if ((*po)->observe_set >= 0)
+    rep->observation = ObserveFromBuffer(observe_words_);
   return {};
 }
 
@@ -673,8 +715,11 @@ Status Work::Draw(SceneState& state, const scene::Pipeline& p,
   vkCmdEndRenderPass(cmd_);
   EndQueries();
   if (Status s = RecordReadBacks(); !s.ok()) return fail(s);
+  observe_words_.clear();
   if (Status s = SubmitAndWait(); !s.ok()) return s;
   ReadQueries(flags, rep);
+  if ((*po)->observe_set >= 0)
+    rep->observation = ObserveFromBuffer(observe_words_);
   return {};
 }
 

@@ -54,12 +54,17 @@ class Work {
               const scene::RunCommand& run, DeviceDrawReport* rep);
   Status Dispatch(SceneState& state, const scene::Pipeline& p,
                   const scene::RunCommand& run, DeviceDrawReport* rep);
+  // --observe: records the observation buffer of the next draws holds
+  // (draws whose shaders ask for more come back truncated).
+  void set_observe_capacity(uint32_t records) { observe_capacity_ = records; }
 
  private:
   // Uploads and binds every descriptor of `po`; records read-backs of
   // what the command may write (after the work, in RecordReadBacks).
   Status BindDescriptors(SceneState& state, const scene::Pipeline& p,
                          const PipelineObjects& po, VkPipelineBindPoint point);
+  // Binding 0 of `set`: a new observation buffer, read back after the work.
+  Status BindObserveBuffer(VkDescriptorSet set);
   Status BindPushConstants(SceneState& state, const scene::Pipeline& p,
                            const PipelineObjects& po);
   Status RecordReadBacks();
@@ -88,6 +93,9 @@ class Work {
   };
   std::vector<ReadBack> read_backs_;
   std::set<std::string> uploaded_;  // images uploaded in this submission
+  uint32_t observe_capacity_ = 1u << 16;
+  DeviceBuffer* observe_buffer_ = nullptr;  // of this submission
+  std::vector<uint32_t> observe_words_;     // its words after the work
 };
 
 }  // namespace warpsim::vkref

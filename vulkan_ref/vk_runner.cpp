@@ -29,6 +29,9 @@ double DeviceDrawReport::median_gpu_ns() const {
 
 namespace {
 
+// --observe: the largest observation buffer (records of 64 bytes: 256 MiB).
+constexpr uint32_t kMaxObserveRecords = 1u << 22;
+
 class DeviceSceneRunner : public SceneState {
  public:
   DeviceSceneRunner(const scene::Scene& scene, const VkRunOptions& options,
@@ -49,7 +52,7 @@ class DeviceSceneRunner : public SceneState {
   }
 
   Status Run() {
-    auto device = Device::Create(options_.device, scene_);
+    auto device = Device::Create(options_.device, scene_, options_.observe);
     if (!device.ok()) return device.error();
     device_ = std::move(*device);
     report_->device = device_->info();
@@ -230,12 +233,24 @@ class DeviceSceneRunner : public SceneState {
     const uint32_t repeats = std::max(1u, options_.repeat);
     // Every repeat starts from the inputs the first one saw.
     std::map<std::string, std::vector<uint8_t>> inputs;
-    if (repeats > 1) inputs = bytes_;
+    if (repeats > 1 || options_.observe) inputs = bytes_;
+    bool grown = false;
     for (uint32_t i = 0; i < repeats; ++i) {
       if (i > 0) bytes_ = inputs;
       Status s = compute ? work_->Dispatch(*this, *p, run, &rep)
                          : work_->Draw(*this, *p, run, &rep);
       if (!s.ok()) return s;
+      // --observe: a draw that wrote more records than the buffer held
+      // runs again, from the same inputs, with room for all of them.
+      if (rep.observation && rep.observation->truncated() && !grown) {
+        const uint64_t want = uint64_t{rep.observation->taken} * 5 / 4 + 1024;
+        work_->set_observe_capacity(static_cast<uint32_t>(
+            std::min<uint64_t>(want, kMaxObserveRecords)));
+        grown = true;
+        rep.gpu_ns.clear();
+        i = ~0u;  // the loop starts over
+        bytes_ = inputs;
+      }
     }
     if (compute) {
       const auto& rc = std::get<scene::RunCompute>(run.draw);

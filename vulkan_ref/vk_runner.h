@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "runner/runner.h"
 #include "scene/scene.h"
 #include "vulkan_ref/device.h"
+#include "vulkan_ref/observe.h"
 
 namespace warpsim::vkref {
 
@@ -30,6 +32,9 @@ struct VkRunOptions {
   std::string shader_cache_dir;  // empty: no cache
   // Fill run.buffers with every buffer's final bytes (crosscheck).
   bool keep_buffers = false;
+  // --observe: instrument vertex and fragment shaders (observe_pass.h) and
+  // fill DeviceDrawReport::observation.
+  bool observe = false;
 };
 
 // Pipeline statistics of one draw or dispatch, by the names the report
@@ -42,6 +47,7 @@ struct DeviceDrawReport {
   Statistics statistics;
   std::vector<double> gpu_ns;  // one per repeat; empty without timestamps
   double median_gpu_ns() const;
+  std::optional<DrawObservation> observation;  // --observe
 };
 
 // One executable of a pipeline (VK_KHR_pipeline_executable_properties).

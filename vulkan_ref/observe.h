@@ -1,0 +1,71 @@
+// What `--observe` records of a draw (observe_pass.h writes the records on
+// the device) and the structural statistics derived from them: fragment
+// and vertex warps, quads and helper lanes, primitives per warp, the pixel
+// footprint of each warp, SMs per stage, and how screen tiles map to SMs.
+#ifndef WARPSIM_VULKAN_REF_OBSERVE_H_
+#define WARPSIM_VULKAN_REF_OBSERVE_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vulkan_ref/observe_pass.h"
+
+namespace warpsim::vkref {
+
+struct StageObservation {
+  uint64_t invocations = 0;  // records: non-helper invocations
+  uint32_t flags = 0;        // ObserveFlag bits the records carry (union)
+  // With kObsFlagSubgroup: distinct warp numbers, and per warp the lanes
+  // subgroupBallot(true) saw.
+  uint64_t warps = 0;
+  std::map<uint32_t, uint64_t> ballot_lanes_histogram;  // lanes -> warps
+  // With kObsFlagSm: distinct SM ids and (SM, warp slot) pairs.
+  uint64_t sms = 0;
+  uint64_t sm_warp_slots = 0;
+  uint32_t max_warp_slot = 0;
+  // Fragment.
+  uint64_t quads = 0;         // distinct (warp, 2x2 pixel block)
+  uint64_t helper_lanes = 0;  // from each quad's helper mask
+  std::map<uint32_t, uint64_t> quads_per_warp_histogram;
+  std::map<uint32_t, uint64_t> primitives_per_warp_histogram;
+  // Warps whose ballot counted exactly their non-helper lanes, and those
+  // whose ballot counted non-helper plus helper lanes.
+  uint64_t ballot_without_helpers = 0;
+  uint64_t ballot_with_helpers = 0;
+  // Invocations whose lane % 4 is (x & 1) + 2 * (y & 1).
+  uint64_t quad_lane_layout_matches = 0;
+  // Pixel footprint: bounding box of each warp's pixels.
+  double mean_footprint_width = 0, mean_footprint_height = 0;
+  uint32_t max_footprint_width = 0, max_footprint_height = 0;
+  // Aligned square tile side (2..512) -> share of the tiles with any pixel
+  // whose pixels were all shaded on one SM (with kObsFlagSm).
+  std::map<uint32_t, double> tile_single_sm_share;
+  // Vertex: distinct (vertex index, instance index) pairs.
+  uint64_t distinct_vertices = 0;
+};
+
+struct DrawObservation {
+  uint32_t taken = 0;             // records the shaders asked for
+  uint32_t capacity = 0;          // records the buffer held
+  std::vector<uint32_t> records;  // min(taken, capacity) records
+  StageObservation vertex, fragment;
+  bool truncated() const { return taken > capacity; }
+};
+
+// Reads the observation buffer's words (header and records) and derives
+// the statistics.
+DrawObservation ObserveFromBuffer(std::span<const uint32_t> words);
+
+// The file next to the report: "WSOBSV01", then per draw its index in
+// draws[], taken, capacity, the record count and the records
+// (little-endian uint32 words, kObserveRecordWords per record).
+std::string ObservationFileBytes(
+    const std::vector<std::pair<int, const DrawObservation*>>& draws);
+
+}  // namespace warpsim::vkref
+
+#endif  // WARPSIM_VULKAN_REF_OBSERVE_H_
