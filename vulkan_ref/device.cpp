@@ -316,6 +316,8 @@ Status Device::EnableObserve(const FeatureChain& have,
   observe_.fragment_subgroup =
       has_ops && !llvmpipe &&
       (sub.supportedStages & VK_SHADER_STAGE_FRAGMENT_BIT);
+  observe_.compute_subgroup =
+      has_ops && (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
   observe_.fragment_quad =
       observe_.fragment_subgroup &&
       (sub.supportedOperations & VK_SUBGROUP_FEATURE_QUAD_BIT);

@@ -52,6 +52,7 @@ struct ObserveSupport {
   bool clock = false;              // VK_KHR_shader_clock, subgroup scope
   bool vertex_subgroup = false;    // ballot + shuffle in vertex shaders
   bool fragment_subgroup = false;  // ballot + shuffle in fragment shaders
+  bool compute_subgroup = false;   // ballot + shuffle in compute shaders
   bool fragment_quad = false;      // quad operations in fragment shaders
   bool primitive_id = false;       // PrimitiveId in fragment shaders
   bool helper_invocation = true;   // HelperInvocation in fragment shaders

@@ -61,11 +61,12 @@ const char kRunHelp[] =
     "                          same inputs; GPU time is the median (default "
     "1)\n"
     "  --quiet                 print only failures\n"
-    "  --observe               instrument vertex and fragment shaders to\n"
-    "                          record SM, warp, lane, ballot, helpers, pixel,\n"
-    "                          primitive, vertex and clock per invocation;\n"
-    "                          draws[] get observe{...} statistics and --out\n"
-    "                          gets observe.bin with the records\n"
+    "  --observe               instrument vertex, fragment and compute\n"
+    "                          shaders to record SM, warp slot, lane,\n"
+    "                          ballot, helpers, pixel, primitive, vertex,\n"
+    "                          workgroup and clocks per invocation; draws[]\n"
+    "                          and dispatches[] get observe{...} statistics,\n"
+    "                          --out gets observe.bin with the records\n"
     "  --shader-cache DIR|off  compiled-shader cache, as for warpsim run\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input or a Vulkan error (with the command's position),\n"
@@ -112,6 +113,14 @@ int DevicesCommand() {
 void PrintObservation(const warpsim::vkref::DrawObservation& o) {
   const auto& v = o.vertex;
   const auto& f = o.fragment;
+  const auto& c = o.compute;
+  if (c.invocations != 0) {
+    std::cout << "    observed: " << c.invocations << " compute invocations";
+    if (c.warps) std::cout << " in " << c.warps << " warps";
+    if (c.sms) std::cout << " on " << c.sms << " SMs";
+    std::cout << "\n";
+    return;
+  }
   std::cout << "    observed: " << v.invocations << " vertex invocations";
   if (v.warps) std::cout << " in " << v.warps << " warps";
   if (v.sms) std::cout << " on " << v.sms << " SMs";
@@ -228,6 +237,12 @@ int RunCommand(int argc, char** argv) {
           obs.push_back({static_cast<int>(i), &*report.draws[i].observation});
         }
       }
+      for (size_t i = 0; i < report.dispatches.size(); ++i) {
+        if (report.dispatches[i].observation) {
+          obs.push_back({static_cast<int>(i | warpsim::vkref::kObserveDispatch),
+                         &*report.dispatches[i].observation});
+        }
+      }
       const std::string bin =
           (std::filesystem::path(out_dir) / "observe.bin").string();
       if (!WriteFileAtomically(bin,
@@ -284,6 +299,7 @@ int RunCommand(int argc, char** argv) {
         std::cout << " " << name << " " << v;
       if (!d.gpu_ns.empty()) std::cout << ", " << d.median_gpu_ns() << " ns";
       std::cout << "\n";
+      if (d.observation) PrintObservation(*d.observation);
     }
     for (const auto& w : written) std::cout << "  wrote " << w << "\n";
   }

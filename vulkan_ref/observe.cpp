@@ -25,8 +25,39 @@ uint32_t BallotLanes(Record r) {
   return n;
 }
 
+uint64_t Clock(Record r, uint32_t lo) {
+  return uint64_t{r[lo]} | uint64_t{r[lo + 1]} << 32;
+}
+
+bool HasEnd(Record r) {
+  return r[kObsEndClockLo] != kObserveAbsent ||
+         r[kObsEndClockHi] != kObserveAbsent;
+}
+
+// The most intervals alive at once per SM (ends are exclusive).
+uint32_t MaxLive(const std::vector<WarpInterval>& warps) {
+  std::map<uint32_t, std::vector<std::pair<uint64_t, int>>> events;
+  for (const WarpInterval& w : warps) {
+    events[w.sm].push_back({w.start, 1});
+    events[w.sm].push_back({w.end, -1});
+  }
+  uint32_t best = 0;
+  for (auto& [sm, ev] : events) {
+    std::sort(ev.begin(), ev.end());  // at equal times, ends (-1) first
+    int live = 0;
+    for (const auto& [t, d] : ev) {
+      live += d;
+      best = std::max(best, static_cast<uint32_t>(std::max(live, 0)));
+    }
+  }
+  return best;
+}
+
 struct WarpAcc {
   uint32_t ballot_lanes = 0;
+  uint32_t sm = 0;
+  uint64_t start = 0, end = 0;
+  bool ended = false;
   uint32_t writers = 0;
   // (x / 2, y / 2, primitive) -> helper mask: two primitives may each have
   // a quad at one place in a warp.
@@ -35,12 +66,14 @@ struct WarpAcc {
   int32_t x0 = INT32_MAX, y0 = INT32_MAX, x1 = INT32_MIN, y1 = INT32_MIN;
 };
 
-void Summarize(const std::vector<Record>& recs, bool fragment,
-               StageObservation* s) {
+void Summarize(const std::vector<Record>& recs, uint32_t stage,
+               StageObservation* s, std::vector<WarpInterval>* intervals) {
+  const bool fragment = stage == kObsFlagFragment;
   s->invocations = recs.size();
   std::map<uint32_t, WarpAcc> warps;
   std::set<uint32_t> sms;
   std::set<std::pair<uint32_t, uint32_t>> slots, vertices;
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> groups;
   std::map<std::pair<int32_t, int32_t>, std::set<uint32_t>> pixel_sms;
   for (Record r : recs) {
     const uint32_t flags = r[kObsFlags];
@@ -50,8 +83,11 @@ void Summarize(const std::vector<Record>& recs, bool fragment,
       slots.insert({r[kObsSm], r[kObsSlot]});
       s->max_warp_slot = std::max(s->max_warp_slot, r[kObsSlot]);
     }
-    if (!fragment) {
+    if (stage == kObsFlagVertex) {
       vertices.insert({r[kObsVertexIndex], r[kObsInstanceIndex]});
+    } else if (stage == kObsFlagCompute) {
+      groups.insert(
+          {r[kObsWorkgroup], r[kObsWorkgroup + 1], r[kObsWorkgroup + 2]});
     } else {
       const int32_t x = PixelOf(r[kObsFragX]), y = PixelOf(r[kObsFragY]);
       if (flags & kObsFlagSm) pixel_sms[{x, y}].insert(r[kObsSm]);
@@ -64,6 +100,12 @@ void Summarize(const std::vector<Record>& recs, bool fragment,
     WarpAcc& w = warps[r[kObsWarp]];
     w.ballot_lanes = BallotLanes(r);
     ++w.writers;
+    w.sm = r[kObsSm];
+    w.start = Clock(r, kObsClockLo);
+    if ((flags & kObsFlagClock) && HasEnd(r)) {
+      w.end = std::max(w.end, Clock(r, kObsEndClockLo));
+      w.ended = true;
+    }
     if (!fragment) continue;
     const int32_t x = PixelOf(r[kObsFragX]), y = PixelOf(r[kObsFragY]);
     const uint32_t primitive =
@@ -78,9 +120,15 @@ void Summarize(const std::vector<Record>& recs, bool fragment,
   s->sms = sms.size();
   s->sm_warp_slots = slots.size();
   s->distinct_vertices = vertices.size();
-  double fw = 0, fh = 0;
+  s->workgroups = groups.size();
+  double fw = 0, fh = 0, cycles = 0;
+  std::vector<WarpInterval> lives;
   for (const auto& [id, w] : warps) {
     ++s->ballot_lanes_histogram[w.ballot_lanes];
+    if (w.ended && (s->flags & kObsFlagSm) && w.end >= w.start) {
+      lives.push_back({w.sm, w.start, w.end, stage});
+      cycles += static_cast<double>(w.end - w.start);
+    }
     if (!fragment) continue;
     uint32_t helpers = 0;
     for (const auto& [q, mask] : w.quads) helpers += std::popcount(mask);
@@ -100,6 +148,12 @@ void Summarize(const std::vector<Record>& recs, bool fragment,
     s->max_footprint_width = std::max(s->max_footprint_width, width);
     s->max_footprint_height = std::max(s->max_footprint_height, height);
   }
+  s->timed_warps = lives.size();
+  if (!lives.empty()) {
+    s->mean_warp_cycles = cycles / static_cast<double>(lives.size());
+    s->max_live_warps_per_sm = MaxLive(lives);
+  }
+  intervals->insert(intervals->end(), lives.begin(), lives.end());
   if (fragment && !warps.empty()) {
     s->mean_footprint_width = fw / static_cast<double>(warps.size());
     s->mean_footprint_height = fh / static_cast<double>(warps.size());
@@ -138,13 +192,37 @@ DrawObservation ObserveFromBuffer(std::span<const uint32_t> words) {
   o.records.assign(
       words.begin() + kObserveHeaderWords,
       words.begin() + kObserveHeaderWords + n * kObserveRecordWords);
-  std::vector<Record> vertex, fragment;
+  std::vector<Record> vertex, fragment, compute;
   for (size_t i = 0; i < n; ++i) {
     Record r(o.records.data() + i * kObserveRecordWords, kObserveRecordWords);
-    (r[kObsFlags] & kObsFlagFragment ? fragment : vertex).push_back(r);
+    const uint32_t flags = r[kObsFlags];
+    (flags & kObsFlagFragment  ? fragment
+     : flags & kObsFlagCompute ? compute
+                               : vertex)
+        .push_back(r);
   }
-  Summarize(vertex, false, &o.vertex);
-  Summarize(fragment, true, &o.fragment);
+  std::vector<WarpInterval> lives;
+  Summarize(vertex, kObsFlagVertex, &o.vertex, &lives);
+  Summarize(fragment, kObsFlagFragment, &o.fragment, &lives);
+  Summarize(compute, kObsFlagCompute, &o.compute, &lives);
+  o.max_live_warps_per_sm = MaxLive(lives);
+  std::map<uint32_t, std::vector<const WarpInterval*>> by_sm;
+  for (const WarpInterval& w : lives) by_sm[w.sm].push_back(&w);
+  for (const auto& [sm, ws] : by_sm) {
+    bool vs = false, fs = false, overlap = false;
+    for (const WarpInterval* a : ws) {
+      vs |= a->stage == kObsFlagVertex;
+      fs |= a->stage == kObsFlagFragment;
+      if (a->stage != kObsFlagVertex) continue;
+      for (const WarpInterval* b : ws) {
+        overlap |= b->stage == kObsFlagFragment && a->start < b->end &&
+                   b->start < a->end;
+        if (overlap) break;
+      }
+    }
+    o.sms_with_both_stages += vs && fs;
+    o.sms_with_overlapping_stages += overlap;
+  }
   return o;
 }
 

@@ -44,15 +44,37 @@ struct StageObservation {
   // Aligned square tile side (2..512) -> share of the tiles with any pixel
   // whose pixels were all shaded on one SM (with kObsFlagSm).
   std::map<uint32_t, double> tile_single_sm_share;
-  // Vertex: distinct (vertex index, instance index) pairs.
+  // Vertex: distinct (vertex index, instance index) pairs. Compute:
+  // distinct workgroups.
   uint64_t distinct_vertices = 0;
+  uint64_t workgroups = 0;
+  // With subgroup fields, SM ids and both clocks: a warp lives from its
+  // start clock to the latest end clock of its lanes (warps whose lanes
+  // all ended by discard are left out). Per SM, the most warps of this
+  // stage alive at once; the mean lifetime in SM clock cycles.
+  uint32_t max_live_warps_per_sm = 0;
+  double mean_warp_cycles = 0;
+  uint64_t timed_warps = 0;
+};
+
+// A warp's life on its SM, in that SM's clock.
+struct WarpInterval {
+  uint32_t sm = 0;
+  uint64_t start = 0, end = 0;
+  uint32_t stage = 0;  // kObsFlagVertex / kObsFlagFragment / kObsFlagCompute
 };
 
 struct DrawObservation {
   uint32_t taken = 0;             // records the shaders asked for
   uint32_t capacity = 0;          // records the buffer held
   std::vector<uint32_t> records;  // min(taken, capacity) records
-  StageObservation vertex, fragment;
+  StageObservation vertex, fragment, compute;
+  // Vertex and fragment warps on one SM: SMs that ran warps of both
+  // stages, SMs where a vertex warp's life overlapped a fragment warp's,
+  // and the most warps (any stage) alive at once on one SM.
+  uint64_t sms_with_both_stages = 0;
+  uint64_t sms_with_overlapping_stages = 0;
+  uint32_t max_live_warps_per_sm = 0;
   bool truncated() const { return taken > capacity; }
 };
 
@@ -60,9 +82,11 @@ struct DrawObservation {
 // the statistics.
 DrawObservation ObserveFromBuffer(std::span<const uint32_t> words);
 
-// The file next to the report: "WSOBSV01", then per draw its index in
-// draws[], taken, capacity, the record count and the records
-// (little-endian uint32 words, kObserveRecordWords per record).
+// The file next to the report: "WSOBSV01", then per draw or dispatch its
+// index in draws[] (or kObserveDispatch | its index in dispatches[]),
+// taken, capacity, the record count and the records (little-endian uint32
+// words, kObserveRecordWords per record).
+inline constexpr uint32_t kObserveDispatch = 0x80000000u;
 std::string ObservationFileBytes(
     const std::vector<std::pair<int, const DrawObservation*>>& draws);
 

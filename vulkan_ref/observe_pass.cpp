@@ -92,12 +92,15 @@ class Pass {
   };
 
   uint32_t NewId() { return bound_++; }
+  bool fragment() const { return options_.stage == ObservedStage::kFragment; }
+  bool compute() const { return options_.stage == ObservedStage::kCompute; }
 
   // ---- Reading the module. ----
 
   Status Analyze() {
-    const uint32_t model = options_.fragment ? U(spv::ExecutionModel::Fragment)
-                                             : U(spv::ExecutionModel::Vertex);
+    const uint32_t model = fragment()  ? U(spv::ExecutionModel::Fragment)
+                           : compute() ? U(spv::ExecutionModel::GLCompute)
+                                       : U(spv::ExecutionModel::Vertex);
     std::map<uint32_t, std::string> imports;
     for (size_t i = 0; i < module_.instructions.size(); ++i) {
       const spirv::Instruction& in = module_.instructions[i];
@@ -166,7 +169,9 @@ class Pass {
     }
     if (entry_index_ == 0 && entry_function_ == 0) {
       return InvalidInput(std::string("no ") +
-                          (options_.fragment ? "fragment" : "vertex") +
+                          (fragment()  ? "fragment"
+                           : compute() ? "compute"
+                                       : "vertex") +
                           " entry point named '" + options_.entry_point + "'");
     }
     for (size_t i = function_index_ + 1; i < module_.instructions.size(); ++i) {
@@ -178,6 +183,11 @@ class Pass {
     }
     if (function_index_ == 0 || first_label_ == 0)
       return InvalidInput("the entry point's function has no body");
+    for (size_t i = label_index_; i < module_.instructions.size(); ++i) {
+      const Op op = static_cast<Op>(module_.instructions[i].opcode);
+      if (op == Op::OpFunctionEnd) break;
+      if (op == Op::OpReturn) returns_[i];
+    }
     for (const auto& [var, builtin] : builtin_of_) {
       auto it = input_vars_.find(var);
       if (it == input_vars_.end()) continue;
@@ -241,7 +251,7 @@ class Pass {
     if (interface_.insert(var).second) interface_added_.push_back(var);
   }
 
-  enum class Want { kUint, kBool, kVec4 };
+  enum class Want { kUint, kBool, kVec4, kUVec3 };
 
   // Loads built-in `b` (the module's own variable when it has one) into
   // code_, as a uint (bit-cast from int), a bool or a vec4.
@@ -251,16 +261,17 @@ class Pass {
     if (it != builtins_.end()) {
       v = it->second;
     } else {
-      v.pointee = want == Want::kUint   ? Uint()
-                  : want == Want::kBool ? Bool()
-                                        : Type(Op::OpTypeVector, {Float(), 4});
+      v.pointee = want == Want::kUint    ? Uint()
+                  : want == Want::kBool  ? Bool()
+                  : want == Want::kUVec3 ? UVec(3)
+                                         : Type(Op::OpTypeVector, {Float(), 4});
       const uint32_t ptr = Pointer(spv::StorageClass::Input, v.pointee);
       v.var = NewId();
       Emit(&globals_, Op::OpVariable,
            {ptr, v.var, U(spv::StorageClass::Input)});
       Emit(&annotations_, Op::OpDecorate,
            {v.var, U(spv::Decoration::BuiltIn), U(b)});
-      if (options_.fragment && want == Want::kUint)
+      if (fragment() && want == Want::kUint)
         Emit(&annotations_, Op::OpDecorate, {v.var, U(spv::Decoration::Flat)});
       if (b == spv::BuiltIn::HelperInvocation && version_ >= 0x10600) {
         Emit(&annotations_, Op::OpDecorate,
@@ -270,10 +281,10 @@ class Pass {
     }
     UseInInterface(v.var);
     uint32_t value = NewId();
-    Emit(&code_, Op::OpLoad, {v.pointee, value, v.var});
+    Emit(cur_, Op::OpLoad, {v.pointee, value, v.var});
     if (want == Want::kUint && v.pointee != Uint()) {
       const uint32_t cast = NewId();
-      Emit(&code_, Op::OpBitcast, {Uint(), cast, value});
+      Emit(cur_, Op::OpBitcast, {Uint(), cast, value});
       value = cast;
     }
     return value;
@@ -283,8 +294,8 @@ class Pass {
     const uint32_t id = NewId();
     Words w = {type, id};
     w.insert(w.end(), args);
-    code_.push_back(static_cast<uint32_t>(w.size() + 1) << 16 | U(op));
-    code_.insert(code_.end(), w.begin(), w.end());
+    cur_->push_back(static_cast<uint32_t>(w.size() + 1) << 16 | U(op));
+    cur_->insert(cur_->end(), w.begin(), w.end());
     return id;
   }
 
@@ -299,6 +310,14 @@ class Pass {
     const uint32_t mem_scope = Const(
         U(vulkan_memory_model_ ? spv::Scope::QueueFamily : spv::Scope::Device));
     const uint32_t relaxed = Const(0);
+    // The record index of this invocation, for the end clock.
+    uint32_t record_var = 0;
+    if (options_.clock) {
+      record_var = NewId();
+      Emit(cur_, Op::OpVariable,
+           {Pointer(spv::StorageClass::Function, u), record_var,
+            U(spv::StorageClass::Function), absent});
+    }
 
     // The buffer: struct { uint words[]; }.
     const uint32_t array = NewId();
@@ -328,10 +347,12 @@ class Pass {
 
     std::array<uint32_t, kObserveRecordWords> f;
     f.fill(absent);
-    uint32_t flags = options_.fragment ? kObsFlagFragment : kObsFlagVertex;
-    const bool helpers = !options_.fragment || options_.helper_invocation;
+    uint32_t flags = fragment()  ? kObsFlagFragment
+                     : compute() ? kObsFlagCompute
+                                 : kObsFlagVertex;
+    const bool helpers = !fragment() || options_.helper_invocation;
     const bool subgroup = options_.subgroup && helpers;
-    const bool quad = options_.fragment && subgroup && options_.quad;
+    const bool quad = fragment() && subgroup && options_.quad;
     if (subgroup) {
       flags |= kObsFlagSubgroup;
       Capability(spv::Capability::GroupNonUniform);
@@ -362,7 +383,7 @@ class Pass {
       f[kObsClockHi] = Op2(Op::OpCompositeExtract, u, {clock, 1});
     }
     uint32_t writes = True();  // invocations that write a record
-    if (options_.fragment) {
+    if (fragment()) {
       const uint32_t helper =
           helpers ? LoadBuiltin(spv::BuiltIn::HelperInvocation, Want::kBool)
                   : 0;
@@ -394,6 +415,13 @@ class Pass {
         }
         f[kObsPrimitive] = LoadBuiltin(spv::BuiltIn::PrimitiveId, Want::kUint);
       }
+    } else if (compute()) {
+      f[kObsLocalIndex] =
+          LoadBuiltin(spv::BuiltIn::LocalInvocationIndex, Want::kUint);
+      const uint32_t group =
+          LoadBuiltin(spv::BuiltIn::WorkgroupId, Want::kUVec3);
+      for (uint32_t k = 0; k < 3; ++k)
+        f[kObsWorkgroup + k] = Op2(Op::OpCompositeExtract, u, {group, k});
     } else {
       f[kObsVertexIndex] = LoadBuiltin(spv::BuiltIn::VertexIndex, Want::kUint);
       f[kObsInstanceIndex] =
@@ -411,14 +439,14 @@ class Pass {
           Op2(Op::OpGroupNonUniformBallotFindLSB, u, {sg, writers});
       const uint32_t lead = Op2(Op::OpIEqual, b, {f[kObsLane], first});
       const uint32_t count_block = NewId(), joined = NewId();
-      Emit(&code_, Op::OpSelectionMerge, {joined, 0});
-      Emit(&code_, Op::OpBranchConditional, {lead, count_block, joined});
-      Emit(&code_, Op::OpLabel, {count_block});
+      Emit(cur_, Op::OpSelectionMerge, {joined, 0});
+      Emit(cur_, Op::OpBranchConditional, {lead, count_block, joined});
+      Emit(cur_, Op::OpLabel, {count_block});
       const uint32_t taken =
           Op2(Op::OpAtomicIAdd, u,
               {word(Const(kObserveWarpCounter)), mem_scope, relaxed, Const(1)});
-      Emit(&code_, Op::OpBranch, {joined});
-      Emit(&code_, Op::OpLabel, {joined});
+      Emit(cur_, Op::OpBranch, {joined});
+      Emit(cur_, Op::OpLabel, {joined});
       const uint32_t value =
           Op2(Op::OpPhi, u, {taken, count_block, Const(0), entry});
       f[kObsWarp] = Op2(Op::OpGroupNonUniformShuffle, u, {sg, value, first});
@@ -427,31 +455,57 @@ class Pass {
     // The record.
     const uint32_t write_block = NewId(), done = NewId();
     const uint32_t store_block = NewId(), stored = NewId();
-    Emit(&code_, Op::OpSelectionMerge, {done, 0});
-    Emit(&code_, Op::OpBranchConditional, {writes, write_block, done});
-    Emit(&code_, Op::OpLabel, {write_block});
+    Emit(cur_, Op::OpSelectionMerge, {done, 0});
+    Emit(cur_, Op::OpBranchConditional, {writes, write_block, done});
+    Emit(cur_, Op::OpLabel, {write_block});
     const uint32_t index = Op2(
         Op::OpAtomicIAdd, u,
         {word(Const(kObserveInvocationCounter)), mem_scope, relaxed, Const(1)});
     const uint32_t capacity =
         Op2(Op::OpLoad, u, {word(Const(kObserveCapacity))});
     const uint32_t fits = Op2(Op::OpULessThan, b, {index, capacity});
-    Emit(&code_, Op::OpSelectionMerge, {stored, 0});
-    Emit(&code_, Op::OpBranchConditional, {fits, store_block, stored});
-    Emit(&code_, Op::OpLabel, {store_block});
-    const uint32_t scaled =
-        Op2(Op::OpIMul, u, {index, Const(kObserveRecordWords)});
-    const uint32_t base =
-        Op2(Op::OpIAdd, u, {scaled, Const(kObserveHeaderWords)});
+    Emit(cur_, Op::OpSelectionMerge, {stored, 0});
+    Emit(cur_, Op::OpBranchConditional, {fits, store_block, stored});
+    Emit(cur_, Op::OpLabel, {store_block});
+    auto record_base = [&](uint32_t record) {
+      const uint32_t scaled =
+          Op2(Op::OpIMul, u, {record, Const(kObserveRecordWords)});
+      return Op2(Op::OpIAdd, u, {scaled, Const(kObserveHeaderWords)});
+    };
+    const uint32_t base = record_base(index);
     for (uint32_t k = 0; k < kObserveRecordWords; ++k) {
       const uint32_t at = k == 0 ? base : Op2(Op::OpIAdd, u, {base, Const(k)});
-      Emit(&code_, Op::OpStore, {word(at), f[k]});
+      Emit(cur_, Op::OpStore, {word(at), f[k]});
     }
-    Emit(&code_, Op::OpBranch, {stored});
-    Emit(&code_, Op::OpLabel, {stored});
-    Emit(&code_, Op::OpBranch, {done});
-    Emit(&code_, Op::OpLabel, {done});
-    Emit(&code_, Op::OpBranch, {first_label_});
+    if (record_var != 0) Emit(cur_, Op::OpStore, {record_var, index});
+    Emit(cur_, Op::OpBranch, {stored});
+    Emit(cur_, Op::OpLabel, {stored});
+    Emit(cur_, Op::OpBranch, {done});
+    Emit(cur_, Op::OpLabel, {done});
+    Emit(cur_, Op::OpBranch, {first_label_});
+
+    // The end clock, before every return.
+    if (record_var == 0) return;
+    for (auto& [at, words] : returns_) {
+      cur_ = &words;
+      const uint32_t record = Op2(Op::OpLoad, u, {record_var});
+      const uint32_t kept = Op2(Op::OpINotEqual, b, {record, absent});
+      const uint32_t clock = Op2(Op::OpReadClockKHR, UVec(2), {sg});
+      const uint32_t store = NewId(), merge = NewId();
+      Emit(cur_, Op::OpSelectionMerge, {merge, 0});
+      Emit(cur_, Op::OpBranchConditional, {kept, store, merge});
+      Emit(cur_, Op::OpLabel, {store});
+      const uint32_t base_at = record_base(record);
+      for (uint32_t k = 0; k < 2; ++k) {
+        const uint32_t part = Op2(Op::OpCompositeExtract, u, {clock, k});
+        const uint32_t slot =
+            Op2(Op::OpIAdd, u, {base_at, Const(kObsEndClockLo + k)});
+        Emit(cur_, Op::OpStore, {word(slot), part});
+      }
+      Emit(cur_, Op::OpBranch, {merge});
+      Emit(cur_, Op::OpLabel, {merge});
+    }
+    cur_ = &code_;
   }
 
   // ---- Writing the module. ----
@@ -504,6 +558,8 @@ class Pass {
         Emit(&out, Op::OpLabel, {first_label_});
         in_first_block = false;
       }
+      if (auto it = returns_.find(i); it != returns_.end())
+        out.insert(out.end(), it->second.begin(), it->second.end());
       out.insert(out.end(), in.words.begin(), in.words.end());
     }
     if (!globals_done) return InvalidInput("module without functions");
@@ -533,6 +589,9 @@ class Pass {
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> pointers_;
   uint32_t true_ = 0;
   Words new_capabilities_, new_extensions_, annotations_, globals_, code_;
+  Words* cur_ = &code_;  // where Op2 and Emit(cur_, ...) write
+  // OpReturn instruction index -> the code before it (end clock).
+  std::map<size_t, Words> returns_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
-// `warpsim-vkref --observe`: the SPIR-V pass that makes a vertex or
-// fragment shader record, per invocation, where and how the device ran it.
+// `warpsim-vkref --observe`: the SPIR-V pass that makes a vertex, fragment
+// or compute shader record, per invocation, where and how the device ran
+// it.
 //
 // The pass adds one storage buffer (a runtime array of uint at the set and
 // binding the caller picks) and, at the start of the entry point (before
@@ -13,7 +14,11 @@
 //     subgroupBallot(true), a subgroup-scope clock (SPV_KHR_shader_clock);
 //     for fragments the quad's helper lanes (quad broadcasts of
 //     HelperInvocation), FragCoord.xy and PrimitiveId; for vertices
-//     VertexIndex and InstanceIndex.
+//     VertexIndex and InstanceIndex; for compute LocalInvocationIndex and
+//     WorkgroupId;
+//   - and before every return of the entry point, the clock again into
+//     the invocation's record (invocations that end by discard, terminate
+//     or demote keep kObserveAbsent there).
 // Helper invocations write nothing (their stores are discarded by Vulkan);
 // the quad mask of their non-helper neighbours counts them. Parts a device
 // cannot run (no SM builtins, no clock, no subgroup operations in this
@@ -40,7 +45,7 @@ inline constexpr uint32_t kObserveHeaderWords = 4;
 inline constexpr uint32_t kObserveInvocationCounter = 0;  // records taken
 inline constexpr uint32_t kObserveWarpCounter = 1;        // warps numbered
 inline constexpr uint32_t kObserveCapacity = 2;  // records that fit (host)
-inline constexpr uint32_t kObserveRecordWords = 16;
+inline constexpr uint32_t kObserveRecordWords = 20;
 inline constexpr uint32_t kObserveAbsent = 0xffffffffu;
 
 // Words of one record.
@@ -53,13 +58,18 @@ enum ObserveField : uint32_t {
   kObsBallot = 5,          // 4 words: subgroupBallot(true)
   kObsQuadHelpers = 9,     // fragment: bit i set = quad lane i is a helper
   kObsVertexIndex = 9,     // vertex
+  kObsLocalIndex = 9,      // compute: LocalInvocationIndex
   kObsFragX = 10,          // fragment: FragCoord.x (float bits)
   kObsInstanceIndex = 10,  // vertex
+  kObsWorkgroup = 10,      // compute: 3 words, WorkgroupId x, y, z
   kObsFragY = 11,          // fragment: FragCoord.y (float bits)
   kObsPrimitive = 12,      // fragment: PrimitiveId
-  kObsClockLo = 13,        // subgroup clock, low and high words
+  kObsClockLo = 13,        // subgroup clock at the start, low and high
   kObsClockHi = 14,
   kObsSubgroupSize = 15,
+  kObsEndClockLo = 16,  // subgroup clock at the entry point's return; absent
+  kObsEndClockHi = 17,  // after discard, terminate or demote
+  kObsReserved = 18,    // 2 words, absent
 };
 
 enum ObserveFlag : uint32_t {
@@ -70,10 +80,13 @@ enum ObserveFlag : uint32_t {
   kObsFlagSm = 1u << 4,
   kObsFlagClock = 1u << 5,
   kObsFlagPrimitive = 1u << 6,
+  kObsFlagCompute = 1u << 7,
 };
 
+enum class ObservedStage { kVertex, kFragment, kCompute };
+
 struct ObservePassOptions {
-  bool fragment = false;  // else vertex
+  ObservedStage stage = ObservedStage::kVertex;
   std::string entry_point;
   uint32_t descriptor_set = 0;
   uint32_t binding = 0;
@@ -90,7 +103,7 @@ struct ObservePassOptions {
 };
 
 // The instrumented module. InvalidInput for words that are not a module
-// with a vertex or fragment entry point of that name (the caller passes the
+// with an entry point of that name for the stage (the caller passes the
 // validated module the device would get).
 Result<std::vector<uint32_t>> InstrumentForObserve(
     std::span<const uint32_t> words, const ObservePassOptions& options);

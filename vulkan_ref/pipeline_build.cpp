@@ -285,8 +285,8 @@ Status MakeGraphicsPipeline(const Device& device, const scene::Scene& scene,
   return {};
 }
 
-// --observe: instruments the vertex and fragment shaders to write their
-// records to binding 0 of the first set after the scene's.
+// --observe: instruments the shaders to write their records to binding 0
+// of the first set after the scene's.
 Status Instrument(const Device& device, std::vector<Stage>* stages,
                   PipelineObjects* out) {
   uint32_t set = 0;
@@ -301,11 +301,16 @@ Status Instrument(const Device& device, std::vector<Stage>* stages,
   const ObserveSupport& support = device.observe();
   for (Stage& st : *stages) {
     ObservePassOptions o;
-    o.fragment = st.att->stage == scene::ShaderStage::kFragment;
+    o.stage = st.att->stage == scene::ShaderStage::kFragment
+                  ? ObservedStage::kFragment
+              : st.att->stage == scene::ShaderStage::kCompute
+                  ? ObservedStage::kCompute
+                  : ObservedStage::kVertex;
     o.entry_point = st.att->entry_point;
     o.descriptor_set = set;
-    o.subgroup =
-        o.fragment ? support.fragment_subgroup : support.vertex_subgroup;
+    o.subgroup = o.stage == ObservedStage::kFragment ? support.fragment_subgroup
+                 : o.stage == ObservedStage::kCompute ? support.compute_subgroup
+                                                      : support.vertex_subgroup;
     o.quad = support.fragment_quad;
     o.sm_builtins = support.sm_builtins;
     o.clock = support.clock;
@@ -398,7 +403,7 @@ Result<PipelineObjects> BuildPipeline(
       out.slots[key] = s;
     }
   }
-  if (device.observe().enabled && !shape.compute) {
+  if (device.observe().enabled) {
     if (Status s = Instrument(device, &stages, &out); !s.ok()) return s.error();
   }
   if (Status s = MakeLayout(device, scene, p, push, &out); !s.ok()) {

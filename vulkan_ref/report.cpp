@@ -21,8 +21,14 @@ nlohmann::json Histogram(const std::map<uint32_t, uint64_t>& h) {
   return j;
 }
 
-nlohmann::json StageJson(const StageObservation& s, bool fragment) {
+nlohmann::json StageJson(const StageObservation& s, uint32_t stage) {
+  const bool fragment = stage == kObsFlagFragment;
   nlohmann::json j = {{"invocations", s.invocations}};
+  if (s.timed_warps != 0) {
+    j["timed_warps"] = s.timed_warps;
+    j["mean_warp_cycles"] = s.mean_warp_cycles;
+    j["max_live_warps_per_sm"] = s.max_live_warps_per_sm;
+  }
   if (s.flags & kObsFlagSubgroup) {
     j["warps"] = s.warps;
     j["ballot_lanes_histogram"] = Histogram(s.ballot_lanes_histogram);
@@ -32,8 +38,12 @@ nlohmann::json StageJson(const StageObservation& s, bool fragment) {
     j["sm_warp_slots"] = s.sm_warp_slots;
     j["max_warp_slot"] = s.max_warp_slot;
   }
-  if (!fragment) {
+  if (stage == kObsFlagVertex) {
     j["distinct_vertices"] = s.distinct_vertices;
+    return j;
+  }
+  if (stage == kObsFlagCompute) {
+    j["workgroups"] = s.workgroups;
     return j;
   }
   if (s.flags & kObsFlagSubgroup) {
@@ -67,8 +77,12 @@ nlohmann::json ObservationJson(const DrawObservation& o) {
   return {{"records", o.records.size() / kObserveRecordWords},
           {"taken", o.taken},
           {"truncated", o.truncated()},
-          {"vertex", StageJson(o.vertex, false)},
-          {"fragment", StageJson(o.fragment, true)}};
+          {"vertex", StageJson(o.vertex, kObsFlagVertex)},
+          {"fragment", StageJson(o.fragment, kObsFlagFragment)},
+          {"compute", StageJson(o.compute, kObsFlagCompute)},
+          {"sms_with_both_stages", o.sms_with_both_stages},
+          {"sms_with_overlapping_stages", o.sms_with_overlapping_stages},
+          {"max_live_warps_per_sm", o.max_live_warps_per_sm}};
 }
 
 }  // namespace

@@ -29,8 +29,8 @@ double DeviceDrawReport::median_gpu_ns() const {
 
 namespace {
 
-// --observe: the largest observation buffer (records of 64 bytes: 256 MiB).
-constexpr uint32_t kMaxObserveRecords = 1u << 22;
+// --observe: the largest observation buffer (records of 80 bytes: 640 MiB).
+constexpr uint32_t kMaxObserveRecords = 1u << 23;
 
 class DeviceSceneRunner : public SceneState {
  public:

@@ -41,9 +41,18 @@ std::vector<uint32_t> Compile(const char* glsl, ShaderStage stage,
   return *words;
 }
 
+constexpr char kCompute[] = R"(#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() {
+  if (gl_GlobalInvocationID.x > 100) return;
+  b.v[gl_GlobalInvocationID.x] = gl_WorkGroupID.x;
+}
+)";
+
 ObservePassOptions Everything(bool fragment) {
   ObservePassOptions o;
-  o.fragment = fragment;
+  o.stage = fragment ? ObservedStage::kFragment : ObservedStage::kVertex;
   o.entry_point = "main";
   o.descriptor_set = 1;
   o.subgroup = o.quad = o.sm_builtins = o.clock = o.primitive_id = true;
@@ -118,6 +127,28 @@ TEST_CASE("InstrumentForObserve gives valid modules at every SPIR-V version",
         CHECK(CountBuiltin(*out, b) == (wanted ? 1u : 0u));
       }
     }
+  }
+}
+
+TEST_CASE("InstrumentForObserve instruments compute shaders", "[vkref]") {
+  for (TargetEnv env : {TargetEnv::kVulkan1_1, TargetEnv::kVulkan1_3}) {
+    CAPTURE(spirv::TargetEnvName(env));
+    auto words = spirv::CompileGlsl(kCompute, ShaderStage::kCompute, env, "c");
+    REQUIRE(words.ok());
+    auto legal = spirv::LegalizeSpirv(*words, env, "c");
+    REQUIRE(legal.ok());
+    ObservePassOptions o = Everything(false);
+    o.stage = ObservedStage::kCompute;
+    auto out = InstrumentForObserve(*legal, o);
+    REQUIRE(out.ok());
+    const Status valid = spirv::ValidateSpirv(*out, env, "observed");
+    INFO((valid.ok() ? "" : valid.error().ToString()));
+    CHECK(valid.ok());
+    CHECK(CountBuiltin(*out, spv::BuiltIn::WorkgroupId) == 1);
+    CHECK(CountBuiltin(*out, spv::BuiltIn::LocalInvocationIndex) == 1);
+    // One clock at the start and one before each return of main.
+    CHECK(Count(*out, spv::Op::OpReadClockKHR) ==
+          1 + Count(*legal, spv::Op::OpReturn));
   }
 }
 

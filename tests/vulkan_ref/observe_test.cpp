@@ -116,6 +116,40 @@ TEST_CASE("Observed vertex records and truncation", "[vkref]") {
   CHECK(file[20] == 3);  // records
 }
 
+// A warp record with clocks: warp w of `stage` on SM sm from start to end.
+void AddTimed(std::vector<uint32_t>* buf, uint32_t stage, uint32_t w,
+              uint32_t sm, uint32_t start, uint32_t end) {
+  uint32_t r[kObserveRecordWords] = {};
+  r[kObsFlags] = stage | kObsFlagSubgroup | kObsFlagSm | kObsFlagClock;
+  r[kObsWarp] = w;
+  r[kObsSm] = sm;
+  r[kObsBallot] = 1;
+  r[kObsClockLo] = start;
+  r[kObsEndClockLo] = end;
+  buf->insert(buf->end(), r, r + kObserveRecordWords);
+  (*buf)[kObserveInvocationCounter] += 1;
+}
+
+TEST_CASE("Observed clocks give warp lifetimes and stage overlap", "[vkref]") {
+  std::vector<uint32_t> b = Header(100);
+  // SM 0: vertex warp 0 [0, 100) overlaps fragment warps 1 [50, 150) and
+  // 2 [60, 70); SM 1: vertex warp 3 [0, 10) then fragment warp 4 [10, 20).
+  AddTimed(&b, kObsFlagVertex, 0, 0, 0, 100);
+  AddTimed(&b, kObsFlagFragment, 1, 0, 50, 150);
+  AddTimed(&b, kObsFlagFragment, 2, 0, 60, 70);
+  AddTimed(&b, kObsFlagVertex, 3, 1, 0, 10);
+  AddTimed(&b, kObsFlagFragment, 4, 1, 10, 20);
+  const DrawObservation o = ObserveFromBuffer(b);
+  CHECK(o.vertex.timed_warps == 2);
+  CHECK(o.fragment.timed_warps == 3);
+  CHECK(o.fragment.max_live_warps_per_sm == 2);
+  CHECK(o.vertex.max_live_warps_per_sm == 1);
+  CHECK(o.max_live_warps_per_sm == 3);
+  CHECK(o.sms_with_both_stages == 2);
+  CHECK(o.sms_with_overlapping_stages == 1);
+  CHECK(o.vertex.mean_warp_cycles == Approx(55.0));
+}
+
 TEST_CASE("A short buffer gives an empty observation", "[vkref]") {
   const std::vector<uint32_t> b = {5, 0};
   const DrawObservation o = ObserveFromBuffer(b);
