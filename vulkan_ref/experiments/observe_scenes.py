@@ -20,6 +20,11 @@ emulator). The shaders are plain; --observe instruments them.
                         4, 2 and 3-pixel cells, 3 overlapping full-screen
                         triangles, 300 random small triangles, and the
                         full rectangle again on R8 and RGBA32F images (E9)
+  e8c_derivatives.amber what plain dFdx/dFdy are on the device (fine or
+                        coarse) and which quad members the coarse ones use:
+                        f = x * y at pixel centres of a 4x4 image, the four
+                        derivatives written to a buffer, one EXPECT per
+                        hypothesis (only the true ones pass)
   e12_occupancy.amber   fragment warps alive at once per SM against
                         registers (K vec4 accumulators in a spin loop) and
                         against varyings (V vec4 inputs), 512x512 each
@@ -198,6 +203,58 @@ RUN f32 DRAW_RECT POS 0 0 SIZE 256 256
     return "".join(out)
 
 
+def e8c():
+    n = 4
+    hyps = {  # name -> (plane, value at pixel x, y)
+        "plain_dFdx_fine": (0, lambda x, y: y + 0.5),
+        "plain_dFdx_coarse_top_row": (0, lambda x, y: (y & ~1) + 0.5),
+        "plain_dFdx_coarse_bottom_row": (0, lambda x, y: (y | 1) + 0.5),
+        "plain_dFdy_fine": (1, lambda x, y: x + 0.5),
+        "plain_dFdy_coarse_left_column": (1, lambda x, y: (x & ~1) + 0.5),
+        "plain_dFdy_coarse_right_column": (1, lambda x, y: (x | 1) + 0.5),
+        "dFdxCoarse_top_row": (2, lambda x, y: (y & ~1) + 0.5),
+        "dFdxCoarse_bottom_row": (2, lambda x, y: (y | 1) + 0.5),
+        "dFdyCoarse_left_column": (3, lambda x, y: (x & ~1) + 0.5),
+        "dFdyCoarse_right_column": (3, lambda x, y: (x | 1) + 0.5),
+    }
+    expects = []
+    for name, (plane, value) in hyps.items():
+        values = " ".join(f"{value(i % n, i // n):.1f}" for i in range(n * n))
+        expects.append(f"# hypothesis {name}\n"
+                       f"EXPECT derivs IDX {plane * n * n * 4} EQ {values}")
+    return f"""#!amber
+# Plain and coarse derivatives of f = x * y (pixel centres) on a 4x4 image:
+# plane k of buffer derivs holds dFdx, dFdy, dFdxCoarse, dFdyCoarse. Each
+# EXPECT is one hypothesis; the ones that pass say what the device does.
+DEVICE_FEATURE fragmentStoresAndAtomics
+SHADER vertex vs PASSTHROUGH
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 color;
+layout(set = 0, binding = 0) buffer D {{ float v[]; }} d;
+void main() {{
+  const float f = gl_FragCoord.x * gl_FragCoord.y;
+  const uint i = uint(gl_FragCoord.y) * {n}u + uint(gl_FragCoord.x);
+  d.v[i] = dFdx(f);
+  d.v[{n * n}u + i] = dFdy(f);
+  d.v[{2 * n * n}u + i] = dFdxCoarse(f);
+  d.v[{3 * n * n}u + i] = dFdyCoarse(f);
+  color = vec4(1.0);
+}}
+END
+BUFFER derivs DATA_TYPE float SIZE {4 * n * n} FILL 0.0
+IMAGE frame FORMAT B8G8R8A8_UNORM DIM_2D WIDTH {n} HEIGHT {n}
+PIPELINE graphics p
+  ATTACH vs
+  ATTACH fs
+  FRAMEBUFFER_SIZE {n} {n}
+  BIND BUFFER frame AS color LOCATION 0
+  BIND BUFFER derivs AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p DRAW_RECT POS 0 0 SIZE {n} {n}
+""" + "\n".join(expects) + "\n"
+
+
 SPIN_FS = """SHADER fragment {name} GLSL
 #version 450
 layout(location = 0) out vec4 color;
@@ -287,7 +344,7 @@ def main(argv):
         return 64
     os.makedirs(argv[1], exist_ok=True)
     for name, text in (("e7_sm_sets", e7()), ("e8_fragment_warps", e8()),
-                       ("e8b_packing", e8b()),
+                       ("e8b_packing", e8b()), ("e8c_derivatives", e8c()),
                        ("e12_occupancy", e12()), ("e14_clock", e14())):
         with open(os.path.join(argv[1], name + ".amber"), "w") as f:
             f.write(text)

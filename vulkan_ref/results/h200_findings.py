@@ -308,6 +308,27 @@ def main(argv):
       "warps alive; no attribute-storage limit showed up to 28 vec4. "
       "In-order retirement was not measured.\n")
 
+    # ---- Derivatives ----
+    w("## Derivatives: plain dFdx/dFdy and the coarse quad members (E8c)\n")
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(HERE, "..", "experiments"))
+    import observe_scenes  # the scene's text: which EXPECT tests what
+    hyp_of, name = {}, None
+    for number, text in enumerate(observe_scenes.e8c().splitlines(), 1):
+        if text.startswith("# hypothesis "):
+            name = text.split()[2]
+        elif text.startswith("EXPECT") and name:
+            hyp_of[number], name = name, None
+    e8c = load(os.path.join(obs_dir, "e8c_derivatives.report.json"))
+    w("f = x * y at the pixel centres of a 4x4 image; each hypothesis is "
+      "one EXPECT over the 16 pixels:\n")
+    w("| hypothesis | holds on the H200 |")
+    w("|---|---|")
+    for e in e8c["expectations"]:
+        w(f"| {hyp_of.get(e['line'], e['line'])} | "
+          f"{'yes' if e['passed'] else 'no'} |")
+    w("")
+
     # ---- E14 ----
     w("## E14: the SM clock\n")
     draws = e14["draws"]
