@@ -81,26 +81,43 @@ Status FragmentStage::RasterizeTriangle(const Triangle& tri) {
   const int64_t x1 = std::min<int64_t>(fb_w - 1, max_x >> kSubPixelBits);
   const int64_t y1 = std::min<int64_t>(fb_h - 1, max_y >> kSubPixelBits);
   if (x1 < x0 || y1 < y0) return {};
-  // Quads in tile order: tiles in raster order, quads in raster order
-  // within a tile.
+  // Quads in tile order: tiles in raster order; within a tile, raster
+  // order, or (kTiles) bands of `band` pixel rows walked column by column.
   const int64_t tile = std::max<uint32_t>(2, state_.config.tile_size & ~1u);
+  const bool tiles = state_.config.quad_packing == QuadPacking::kTiles;
+  const int64_t band =
+      tiles ? std::max<int64_t>(2, 2 * (state_.config.warp_width / 8)) : 2;
   std::vector<Quad> quads;
+  auto visit = [&](int64_t qx, int64_t qy) {
+    uint8_t mask = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int64_t px = qx + (i & 1), py = qy + (i >> 1);
+      if (px >= fb_w || py >= fb_h) continue;
+      const int64_t cx = px * kSubPixel + kSubPixel / 2;
+      const int64_t cy = py * kSubPixel + kSubPixel / 2;
+      if (covered(cx, cy)) mask |= static_cast<uint8_t>(1u << i);
+    }
+    if (mask != 0) {
+      quads.push_back(
+          {static_cast<int32_t>(qx), static_cast<int32_t>(qy), mask});
+    }
+  };
   for (int64_t ty = y0 - y0 % tile; ty <= y1; ty += tile) {
     for (int64_t tx = x0 - x0 % tile; tx <= x1; tx += tile) {
-      for (int64_t qy = std::max(ty, y0); qy < ty + tile && qy <= y1; qy += 2) {
-        for (int64_t qx = std::max(tx, x0); qx < tx + tile && qx <= x1;
-             qx += 2) {
-          uint8_t mask = 0;
-          for (int i = 0; i < 4; ++i) {
-            const int64_t px = qx + (i & 1), py = qy + (i >> 1);
-            if (px >= fb_w || py >= fb_h) continue;
-            const int64_t cx = px * kSubPixel + kSubPixel / 2;
-            const int64_t cy = py * kSubPixel + kSubPixel / 2;
-            if (covered(cx, cy)) mask |= static_cast<uint8_t>(1u << i);
-          }
-          if (mask != 0) {
-            quads.push_back(
-                {static_cast<int32_t>(qx), static_cast<int32_t>(qy), mask});
+      const int64_t qx0 = std::max(tx, x0), qy0 = std::max(ty, y0);
+      const int64_t qx1 = std::min(tx + tile - 1, x1);
+      const int64_t qy1 = std::min(ty + tile - 1, y1);
+      if (!tiles) {
+        for (int64_t qy = qy0; qy <= qy1; qy += 2) {
+          for (int64_t qx = qx0; qx <= qx1; qx += 2) visit(qx, qy);
+        }
+        continue;
+      }
+      for (int64_t by = ty; by <= qy1; by += band) {
+        for (int64_t qx = qx0; qx <= qx1; qx += 2) {
+          for (int64_t qy = std::max(by, qy0); qy < by + band && qy <= qy1;
+               qy += 2) {
+            visit(qx, qy);
           }
         }
       }
@@ -130,7 +147,7 @@ Status FragmentStage::RasterizeTriangle(const Triangle& tri) {
   // mixed packing, quads still queued from earlier primitives end their
   // warp first.
   if (state_.fs->early_fragment_tests) {
-    if (state_.config.mix_primitives_in_warps) EndGroup();
+    if (state_.config.quad_packing == QuadPacking::kMixed) EndGroup();
     for (Quad& q : quads) {
       for (int i = 0; i < 4; ++i) {
         if (!((q.coverage >> i) & 1)) continue;
@@ -142,15 +159,59 @@ Status FragmentStage::RasterizeTriangle(const Triangle& tri) {
       }
     }
   }
+  if (tiles) {
+    for (const Quad& q : quads) {
+      if (q.coverage != 0) PackIntoTile({q, t});
+    }
+    return {};
+  }
   const size_t before = pending_.size();
   for (const Quad& q : quads) {
     if (q.coverage != 0) pending_.push_back({q, t});
   }
   // Unless warps may mix primitives, a triangle's last warp may be partial.
-  if (!state_.config.mix_primitives_in_warps && pending_.size() > before) {
+  if (state_.config.quad_packing == QuadPacking::kPerPrimitive &&
+      pending_.size() > before) {
     EndGroup();
   }
   return {};
+}
+
+void FragmentStage::PackIntoTile(const PendingQuad& q) {
+  const int32_t tile =
+      static_cast<int32_t>(std::max<uint32_t>(2, state_.config.tile_size));
+  const int32_t tx = q.quad.x / tile, ty = q.quad.y / tile;
+  OpenTile* open = nullptr;
+  for (OpenTile& o : open_tiles_) {
+    if (o.tx == tx && o.ty == ty) open = &o;
+  }
+  if (open == nullptr) {
+    if (open_tiles_.size() >= std::max(1u, state_.config.open_tiles)) {
+      auto lru = std::min_element(open_tiles_.begin(), open_tiles_.end(),
+                                  [](const OpenTile& a, const OpenTile& b) {
+                                    return a.last_use < b.last_use;
+                                  });
+      LaunchOpenTile(&*lru);
+      open_tiles_.erase(lru);
+    }
+    open_tiles_.push_back({tx, ty, {}, 0});
+    open = &open_tiles_.back();
+  }
+  open->last_use = ++use_clock_;
+  open->quads.push_back(q);
+  ++open_quads_;
+  if (open->quads.size() >= std::max(1u, state_.config.warp_width / 4)) {
+    LaunchOpenTile(open);
+  }
+}
+
+void FragmentStage::LaunchOpenTile(OpenTile* tile) {
+  if (tile->quads.empty()) return;
+  open_quads_ -= tile->quads.size();
+  pending_.insert(pending_.end(), std::make_move_iterator(tile->quads.begin()),
+                  std::make_move_iterator(tile->quads.end()));
+  tile->quads.clear();
+  MarkGroupEnd();
 }
 
 double FragmentStage::DepthBias(const TriangleSetup& setup) const {
@@ -192,6 +253,21 @@ double FragmentStage::DepthBias(const TriangleSetup& setup) const {
 
 // Queues a primitive's quads for fragment warps. Early fragment tests
 void FragmentStage::EndGroup() {
+  // The end of a draw launches every open tile warp, least recently used
+  // first (LaunchOpenTile ends its own group).
+  if (!open_tiles_.empty()) {
+    std::sort(open_tiles_.begin(), open_tiles_.end(),
+              [](const OpenTile& a, const OpenTile& b) {
+                return a.last_use < b.last_use;
+              });
+    std::vector<OpenTile> open = std::move(open_tiles_);
+    open_tiles_.clear();
+    for (OpenTile& o : open) LaunchOpenTile(&o);
+  }
+  MarkGroupEnd();
+}
+
+void FragmentStage::MarkGroupEnd() {
   if (pending_.size() > head_ &&
       (breaks_.empty() || breaks_.back() != pending_.size())) {
     breaks_.push_back(pending_.size());
@@ -283,6 +359,15 @@ void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
   Warp& warp = *work.warps[0];
   stats->fragment_warps += 1;
   stats->quads += work.quads.size();
+  uint32_t ids[32];
+  uint32_t primitives = 0;
+  for (const PendingQuad& q : work.quads) {
+    const uint32_t id = q.triangle->tri.primitive_id;
+    if (std::find(ids, ids + primitives, id) == ids + primitives) {
+      ids[primitives++] = id;
+    }
+  }
+  stats->primitives_per_fragment_warp[primitives] += 1;
   stats->helper_lanes += PopCount32(work.helpers);
   stats->fs_invocations += PopCount32(work.launch & ~work.helpers);
   for (size_t k = 0; k < work.quads.size(); ++k) {

@@ -3,11 +3,11 @@
 // the output merge of a finished fragment warp.
 //
 // Quads are visited in screen tiles of GraphicsConfig::tile_size pixels,
-// tiles and quads in raster order. A fragment warp takes up to width / 4
-// queued quads; quads of one triangle form a group that a warp never
-// crosses unless GraphicsConfig::mix_primitives_in_warps, in which case a
-// warp fills up with the next primitives' quads (a 2x2 quad itself never
-// mixes primitives). Lane layout: quad q occupies lanes 4q..4q+3,
+// tiles in raster order. A fragment warp takes up to width / 4 queued
+// quads, packed as GraphicsConfig::quad_packing says (graphics.h): quads of
+// one triangle only, consecutive triangles' quads, or per-tile open warps
+// that collect successive triangles' quads in one tile. Lane layout: quad
+// q occupies lanes 4q..4q+3,
 //
 //   lane = 4q + (x & 1) + 2 (y & 1)        quad q:  0 1
 //                                                   2 3
@@ -96,7 +96,7 @@ class FragmentStage {
   // Whether a fragment warp can be made from the queued quads now, and how
   // many quads it would take.
   size_t NextWarpQuads() const;
-  size_t queued_quads() const { return pending_.size() - head_; }
+  size_t queued_quads() const { return pending_.size() - head_ + open_quads_; }
 
   // Makes the next fragment warp (NextWarpQuads() > 0), inputs written.
   Result<std::unique_ptr<FragmentWork>> MakeWarp();
@@ -135,6 +135,19 @@ class FragmentStage {
   size_t head_ = 0;
   std::vector<size_t> breaks_;
   size_t next_break_ = 0;
+  // QuadPacking::kTiles: the open warps, one per tile, each with its quads
+  // (fewer than a warp's) and when its tile last took a quad.
+  struct OpenTile {
+    int32_t tx = 0, ty = 0;
+    std::vector<PendingQuad> quads;
+    uint64_t last_use = 0;
+  };
+  void PackIntoTile(const PendingQuad& q);
+  void LaunchOpenTile(OpenTile* tile);  // its quads become the next warp
+  void MarkGroupEnd();                  // the queued quads so far end a warp
+  std::vector<OpenTile> open_tiles_;
+  size_t open_quads_ = 0;
+  uint64_t use_clock_ = 0;
   // Retired fragment warps, reset and reused by MakeWarp() instead of
   // allocated anew. MakeWarp() and Retire() run on the thread that drives
   // the source (warp_queue.h), so the pool needs no lock.

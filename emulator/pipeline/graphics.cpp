@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <string>
 #include <utility>
 
@@ -28,20 +29,21 @@ using internal::WindowVertex;
 using simt::InputSlot;
 
 // How a draw becomes work items, in API order:
-//   - per instance, the draw positions are cut into vertex batches
-//     (VertexStage), produced one after the other;
-//   - a primitive is assembled once the batches holding its vertices have
-//     retired (they retire in order, so "every position below
-//     shaded_end_"), then clipped, culled and rasterized into quads;
+//   - the primitives of every instance, in order (instance-major), are cut
+//     into vertex batches (VertexStage), produced one after the other; a
+//     batch may hold primitives of consecutive instances, as on the H200;
+//   - a primitive is assembled once its batch has retired (batches retire
+//     in order, so "every primitive below shaded_end_"), then clipped,
+//     culled and rasterized into quads;
 //   - queued quads become fragment warps (FragmentStage), produced before
-//     any further vertex batch, so few warps wait at a time;
-//   - the next instance starts once every primitive of this one has been
-//     rasterized and every batch has retired.
+//     any further vertex batch, so few warps wait at a time.
 struct GraphicsDraw::Impl {
-  // One primitive of the topology: 1 (point), 2 (line) or 3 positions.
-  struct Primitive {
-    uint32_t v[3] = {0, 0, 0};
-    uint8_t count = 3;
+  using Primitive = internal::Primitive;
+  // The batch that shaded a primitive's vertices, and their lanes there.
+  struct PrimitiveBatch {
+    uint64_t id = 0;       // the batch's work item id
+    uint64_t ordinal = 0;  // the batch's place in the draw
+    std::array<uint8_t, 3> lanes = {0, 0, 0};
   };
 
   Impl(const GraphicsState& state, const DrawCall& call,
@@ -55,9 +57,11 @@ struct GraphicsDraw::Impl {
   Result<std::unique_ptr<WorkItem>> Next();
   Status Retire(WorkItem& item);
 
-  void StartInstance();
-  Status RasterizePrimitive(uint32_t id);
-  Status RasterizeTriangle(const Primitive& p, uint32_t id);
+  void AssemblePrimitives(uint32_t n);
+  // Primitive g of the draw: primitive g % P of instance g / P, P being
+  // primitives_.size().
+  Status RasterizePrimitive(uint64_t g);
+  Status RasterizeTriangle(const Primitive& p, uint32_t id, uint64_t g);
 
   const GraphicsState& state_;
   const std::vector<VaryingLink> links_;
@@ -67,25 +71,28 @@ struct GraphicsDraw::Impl {
   DrawStats stats_;
   uint64_t next_id_ = 0;
   bool finished_ = false;
-  // The current instance.
-  uint32_t instance_ = 0;
-  bool instance_started_ = false;
-  std::vector<Primitive> primitives_;
-  uint32_t next_primitive_ = 0;
-  uint32_t next_position_ = 0;  // first position not in a batch yet
-  uint32_t shaded_end_ = 0;     // positions below it are shaded
-  std::vector<ShadedVertex> shaded_;
-  std::vector<uint64_t> batch_of_;  // the batch (item id) of each position
+  bool assembled_ = false;
+  std::vector<Primitive> primitives_;  // of one instance
+  uint64_t total_ = 0;                 // primitives of all instances
+  uint64_t next_primitive_ = 0;        // the next primitive to rasterize
+  uint64_t next_batched_ = 0;          // first primitive not in a batch yet
+  uint64_t shaded_end_ = 0;            // primitives below it are shaded
+  // The batch of every primitive from next_primitive_ to next_batched_.
+  std::deque<PrimitiveBatch> batch_of_;
+  // The shaded vertices (by lane) and end primitive of every batch from
+  // ordinal first_ordinal_ on; a batch is dropped once all its primitives
+  // were rasterized.
+  std::deque<std::vector<ShadedVertex>> batch_vertices_;
+  std::deque<uint64_t> batch_end_;
+  uint64_t first_ordinal_ = 0;
+  const ShadedVertex& Shaded(uint64_t g, int k) const {
+    const PrimitiveBatch& b = batch_of_[g - next_primitive_];
+    return batch_vertices_[b.ordinal - first_ordinal_][b.lanes[k]];
+  }
 };
 
-void GraphicsDraw::Impl::StartInstance() {
-  const uint32_t n = call_.count;
-  shaded_.assign(n, ShadedVertex{});
-  batch_of_.assign(n, 0);
-  next_position_ = shaded_end_ = 0;
-  next_primitive_ = 0;
-  instance_started_ = true;
-  if (!primitives_.empty() || n == 0) return;  // same list every instance
+// The same list for every instance.
+void GraphicsDraw::Impl::AssemblePrimitives(uint32_t n) {
   // Primitive assembly: Vulkan's vertex order per topology; the first
   // vertex listed is the provoking vertex.
   auto add = [&](uint32_t a, uint32_t b, uint32_t c, uint8_t count) {
@@ -129,40 +136,49 @@ Result<std::unique_ptr<WorkItem>> GraphicsDraw::Impl::Next() {
       return std::unique_ptr<WorkItem>(std::move(*work));
     }
     if (finished_) return std::unique_ptr<WorkItem>();
-    if (!instance_started_) StartInstance();
-    // 2. The next primitive, once its vertices are shaded.
-    if (next_primitive_ < primitives_.size()) {
-      const Primitive& p = primitives_[next_primitive_];
-      const uint32_t last = *std::max_element(p.v, p.v + p.count);
-      if (last < shaded_end_) {
-        if (Status s = RasterizePrimitive(next_primitive_); !s.ok()) {
-          return s.error();
-        }
-        ++next_primitive_;
-        continue;
+    if (!assembled_) {
+      assembled_ = true;
+      if (call_.count > 0) AssemblePrimitives(call_.count);
+      total_ = uint64_t{primitives_.size()} * call_.instance_count;
+    }
+    // 2. The next primitive, once its batch has retired.
+    if (next_primitive_ < shaded_end_) {
+      if (Status s = RasterizePrimitive(next_primitive_); !s.ok()) {
+        return s.error();
       }
+      batch_of_.pop_front();
+      ++next_primitive_;
+      while (!batch_end_.empty() && batch_end_.front() <= next_primitive_) {
+        batch_end_.pop_front();
+        batch_vertices_.pop_front();
+        ++first_ordinal_;
+      }
+      continue;
     }
     // 3. The next vertex batch.
-    if (next_position_ < call_.count) {
-      const uint32_t first = next_position_;
-      auto batch = vertex_.MakeBatch(instance_, &next_position_);
+    if (next_batched_ < total_) {
+      const uint64_t first = next_batched_;
+      auto batch =
+          vertex_.MakeBatch(primitives_, call_.instance_count, &next_batched_);
       if (!batch.ok()) return batch.error();
       (*batch)->id = next_id_++;
-      for (uint32_t p = first; p < next_position_; ++p) {
-        batch_of_[p] = (*batch)->id;
+      const uint64_t ordinal = first_ordinal_ + batch_vertices_.size();
+      batch_vertices_.emplace_back();
+      batch_end_.push_back(next_batched_);
+      (*batch)->ordinal = ordinal;
+      for (uint64_t g = first; g < next_batched_; ++g) {
+        batch_of_.push_back(
+            {(*batch)->id, ordinal, (*batch)->primitive_lanes[g - first]});
       }
       return std::unique_ptr<WorkItem>(std::move(*batch));
     }
-    // 4. The instance is over once every batch retired and every primitive
-    // was rasterized; then the next instance, or the end of the draw.
-    if (shaded_end_ < call_.count || next_primitive_ < primitives_.size()) {
+    // 4. The draw is over once every batch retired and every primitive
+    // was rasterized.
+    if (shaded_end_ < total_ || next_primitive_ < total_) {
       return std::unique_ptr<WorkItem>();  // waiting for batches to retire
     }
-    instance_started_ = false;
-    if (++instance_ >= call_.instance_count) {
-      finished_ = true;
-      fragment_.EndGroup();  // the draw's last warp may be partial
-    }
+    finished_ = true;
+    fragment_.EndGroup();  // the draw's last warps may be partial
   }
 }
 
@@ -174,40 +190,34 @@ Status GraphicsDraw::Impl::Retire(WorkItem& item) {
     auto& batch = static_cast<VertexBatchWork&>(item);
     stats_.vertex_warps += 1;
     stats_.vs_invocations += batch.vertices;
-    vertex_.Collect(batch, &shaded_);
-    shaded_end_ = batch.end_position;
+    vertex_.Collect(batch, &batch_vertices_[batch.ordinal - first_ordinal_]);
+    shaded_end_ = batch.end_primitive;
     return {};
   }
   fragment_.Retire(static_cast<FragmentWork&>(item), &stats_);
   return {};
 }
 
-Status GraphicsDraw::Impl::RasterizePrimitive(uint32_t id) {
+Status GraphicsDraw::Impl::RasterizePrimitive(uint64_t g) {
+  const uint32_t id = static_cast<uint32_t>(g % primitives_.size());
   const Primitive& p = primitives_[id];
   stats_.primitives_in += 1;
-  std::vector<uint64_t> batches;
-  for (uint8_t i = 0; i < p.count; ++i) {
-    const uint64_t b = batch_of_[p.v[i]];
-    if (std::find(batches.begin(), batches.end(), b) == batches.end()) {
-      batches.push_back(b);
-    }
-  }
-  fragment_.set_depends_on(std::move(batches));
+  fragment_.set_depends_on({batch_of_[g - next_primitive_].id});
   if (p.count == 1) {
-    return RasterizePoint(state_, shaded_[p.v[0]], id, &fragment_, &stats_);
+    return RasterizePoint(state_, Shaded(g, 0), id, &fragment_, &stats_);
   }
   if (p.count == 2) {
-    return RasterizeLine(state_, shaded_[p.v[0]], shaded_[p.v[1]], links_, id,
+    return RasterizeLine(state_, Shaded(g, 0), Shaded(g, 1), links_, id,
                          &fragment_, &stats_);
   }
-  return RasterizeTriangle(p, id);
+  return RasterizeTriangle(p, id, g);
 }
 
 // Clips, culls and rasterizes one triangle primitive.
-Status GraphicsDraw::Impl::RasterizeTriangle(const Primitive& p, uint32_t id) {
+Status GraphicsDraw::Impl::RasterizeTriangle(const Primitive& p, uint32_t id,
+                                             uint64_t g) {
   const bool depth_clamp = state_.depth.clamp;
-  const ShadedVertex* v[3] = {&shaded_[p.v[0]], &shaded_[p.v[1]],
-                              &shaded_[p.v[2]]};
+  const ShadedVertex* v[3] = {&Shaded(g, 0), &Shaded(g, 1), &Shaded(g, 2)};
   std::vector<ClipVertex> clipped;
   std::vector<WindowVertex> window;
   if (NeedsClipping(v, depth_clamp)) {

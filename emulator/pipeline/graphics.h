@@ -16,6 +16,7 @@
 #define WARPSIM_PIPELINE_GRAPHICS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -38,23 +39,38 @@ enum class Topology {
   kTriangleFan,
 };
 
+// How rasterized quads are packed into fragment warps of warp_width / 4
+// quads (a 2x2 quad itself never mixes primitives):
+//   kPerPrimitive  a warp holds quads of one primitive (its last warp may
+//                  be partial);
+//   kMixed         consecutive primitives' quads share warps, in order;
+//   kTiles         each screen tile has its own open warp that collects the
+//                  quads of successive primitives in that tile; a warp is
+//                  launched when full, when its tile is the least recently
+//                  used of open_tiles open ones and another is needed, or at
+//                  the end of the draw. A warp never spans two tiles.
+enum class QuadPacking { kPerPrimitive, kMixed, kTiles };
+
 // How a draw's work is cut into warps.
 struct GraphicsConfig {
   uint32_t warp_width = 32;
-  // Vertex batching (REFERENCE §4.2, Kerbl et al. 2018): a batch collects up
-  // to `vertex_batch_indices` indices and at most one warp of unique
-  // vertices; vertices are reused only inside a batch, and batches never
-  // mix instances. Each batch is one VS warp.
-  uint32_t vertex_batch_indices = 96;
-  // Quads are visited in screen tiles of tile_size x tile_size pixels, tiles
-  // and quads in raster order; a fragment warp takes up to warp_width / 4
-  // quads of one primitive (quads never mix primitives; a primitive's last
-  // warp may be partial).
+  // Vertex batching (vertex_stage.h): a batch (one VS warp) takes whole
+  // primitives while it has at most vertex_batch_primitives of them and
+  // its lanes fit in a warp; a vertex index among the batch's last
+  // vertex_reuse_window indices is reused, others are shaded (again).
+  uint32_t vertex_batch_primitives = 32;
+  uint32_t vertex_reuse_window = 42;
+  // Quads are visited in screen tiles of tile_size x tile_size pixels,
+  // tiles in raster order. Within a tile, quads are in raster order, except
+  // with QuadPacking::kTiles: there the tile is cut into bands of
+  // warp_width / 8 quad rows and each band is walked column by column, top
+  // to bottom, so that a full warp is 2 quads wide (4x8 pixels at 32 lanes).
   uint32_t tile_size = 16;
-  // false: a fragment warp holds quads of one primitive only (its last warp
-  // may be partial). true: consecutive primitives' quads share warps (a 2x2
-  // quad itself never mixes primitives). Which NVIDIA does is experiment E8.
-  bool mix_primitives_in_warps = false;
+  // How quads become fragment warps (see fragment_stage.h).
+  QuadPacking quad_packing = QuadPacking::kPerPrimitive;
+  // kTiles: open warps (one per tile) at most; the least recently used one
+  // is launched, partial, to make room.
+  uint32_t open_tiles = 16;
   uint64_t max_warp_instructions = 4'000'000'000ull;
   // Host threads that shade warps (DrainParallel); 1 = in order on the
   // calling thread. Draws whose shaders can write memory run in order.
@@ -139,6 +155,9 @@ struct DrawStats {
   uint64_t helper_lanes = 0;    // helper lanes launched
   uint64_t quads = 0;
   uint64_t fragment_warps = 0;
+  // Fragment warps by how many primitives (distinct PrimitiveIds) their
+  // quads belong to: count -> warps.
+  std::map<uint32_t, uint64_t> primitives_per_fragment_warp;
   uint64_t warp_instructions = 0;
   uint64_t lane_instructions = 0;         // active lanes, helpers included
   uint64_t helper_lane_instructions = 0;  // active helper lanes

@@ -31,6 +31,13 @@ struct ShadedVertex {
   std::vector<uint32_t> varyings;
 };
 
+// One primitive of a draw's topology: 1 (point), 2 (line) or 3 draw
+// positions, the provoking vertex first.
+struct Primitive {
+  uint32_t v[3] = {0, 0, 0};
+  uint8_t count = 3;
+};
+
 // A vertex in window space after clipping and the viewport transform.
 struct WindowVertex {
   int64_t x = 0, y = 0;  // fixed point, kSubPixelBits fraction bits

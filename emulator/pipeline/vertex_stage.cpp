@@ -44,32 +44,60 @@ Result<uint32_t> VertexStage::VertexIndex(uint32_t p) const {
 }
 
 Result<std::unique_ptr<VertexBatchWork>> VertexStage::MakeBatch(
-    uint32_t instance, uint32_t* position) const {
+    const std::vector<Primitive>& primitives, uint32_t instances,
+    uint64_t* next) const {
   const uint32_t width = state_.config.warp_width;
+  const uint32_t max_primitives =
+      std::max(1u, state_.config.vertex_batch_primitives);
+  const size_t window = state_.config.vertex_reuse_window;
+  const uint64_t per_instance = primitives.size();
+  const uint64_t total = per_instance * instances;
   auto batch = std::make_unique<VertexBatchWork>();
   batch->kind = WorkKind::kVertexBatch;
-  batch->instance = instance;
-  batch->first_position = *position;
-  // Collect the batch: up to vertex_batch_indices positions, at most one
-  // warp of unique vertices.
-  std::vector<uint32_t> lane_vertex;  // vertex index per lane
-  std::map<uint32_t, uint32_t> lane_of;
-  uint32_t p = *position;
-  while (p < call_.count &&
-         p - batch->first_position < state_.config.vertex_batch_indices) {
-    auto v = VertexIndex(p);
-    if (!v.ok()) return v.error();
-    auto it = lane_of.find(*v);
-    if (it == lane_of.end()) {
-      if (lane_vertex.size() == width) break;
-      it = lane_of.emplace(*v, static_cast<uint32_t>(lane_vertex.size())).first;
-      lane_vertex.push_back(*v);
+  batch->first_primitive = *next;
+  // A vertex of one instance: instance << 32 | vertex index.
+  std::vector<uint64_t> lane_vertex;  // per lane
+  // (vertex, lane) of every index of the batch so far, in order.
+  std::vector<std::pair<uint64_t, uint32_t>> recent;
+  uint64_t g = *next;
+  for (; g < total; ++g) {
+    const Primitive& p = primitives[g % per_instance];
+    const uint64_t instance = g / per_instance;
+    std::array<uint8_t, 3> lanes = {0, 0, 0};
+    uint64_t vertex[3] = {0, 0, 0};
+    uint32_t added = 0;
+    for (uint8_t k = 0; k < p.count; ++k) {
+      auto v = VertexIndex(p.v[k]);
+      if (!v.ok()) return v.error();
+      vertex[k] = instance << 32 | *v;
+      // A lane for it: the same vertex among the last `window` indices,
+      // or earlier in this primitive, or a new one.
+      int64_t lane = -1;
+      for (size_t r = recent.size(); r > 0 && recent.size() - r < window; --r) {
+        if (recent[r - 1].first == vertex[k]) {
+          lane = recent[r - 1].second;
+          break;
+        }
+      }
+      for (uint8_t j = 0; j < k && lane < 0; ++j) {
+        if (vertex[j] == vertex[k]) lane = lanes[j];
+      }
+      if (lane < 0) lane = static_cast<int64_t>(lane_vertex.size() + added++);
+      lanes[k] = static_cast<uint8_t>(lane);
     }
-    batch->positions.emplace_back(p, it->second);
-    ++p;
+    const uint64_t count = g - batch->first_primitive;
+    if (count > 0 &&
+        (lane_vertex.size() + added > width || count + 1 > max_primitives)) {
+      break;
+    }
+    for (uint8_t k = 0; k < p.count; ++k) {
+      if (lanes[k] == lane_vertex.size()) lane_vertex.push_back(vertex[k]);
+      recent.emplace_back(vertex[k], lanes[k]);
+    }
+    batch->primitive_lanes.push_back(lanes);
   }
-  *position = p;
-  batch->end_position = p;
+  *next = g;
+  batch->end_primitive = g;
   const uint32_t n = static_cast<uint32_t>(lane_vertex.size());
   batch->vertices = n;
   batch->context.regions = context_.regions;
@@ -79,8 +107,10 @@ Result<std::unique_ptr<VertexBatchWork>> VertexStage::MakeBatch(
       std::make_unique<Warp>(vs, width, simt::LowLanes(n), &batch->context);
   for (uint32_t l = 0; l < n; ++l) {
     uint8_t* mem = warp->PrivateMemory(l);
+    const uint32_t vertex = static_cast<uint32_t>(lane_vertex[l]);
+    const uint32_t instance = static_cast<uint32_t>(lane_vertex[l] >> 32);
     for (const InputSlot& slot : vs.inputs) {
-      if (Status s = WriteVertexInput(slot, lane_vertex[l], l, instance, mem);
+      if (Status s = WriteVertexInput(slot, vertex, l, instance, mem);
           !s.ok()) {
         return s.error();
       }
@@ -91,9 +121,10 @@ Result<std::unique_ptr<VertexBatchWork>> VertexStage::MakeBatch(
 }
 
 void VertexStage::Collect(VertexBatchWork& batch,
-                          std::vector<ShadedVertex>* shaded) const {
+                          std::vector<ShadedVertex>* out) const {
   Warp& warp = *batch.warps[0];
-  std::vector<ShadedVertex> lanes(batch.vertices);
+  std::vector<ShadedVertex>& lanes = *out;
+  lanes.assign(batch.vertices, ShadedVertex{});
   for (uint32_t l = 0; l < batch.vertices; ++l) {
     const uint8_t* mem = warp.PrivateMemory(l);
     ShadedVertex& v = lanes[l];
@@ -122,7 +153,6 @@ void VertexStage::Collect(VertexBatchWork& batch,
       }
     }
   }
-  for (const auto& [pos, lane] : batch.positions) (*shaded)[pos] = lanes[lane];
 }
 
 const InputSlot* VertexStage::FindOutput(uint32_t key) const {

@@ -2,13 +2,19 @@
 // batches (one warp each), what a batch's lanes are given as inputs, and
 // how the shaded vertices are read back for primitive assembly.
 //
-// Vertex batching (REFERENCE §4.2, Kerbl et al. 2018): a batch collects up
-// to GraphicsConfig::vertex_batch_indices consecutive index positions and
-// at most one warp of unique vertices; vertices are reused only inside a
-// batch, and batches never mix instances.
+// Vertex batching, as measured on the H200 (vulkan_ref/results/h200/
+// FINDINGS.md, Q3): a batch (one VS warp) takes whole primitives in order
+// while it has at most GraphicsConfig::vertex_batch_primitives of them and
+// its lanes fit in a warp. A primitive's vertex takes no new lane when the
+// same vertex index is among the batch's last vertex_reuse_window indices
+// (an index is one vertex of one primitive, in primitive order); otherwise
+// it is shaded again, in a new lane. Vertices are reused only inside a
+// batch. A batch may take primitives of consecutive instances (a vertex of
+// one instance is another vertex than the same index of the next).
 #ifndef WARPSIM_PIPELINE_VERTEX_STAGE_H_
 #define WARPSIM_PIPELINE_VERTEX_STAGE_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -24,12 +30,14 @@ namespace warpsim::pipeline::internal {
 
 // A vertex batch as a work item.
 struct VertexBatchWork : WorkItem {
-  uint32_t instance = 0;
-  uint32_t first_position = 0;  // draw positions [first, end) it covers
-  uint32_t end_position = 0;
-  uint32_t vertices = 0;  // unique vertices = lanes
-  // (position, lane) for every position of the batch.
-  std::vector<std::pair<uint32_t, uint32_t>> positions;
+  // The draw's primitives [first, end) it shades: primitive g is primitive
+  // g % P of instance g / P (P primitives per instance).
+  uint64_t first_primitive = 0;
+  uint64_t end_primitive = 0;
+  uint32_t vertices = 0;  // lanes
+  uint64_t ordinal = 0;   // of the batch in the draw (set by the draw)
+  // The lane of each vertex of each of its primitives, in order.
+  std::vector<std::array<uint8_t, 3>> primitive_lanes;
 };
 
 class VertexStage {
@@ -40,13 +48,15 @@ class VertexStage {
   // The vertex index for position p of the draw.
   Result<uint32_t> VertexIndex(uint32_t p) const;
 
-  // Builds the batch of `instance` that starts at draw position *position,
-  // with its warp's inputs written, and advances *position past it.
-  Result<std::unique_ptr<VertexBatchWork>> MakeBatch(uint32_t instance,
-                                                     uint32_t* position) const;
+  // Builds the batch that starts at primitive *next of the draw (the
+  // primitives of `instances` instances of `primitives`, instance-major),
+  // with its warp's inputs written, and advances *next past it.
+  Result<std::unique_ptr<VertexBatchWork>> MakeBatch(
+      const std::vector<Primitive>& primitives, uint32_t instances,
+      uint64_t* next) const;
 
-  // Reads the vertices a finished batch shaded into (*shaded)[position].
-  void Collect(VertexBatchWork& batch, std::vector<ShadedVertex>* shaded) const;
+  // Reads the vertices a finished batch shaded, one per lane.
+  void Collect(VertexBatchWork& batch, std::vector<ShadedVertex>* lanes) const;
 
  private:
   const InputSlot* FindOutput(uint32_t key) const;

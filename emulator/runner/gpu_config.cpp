@@ -27,8 +27,11 @@ Result<GpuConfig> GpuConfigPreset(std::string_view name) {
   if (name == "teaching") {
     c.name = "teaching";
     c.warp_width = 8;
-    c.vertex_batch_indices = 24;
+    c.vertex_batch_primitives = 8;
+    c.vertex_reuse_window = 24;
     c.tile_size = 8;
+    c.quad_packing = pipeline::QuadPacking::kPerPrimitive;
+    c.derivatives_fine = false;
     return c;
   }
   return InvalidInput("unknown GPU preset \"" + std::string(name) +
@@ -117,16 +120,27 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
             SourcePos{path});
       }
       c.warp_width = static_cast<uint32_t>(u);
-    } else if (key == "vertex_batch_indices") {
-      if (Status s = uint_field(key, 3, 1u << 20, &u); !s.ok())
+    } else if (key == "vertex_batch_primitives") {
+      if (Status s = uint_field(key, 1, 1u << 20, &u); !s.ok())
         return s.error();
-      c.vertex_batch_indices = static_cast<uint32_t>(u);
+      c.vertex_batch_primitives = static_cast<uint32_t>(u);
+    } else if (key == "vertex_reuse_window") {
+      if (Status s = uint_field(key, 0, 1u << 20, &u); !s.ok())
+        return s.error();
+      c.vertex_reuse_window = static_cast<uint32_t>(u);
     } else if (key == "tile_size") {
       if (Status s = uint_field(key, 2, 4096, &u); !s.ok()) return s.error();
       c.tile_size = static_cast<uint32_t>(u);
     } else if (key == "quad_packing" && value.is_string() &&
-               (value == "per_primitive" || value == "mixed")) {
-      c.mix_primitives_in_warps = value == "mixed";
+               (value == "per_primitive" || value == "mixed" ||
+                value == "tiles")) {
+      c.quad_packing = value == "mixed" ? pipeline::QuadPacking::kMixed
+                       : value == "tiles"
+                           ? pipeline::QuadPacking::kTiles
+                           : pipeline::QuadPacking::kPerPrimitive;
+    } else if (key == "open_tiles") {
+      if (Status s = uint_field(key, 1, 4096, &u); !s.ok()) return s.error();
+      c.open_tiles = static_cast<uint32_t>(u);
     } else if (key == "derivatives" && value.is_string() &&
                (value == "fine" || value == "coarse")) {
       c.derivatives_fine = value == "fine";
@@ -139,8 +153,10 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
     } else {
       return InvalidInput("unknown or malformed key \"" + key +
                               "\" (expected preset, name, warp_width, "
-                              "vertex_batch_indices, tile_size, quad_packing: "
-                              "per_primitive|mixed, derivatives: "
+                              "vertex_batch_primitives, vertex_reuse_window, "
+                              "tile_size, quad_packing: "
+                              "per_primitive|mixed|tiles, open_tiles, "
+                              "derivatives: "
                               "fine|coarse, kill: terminate|demote, "
                               "max_warp_instructions)",
                           SourcePos{path});

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/diagnostic.h"
+#include "pipeline/graphics.h"
 
 namespace warpsim::runner {
 
@@ -19,21 +20,33 @@ struct GpuConfig {
   // Lanes per warp (subgroup size). H200: 32 (CUDA Programming Guide,
   // compute capability 9.0 table; Vulkan subgroupSize 32, REFERENCE §3.1).
   uint32_t warp_width = 32;
-  // Vertex batch: at most this many indices per vertex warp, reuse only
-  // inside a batch. 96 is Kerbl et al. 2018 (GTX 1080 Ti, REFERENCE §4.2);
-  // unverified on the H200 (experiment E10).
-  uint32_t vertex_batch_indices = 96;
-  // Screen tile (pixels) in which quads are visited, in raster order. 16 is
-  // the press figure for NVIDIA tiled rasterization (REFERENCE §4.3);
-  // unverified on the H200 (experiment E9).
+  // Vertex batching (pipeline/vertex_stage.h): a batch takes whole
+  // primitives, at most vertex_batch_primitives, while its lanes fit in a
+  // warp; a vertex among the batch's last vertex_reuse_window indices is
+  // reused; batches run on across instances. H200: 32 primitives, a
+  // window of 42 indices: with them the emulator's VS invocations and
+  // vertex warps equal those the H200's instrumented shaders recorded on
+  // all 537 E10 draws (any window from 39 to 43 does; vulkan_ref/results/
+  // h200/observe-2026-11-30/e10.summary.json.gz; FINDINGS.md, Q3).
+  uint32_t vertex_batch_primitives = 32;
+  uint32_t vertex_reuse_window = 42;
+  // Screen tile (pixels) in which quads are visited and warps are packed.
+  // H200: 16, every fragment warp of the E8b scenes lies in one aligned
+  // 16x16 tile (vulkan_ref/results/h200/observe-2026-11-30/
+  // e8b_packing.observe.bin.gz; FINDINGS.md, Q2).
   uint32_t tile_size = 16;
-  // Whether a fragment warp may take quads of several primitives
-  // ("quad_packing": "per_primitive" | "mixed"). Unknown on NVIDIA
-  // (REFERENCE §4.4, experiment E8); default per primitive.
-  bool mix_primitives_in_warps = false;
-  // Plain OpDPdx/OpDPdy: fine or coarse. Default coarse (SwiftShader,
-  // RenderDoc); NVIDIA's choice is to be measured (REFERENCE §8.4).
-  bool derivatives_fine = false;
+  // How quads become fragment warps ("quad_packing": "per_primitive" |
+  // "mixed" | "tiles", pipeline/graphics.h). H200: "tiles" with 16 open
+  // tiles; the warps of the E8b scenes mix primitives within a tile, and
+  // this rule predicts their number exactly on 9 of 11 scenes and within
+  // 2.3 % on the others (same files; FINDINGS.md, Q2).
+  pipeline::QuadPacking quad_packing = pipeline::QuadPacking::kTiles;
+  uint32_t open_tiles = 16;  // "open_tiles"
+  // Plain OpDPdx/OpDPdy: fine or coarse. H200: fine (vulkan_ref/results/
+  // h200/observe-2026-11-30/e8c_derivatives.report.json; FINDINGS.md).
+  // Coarse derivatives use the quad's top row and left column there, as
+  // the emulator does.
+  bool derivatives_fine = true;
   // OpKill: terminate the invocation, or demote it to a helper
   // (REFERENCE §8.5). Either way the invocation's outputs are discarded;
   // a demoted lane is counted as a helper.
@@ -42,8 +55,9 @@ struct GpuConfig {
   uint64_t max_warp_instructions = 4'000'000'000ull;
 };
 
-// "h200" (the default) or "teaching" (8-lane warps, 8-pixel tiles: small
-// enough to follow by hand).
+// "h200" (the default) or "teaching" (8-lane warps, 8-pixel tiles, quads of
+// one primitive per warp, coarse derivatives: small enough to follow by
+// hand).
 Result<GpuConfig> GpuConfigPreset(std::string_view name);
 
 // The names GpuConfigPreset accepts, in the order help texts list them.

@@ -323,9 +323,11 @@ class SceneRunner {
     state.config.warp_width = options_.warp_width;
     state.config.max_warp_instructions = options_.max_warp_instructions;
     state.config.threads = Threads();
-    state.config.vertex_batch_indices = options_.vertex_batch_indices;
+    state.config.vertex_batch_primitives = options_.vertex_batch_primitives;
+    state.config.vertex_reuse_window = options_.vertex_reuse_window;
     state.config.tile_size = options_.tile_size;
-    state.config.mix_primitives_in_warps = options_.mix_primitives_in_warps;
+    state.config.quad_packing = options_.quad_packing;
+    state.config.open_tiles = options_.open_tiles;
     state.framebuffer_width = p.framebuffer_width;
     state.framebuffer_height = p.framebuffer_height;
     if (p.viewport) {
@@ -1047,6 +1049,11 @@ std::string ReportToJson(const RunReport& report) {
                      {"fragment_warps", d.stats.fragment_warps},
                      {"fs_invocations_per_fragment_warp",
                       d.stats.InvocationsPerFragmentWarp()}});
+    nlohmann::json per_warp = nlohmann::json::object();
+    for (const auto& [n, warps] : d.stats.primitives_per_fragment_warp) {
+      per_warp[std::to_string(n)] = warps;
+    }
+    draws.back()["primitives_per_fragment_warp"] = per_warp;
     lane_use(&draws.back(), d.stats.warp_instructions,
              d.stats.lane_instructions, d.stats.helper_lane_instructions);
   }

@@ -134,7 +134,8 @@ void MakeScene(Scene* s, bool mixed) {
   gs.topology = Topology::kTriangleList;
   gs.framebuffer_width = gs.framebuffer_height = kSize;
   gs.viewport = {0, 0, kSize, kSize, 0, 1};
-  gs.config.mix_primitives_in_warps = mixed;
+  gs.config.quad_packing =
+      mixed ? QuadPacking::kMixed : QuadPacking::kPerPrimitive;
   simt::TexelFormat rgba8;
   rgba8.bytes = 4;
   rgba8.count = 4;
@@ -238,23 +239,32 @@ TEST_CASE("a draw gives the same image and counters in every driver",
 
 TEST_CASE("fragment warps depend on the vertex batches of their triangles",
           "[pipeline][warp_queue]") {
-  Scene scene;
-  MakeScene(&scene, false);
-  auto draw = GraphicsDraw::Create(scene.state, scene.call);
-  REQUIRE(draw.ok());
-  Dependencies fragments;
-  REQUIRE(DrainReversed(**draw, 3, &fragments).ok());
-  REQUIRE_FALSE(fragments.empty());
-  // 32 unique vertices per batch: triangle 10 (vertices 30..32) straddles
-  // the first two batches, so some warp depends on two batches.
-  size_t two = 0;
-  for (const auto& [id, depends_on] : fragments) {
-    REQUIRE_FALSE(depends_on.empty());
-    CHECK(depends_on.size() <= 2);
-    for (uint64_t d : depends_on) CHECK(d < id);
-    two += depends_on.size() == 2;
+  // A vertex batch holds whole triangles, so with one triangle per warp
+  // (per-primitive packing) every fragment warp depends on exactly one
+  // batch; with mixed packing a warp that takes the last triangle of one
+  // batch and the first of the next depends on both.
+  for (bool mixed : {false, true}) {
+    Scene scene;
+    MakeScene(&scene, mixed);
+    auto draw = GraphicsDraw::Create(scene.state, scene.call);
+    REQUIRE(draw.ok());
+    Dependencies fragments;
+    REQUIRE(DrainReversed(**draw, 3, &fragments).ok());
+    REQUIRE_FALSE(fragments.empty());
+    size_t two = 0;
+    for (const auto& [id, depends_on] : fragments) {
+      REQUIRE_FALSE(depends_on.empty());
+      CHECK(depends_on.size() <= 2);
+      for (uint64_t d : depends_on) CHECK(d < id);
+      two += depends_on.size() == 2;
+    }
+    INFO("mixed " << mixed);
+    if (mixed) {
+      CHECK(two > 0);
+    } else {
+      CHECK(two == 0);
+    }
   }
-  CHECK(two > 0);
 }
 
 const char kAtomicCs[] = R"(#version 450

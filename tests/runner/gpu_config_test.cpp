@@ -23,24 +23,33 @@ TEST_CASE("GPU presets", "[runner][config]") {
   auto h200 = warpsim::runner::GpuConfigPreset("h200");
   REQUIRE(h200.ok());
   CHECK(h200->warp_width == 32);
-  CHECK(h200->vertex_batch_indices == 96);
-  CHECK_FALSE(h200->derivatives_fine);
+  CHECK(h200->vertex_batch_primitives == 32);
+  CHECK(h200->vertex_reuse_window == 42);
+  // Measured on the H200 (vulkan_ref/results/h200/FINDINGS.md).
+  CHECK(h200->derivatives_fine);
+  CHECK(h200->quad_packing == warpsim::pipeline::QuadPacking::kTiles);
+  CHECK(h200->tile_size == 16);
   CHECK(h200->kill_terminates);
   auto teaching = warpsim::runner::GpuConfigPreset("teaching");
   REQUIRE(teaching.ok());
   CHECK(teaching->warp_width == 8);
+  CHECK(teaching->quad_packing ==
+        warpsim::pipeline::QuadPacking::kPerPrimitive);
+  CHECK_FALSE(teaching->derivatives_fine);
   CHECK_FALSE(warpsim::runner::GpuConfigPreset("gtx480").ok());
 }
 
 TEST_CASE("GPU config files", "[runner][config]") {
   auto c = warpsim::runner::LoadGpuConfig(WriteConfig(
       R"({"preset": "teaching", "warp_width": 16, "tile_size": 32,
-          "quad_packing": "mixed", "derivatives": "fine", "kill": "demote"})"));
+          "quad_packing": "mixed", "derivatives": "fine", "kill": "demote",
+          "open_tiles": 4})"));
   REQUIRE(c.ok());
   CHECK(c->warp_width == 16);
-  CHECK(c->vertex_batch_indices == 24);  // from the preset
+  CHECK(c->vertex_batch_primitives == 8);  // from the preset
   CHECK(c->tile_size == 32);
-  CHECK(c->mix_primitives_in_warps);
+  CHECK(c->quad_packing == warpsim::pipeline::QuadPacking::kMixed);
+  CHECK(c->open_tiles == 4);
   CHECK(c->derivatives_fine);
   CHECK_FALSE(c->kill_terminates);
 }

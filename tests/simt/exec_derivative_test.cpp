@@ -672,7 +672,10 @@ std::string Expects(const std::vector<Expected>& e) {
   for (const Expected& x : e) {
     b << ' ' << x.dx_fine << ' ' << x.dy_fine << ' ' << x.dx_coarse << ' '
       << x.dy_coarse;
-    w << ' ' << x.fwidth_coarse();  // plain fwidth: coarse by default
+    // Plain fwidth follows the default preset's derivatives (h200: fine).
+    w << ' '
+      << (warpsim::runner::RunOptions{}.derivatives_fine ? x.fwidth_fine()
+                                                         : x.fwidth_coarse());
   }
   return b.str() + "\n" + w.str() + "\n";
 }

@@ -157,7 +157,8 @@ TEST_CASE("A short buffer gives an empty observation", "[vkref]") {
   CHECK(o.fragment.invocations == 0);
 }
 
-TEST_CASE("--observe on lavapipe records every vertex and pixel", "[vkref]") {
+TEST_CASE("An observed run on lavapipe records every vertex and pixel",
+          "[vkref]") {
   if (!testing::HaveLavapipe()) return;
   // A 16x8 framebuffer filled by a DRAW_RECT (two triangles, 4 vertices),
   // then a second draw over its left half.
