@@ -22,7 +22,6 @@ nlohmann::json Histogram(const std::map<uint32_t, uint64_t>& h) {
 }
 
 nlohmann::json StageJson(const StageObservation& s, uint32_t stage) {
-  const bool fragment = stage == kObsFlagFragment;
   nlohmann::json j = {{"invocations", s.invocations}};
   if (s.timed_warps != 0) {
     j["timed_warps"] = s.timed_warps;
