@@ -105,6 +105,16 @@ DeviceInfo InfoOf(VkPhysicalDevice pd, uint32_t index) {
   return info;
 }
 
+VkPhysicalDeviceSubgroupProperties SubgroupProperties(VkPhysicalDevice pd) {
+  VkPhysicalDeviceSubgroupProperties sub{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &sub;
+  vkGetPhysicalDeviceProperties2(pd, &p2);
+  return sub;
+}
+
 std::set<std::string> DeviceExtensions(VkPhysicalDevice pd) {
   uint32_t count = 0;
   vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, nullptr);
@@ -292,12 +302,7 @@ Status Device::EnableObserve(const FeatureChain& have,
     want->clock.shaderSubgroupClock = VK_TRUE;
     observe_.clock = true;
   }
-  VkPhysicalDeviceSubgroupProperties sub{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-  p2.pNext = &sub;
-  vkGetPhysicalDeviceProperties2(physical_, &p2);
+  const VkPhysicalDeviceSubgroupProperties sub = SubgroupProperties(physical_);
   const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT |
                                      VK_SUBGROUP_FEATURE_BALLOT_BIT |
                                      VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
@@ -362,13 +367,9 @@ Status Device::Init(const std::string& spec, const scene::Scene& scene,
   FeatureChain want;
   for (const std::string& f : scene.device_features) {
     bool known = false;
-    VkPhysicalDeviceSubgroupProperties subgroup{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-    VkPhysicalDeviceProperties2 p2{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-    p2.pNext = &subgroup;
-    vkGetPhysicalDeviceProperties2(physical_, &p2);
-    if (bool met = SubgroupRequirementMet(subgroup, f, &known); known) {
+    if (bool met =
+            SubgroupRequirementMet(SubgroupProperties(physical_), f, &known);
+        known) {
       if (!met) return Unsupported("device feature " + f + on);
       continue;
     }

@@ -26,6 +26,7 @@ Pure Python (the GPU machine has no numpy). Usage:
 """
 import array
 import collections
+import gzip
 import json
 import math
 import os
@@ -40,7 +41,8 @@ DISPATCH = 0x80000000
 
 
 def read_observations(path):
-    with open(path, "rb") as f:
+    """[(index, taken, capacity, words)] of an observe.bin (or .bin.gz)."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
         data = f.read()
     if data[:8] != b"WSOBSV01":
         raise SystemExit(f"{path}: not an observe.bin file")

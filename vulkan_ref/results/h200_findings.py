@@ -7,7 +7,6 @@ of this script updates it.
 Usage: vulkan_ref/results/h200_findings.py [RESULTS_DIR]
   (default: vulkan_ref/results/h200 next to this script)
 """
-import array
 import collections
 import gzip
 import json
@@ -28,18 +27,13 @@ def load(path):
 
 
 def read_records(path):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    assert data[:8] == b"WSOBSV01"
-    pos, out = 8, []
-    while pos < len(data):
-        index, taken, capacity, n = struct.unpack_from("<4I", data, pos)
-        pos += 16
-        words = array.array("I")
-        words.frombytes(data[pos:pos + n * W * 4])
-        pos += n * W * 4
-        out.append((index, [words[i * W:(i + 1) * W] for i in range(n)]))
-    return out
+    """[(index, [record words])] of an observe.bin.gz."""
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(HERE, "..", "experiments"))
+    import observe_summary
+    return [(index, [words[i * W:(i + 1) * W]
+                     for i in range(len(words) // W)])
+            for index, _, _, words in observe_summary.read_observations(path)]
 
 
 def pixel(bits):
