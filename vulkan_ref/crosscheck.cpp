@@ -154,6 +154,51 @@ std::map<std::string, uint64_t> EmulatorDrawStatistics(
           {"fs_invocations", d.stats.fs_invocations}};
 }
 
+// --observe: what the device's instrumented shaders recorded against the
+// emulator's counters, judged exactly (names prefixed "observed_").
+void AddObserved(const DeviceDrawReport& dev, size_t index,
+                 const runner::DrawReport& emu,
+                 std::vector<StatisticRow>* rows) {
+  const DrawObservation& o = *dev.observation;
+  auto add = [&](const char* name, uint64_t device, uint64_t emulator,
+                 const char* note) {
+    StatisticRow r;
+    r.command = "draw";
+    r.index = index;
+    r.line = dev.line;
+    r.pipeline = dev.pipeline;
+    r.name = std::string("observed_") + name;
+    r.device = device;
+    r.emulator = emulator;
+    r.compared = !o.truncated();
+    r.agree = !r.compared || device == emulator;
+    r.note = o.truncated() ? "not judged: the observation was truncated" : note;
+    rows->push_back(std::move(r));
+  };
+  add("fs_invocations", o.fragment.invocations, emu.stats.fs_invocations,
+      "non-helper fragment invocations the device's shaders recorded");
+  if (!(o.vertex.flags & kObsFlagSubgroup) &&
+      !(o.fragment.flags & kObsFlagSubgroup)) {
+    return;  // no warps recorded (lavapipe)
+  }
+  if (o.vertex.flags & kObsFlagSubgroup) {
+    add("vs_invocations", o.vertex.invocations, emu.stats.vs_invocations,
+        "vertex invocations the device's shaders recorded");
+    add("vertex_warps", o.vertex.warps, emu.stats.vertex_warps,
+        "vertex warps the device's shaders recorded");
+  }
+  if (o.fragment.flags & kObsFlagSubgroup) {
+    add("fragment_warps", o.fragment.warps, emu.stats.fragment_warps,
+        "fragment warps the device's shaders recorded");
+    add("quads", o.fragment.quads, emu.stats.quads,
+        "2x2 quads (per warp and primitive) the device's shaders recorded");
+  }
+  if (o.fragment.flags & kObsFlagQuad) {
+    add("helper_lanes", o.fragment.helper_lanes, emu.stats.helper_lanes,
+        "helper lanes from the device's quad masks");
+  }
+}
+
 void CompareStatistics(CrosscheckReport* r) {
   const auto& dev_draws = r->device.draws;
   const auto& emu_draws = r->emulator.draws;
@@ -175,6 +220,9 @@ void CompareStatistics(CrosscheckReport* r) {
         r->statistics[k].note +=
             " (emulator helper lanes: " + std::to_string(helpers) + ")";
       }
+    }
+    if (dev != nullptr && dev->observation && i < emu_draws.size()) {
+      AddObserved(*dev, i, emu_draws[i], &r->statistics);
     }
   }
   const auto& dev_disp = r->device.dispatches;
@@ -242,6 +290,7 @@ CrosscheckReport CrosscheckScene(const scene::Scene& scene,
   dev_options.device = options.device;
   dev_options.shader_cache_dir = options.shader_cache_dir;
   dev_options.keep_buffers = true;
+  dev_options.observe = options.observe;
   r.device = RunSceneOnDevice(scene, dev_options);
 
   const std::string dev_side = r.device.device_known

@@ -7,7 +7,12 @@
 //   - pipeline statistics side by side; only those both sides define the
 //     same way are judged (primitives_in: the input assembly's primitives);
 //     the others are reported with the reason they are not judged;
-//   - the outcome of every EXPECT on both sides.
+//   - the outcome of every EXPECT on both sides;
+//   - with --observe (CrosscheckOptions::observe), the structure the
+//     device's instrumented shaders recorded (observe.h) against the
+//     emulator's: non-helper fragment invocations always; vertex
+//     invocations, vertex and fragment warps, quads and helper lanes where
+//     the device could record warps (not on lavapipe).
 // The verdict is "agree" when all three agree, "differ" otherwise; a file
 // one side cannot run is "unsupported" (or "invalid") naming that side.
 #ifndef WARPSIM_VULKAN_REF_CROSSCHECK_H_
@@ -31,6 +36,7 @@ struct CrosscheckOptions {
   std::string device;            // as --device
   std::string shader_cache_dir;  // both sides; empty: no cache
   uint32_t threads = 1;          // the emulator's host threads
+  bool observe = false;          // --observe: compare the observed structure
 };
 
 enum class Verdict { kAgree, kDiffer, kInvalid, kUnsupported, kLimit };

@@ -16,7 +16,7 @@ namespace warpsim::vkref {
 const char kCrosscheckHelp[] =
     "usage: warpsim-vkref crosscheck FILE.amber [--device D] [--out DIR]\n"
     "                         [--json crosscheck.json] [--threads N]\n"
-    "                         [--quiet] [--shader-cache DIR|off]\n"
+    "                         [--quiet] [--shader-cache DIR|off] [--observe]\n"
     "\n"
     "Runs the script on a Vulkan device and in the emulator and compares\n"
     "every buffer and image at the end (integer storage exactly, floats\n"
@@ -30,6 +30,11 @@ const char kCrosscheckHelp[] =
     "  --threads N             the emulator's host threads (default 1)\n"
     "  --quiet                 print only the result line\n"
     "  --shader-cache DIR|off  compiled-shader cache of both sides\n"
+    "  --observe               instrument the device's shaders (as for run)\n"
+    "                          and compare what they recorded: fragment\n"
+    "                          invocations, and where the device records\n"
+    "                          warps, vertex invocations, vertex and\n"
+    "                          fragment warps, quads and helper lanes\n"
     "Exit codes: 0 agree, 1 differ, 2 invalid input (either side) or a\n"
     "Vulkan error, 3 unsupported by either side (named), 4 the emulator's\n"
     "instruction limit, 64 bad command line.\n";
@@ -97,6 +102,8 @@ int CrosscheckCommand(int argc, char** argv) {
       options.threads = static_cast<uint32_t>(n);
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--observe") {
+      options.observe = true;
     } else if (a == "--shader-cache") {
       const char* v = value();
       if (!v || *v == 0)

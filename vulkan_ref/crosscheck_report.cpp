@@ -180,13 +180,13 @@ std::string CrosscheckTable(const CrosscheckReport& r) {
     out << "\n";
   }
   if (!r.statistics.empty()) {
-    out << "\n  " << Pad("statistic", 40) << Pad("device", 10)
+    out << "\n  " << Pad("statistic", 48) << Pad("device", 10)
         << Pad("emulator", 10) << "judged\n";
   }
   for (const StatisticRow& s : r.statistics) {
     const std::string what = s.command + " " + std::to_string(s.index) +
                              " (line " + std::to_string(s.line) + ") " + s.name;
-    out << "  " << Pad(what, 40) << Pad(Optional(s.device), 10)
+    out << "  " << Pad(what, 48) << Pad(Optional(s.device), 10)
         << Pad(Optional(s.emulator), 10)
         << (s.compared ? (s.agree ? "agree" : "DIFFER") : "reported only")
         << "\n";

@@ -9,11 +9,13 @@
 namespace warpsim::vkref {
 namespace {
 
-CrosscheckReport CrosscheckText(const std::string& amber) {
+CrosscheckReport CrosscheckText(const std::string& amber,
+                                bool observe = false) {
   auto scene = scene::ParseSceneText(amber, "inline.amber");
   REQUIRE(scene.ok());
   CrosscheckOptions options;
   options.device = "lavapipe";
+  options.observe = observe;
   return CrosscheckScene(*scene, options);
 }
 
@@ -60,6 +62,24 @@ TEST_CASE("crosscheck: a draw agrees, EXPECT outcomes too", "[vkref]") {
   }
   CHECK(judged_primitives);
   CHECK(r.Summary().empty());
+}
+
+TEST_CASE("crosscheck with observe judges the recorded invocations",
+          "[vkref]") {
+  if (!testing::HaveLavapipe()) return;
+  const CrosscheckReport r = CrosscheckText(kDraw, /*observe=*/true);
+  INFO(CrosscheckTable(r));
+  CHECK(r.verdict == Verdict::kAgree);
+  // lavapipe records pixels (no warps): the non-helper fragment
+  // invocations are judged, 256 on both sides.
+  bool judged = false;
+  for (const StatisticRow& s : r.statistics) {
+    if (s.name == "observed_fs_invocations") {
+      judged = s.compared && s.agree && s.device == 256u;
+    }
+    CHECK(s.name != "observed_fragment_warps");
+  }
+  CHECK(judged);
 }
 
 TEST_CASE("crosscheck: compute buffers of floats", "[vkref]") {
