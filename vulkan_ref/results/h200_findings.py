@@ -244,6 +244,19 @@ def main(argv):
       "in the draw, which 16 open tiles approximates within "
       f"{max(abs(r['sixteen_open'] - r['warps']) / r['warps'] for r in rows) * 100:.1f} %"
       " (the largest difference above).\n")
+    grids2 = load(os.path.join(obs_dir, "e10_grids.report.json"))
+    first = {d["pipeline"]: d["observe"]["fragment"]["warps"]
+             for d in e10o["draws"] if d["pipeline"].startswith("pl_grid_")}
+    pairs = ", ".join(
+        f"{d['pipeline']} {first[d['pipeline']]} and "
+        f"{d['observe']['fragment']['warps']}"
+        for d in grids2["draws"])
+    w(f"- Warp counts vary between runs of one draw: the three E10 grids "
+      f"(100x100 vertices on 64x64 pixels, nearly every triangle under a "
+      f"pixel) ran twice (`e10.summary.json.gz`, `e10_grids.report.json`) "
+      f"with {pairs} fragment warps. Their 4096 quads fill 512 warps of 8; "
+      "the rest are partial warps launched early, by timing, which no "
+      "order-based rule reproduces.\n")
     agree, common = tile_sm_agreement(e8b_obs, 0, 9)
     w(f"- Tile to SM: each 16x16 tile of one primitive is shaded on one of "
       f"the graphics SMs, but not by a fixed map: the same rectangle drawn "
