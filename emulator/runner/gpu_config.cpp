@@ -32,6 +32,7 @@ Result<GpuConfig> GpuConfigPreset(std::string_view name) {
     c.tile_size = 8;
     c.quad_packing = pipeline::QuadPacking::kPerPrimitive;
     c.derivatives_fine = false;
+    c.min_registers_per_thread = 0;
     return c;
   }
   return InvalidInput("unknown GPU preset \"" + std::string(name) +
@@ -141,6 +142,9 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
     } else if (key == "open_tiles") {
       if (Status s = uint_field(key, 1, 4096, &u); !s.ok()) return s.error();
       c.open_tiles = static_cast<uint32_t>(u);
+    } else if (key == "min_registers_per_thread") {
+      if (Status s = uint_field(key, 0, 255, &u); !s.ok()) return s.error();
+      c.min_registers_per_thread = static_cast<uint32_t>(u);
     } else if (key == "derivatives" && value.is_string() &&
                (value == "fine" || value == "coarse")) {
       c.derivatives_fine = value == "fine";
@@ -151,15 +155,16 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
       if (Status s = uint_field(key, 1, ~0ull, &u); !s.ok()) return s.error();
       c.max_warp_instructions = u;
     } else {
-      return InvalidInput("unknown or malformed key \"" + key +
-                              "\" (expected preset, name, warp_width, "
-                              "vertex_batch_primitives, vertex_reuse_window, "
-                              "tile_size, quad_packing: "
-                              "per_primitive|mixed|tiles, open_tiles, "
-                              "derivatives: "
-                              "fine|coarse, kill: terminate|demote, "
-                              "max_warp_instructions)",
-                          SourcePos{path});
+      return InvalidInput(
+          "unknown or malformed key \"" + key +
+              "\" (expected preset, name, warp_width, "
+              "vertex_batch_primitives, vertex_reuse_window, "
+              "tile_size, min_registers_per_thread, quad_packing: "
+              "per_primitive|mixed|tiles, open_tiles, "
+              "derivatives: "
+              "fine|coarse, kill: terminate|demote, "
+              "max_warp_instructions)",
+          SourcePos{path});
     }
   }
   return c;

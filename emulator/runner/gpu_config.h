@@ -47,6 +47,12 @@ struct GpuConfig {
   // Coarse derivatives use the quad's top row and left column there, as
   // the emulator does.
   bool derivatives_fine = true;
+  // The fewest registers a thread is given, whatever the allocator needs:
+  // the report's registers_per_thread is at least this (the allocator's own
+  // count is registers_allocated). H200: 16, the lowest "Register Count"
+  // the driver reported for any of the 2533 shaders of the corpus run
+  // (vulkan_ref/results/h200/corpus-2026-11-30; results/h200/README.md).
+  uint32_t min_registers_per_thread = 16;
   // OpKill: terminate the invocation, or demote it to a helper
   // (REFERENCE §8.5). Either way the invocation's outputs are discarded;
   // a demoted lane is counted as a helper.

@@ -718,7 +718,9 @@ class SceneRunner {
       pr.stage = scene::ShaderStageName(att->stage);
       pr.shader = att->shader;
       pr.entry_point = b->program.entry_name;
-      pr.registers_per_thread = b->program.num_regs;
+      pr.registers_allocated = b->program.num_regs;
+      pr.registers_per_thread =
+          std::max(b->program.num_regs, options_.min_registers_per_thread);
       pr.instructions = static_cast<uint32_t>(b->program.code.size());
       report_->pipelines.push_back(pr);
     }
@@ -781,7 +783,9 @@ class SceneRunner {
     pr.stage = scene::ShaderStageName(att.stage);
     pr.shader = att.shader;
     pr.entry_point = att.entry_point;
-    pr.registers_per_thread = built->program.num_regs;
+    pr.registers_allocated = built->program.num_regs;
+    pr.registers_per_thread =
+        std::max(built->program.num_regs, options_.min_registers_per_thread);
     pr.instructions = static_cast<uint32_t>(built->program.code.size());
     report_->pipelines.push_back(pr);
     auto [pos, _] = programs_.emplace(p.name, std::move(*built));
@@ -1023,6 +1027,7 @@ std::string ReportToJson(const RunReport& report) {
                      {"shader", p.shader},
                      {"entry_point", p.entry_point},
                      {"registers_per_thread", p.registers_per_thread},
+                     {"registers_allocated", p.registers_allocated},
                      {"instructions", p.instructions}});
   }
   j["pipelines"] = pipes;

@@ -80,6 +80,39 @@ EXPECT saved IDX 0 EQ 15 23 31 39
   CHECK(r.pipelines[0].registers_per_thread > 0);
 }
 
+TEST_CASE("registers per thread are at least the GPU's minimum", "[runner]") {
+  const std::string amber = R"(#!amber
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() { b.v[gl_LocalInvocationID.x] = 1u; }
+END
+BUFFER buf DATA_TYPE uint32 SIZE 4 FILL 0
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN p 1 1 1
+)";
+  auto scene = warpsim::scene::ParseAmberScript(amber, "regs.amber");
+  REQUIRE(scene.ok());
+  warpsim::runner::RunOptions h200;  // minimum 16 (measured on the H200)
+  auto teaching = warpsim::runner::GpuConfigPreset("teaching");
+  REQUIRE(teaching.ok());
+  warpsim::runner::RunOptions small;
+  static_cast<warpsim::runner::GpuConfig&>(small) = *teaching;
+  const auto a = warpsim::runner::RunScene(*scene, h200);
+  const auto b = warpsim::runner::RunScene(*scene, small);
+  REQUIRE(a.pipelines.size() == 1);
+  REQUIRE(b.pipelines.size() == 1);
+  // A shader this small needs few registers; the H200 gives it 16.
+  CHECK(a.pipelines[0].registers_allocated < 16);
+  CHECK(a.pipelines[0].registers_per_thread == 16);
+  CHECK(b.pipelines[0].registers_per_thread ==
+        b.pipelines[0].registers_allocated);
+}
+
 TEST_CASE("descriptor offset selects part of a buffer", "[runner]") {
   const auto r = Run(R"(#!amber
 SHADER compute cs GLSL
