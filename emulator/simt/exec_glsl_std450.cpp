@@ -334,6 +334,14 @@ Half HalfFma(Half a, Half b, Half c) {
                                     static_cast<double>(HalfToFloat(c.bits))))};
 }
 
+// Sin and Cos of 32-bit floats: every active lane in one call (trig.h: the
+// same bits as SinFloat/CosFloat, several lanes per vector operation).
+template <void (*Fn)(const float*, float*, uint32_t, uint32_t)>
+void ExecTrigF32(Warp& w, const Instr& in) {
+  Fn(reinterpret_cast<const float*>(w.Reg(in.src[0])),
+     reinterpret_cast<float*>(w.Reg(in.dst)), w.width(), w.active());
+}
+
 template <typename Op>
 HandlerSet FloatUnary() {
   return {.f16 = &ExecUnary<Half, Half, &Float1<Half, Op>>,
@@ -1133,10 +1141,16 @@ bool LowerGlslStd450(Lowerer& l, const spirv::Inst& inst) {
       return LowerComponentwise(l, inst, ext, FloatUnary<OpRadians>());
     case GLSLstd450Degrees:
       return LowerComponentwise(l, inst, ext, FloatUnary<OpDegrees>());
-    case GLSLstd450Sin:
-      return LowerComponentwise(l, inst, ext, FloatUnary<OpSin>());
-    case GLSLstd450Cos:
-      return LowerComponentwise(l, inst, ext, FloatUnary<OpCos>());
+    case GLSLstd450Sin: {
+      HandlerSet set = FloatUnary<OpSin>();
+      set.f32 = &ExecTrigF32<&SinFloats>;
+      return LowerComponentwise(l, inst, ext, set);
+    }
+    case GLSLstd450Cos: {
+      HandlerSet set = FloatUnary<OpCos>();
+      set.f32 = &ExecTrigF32<&CosFloats>;
+      return LowerComponentwise(l, inst, ext, set);
+    }
     case GLSLstd450Tan:
       return LowerComponentwise(l, inst, ext, FloatUnary<OpTan>());
     case GLSLstd450Asin:
