@@ -219,7 +219,10 @@ template <int N, double (*Libm)(double)>
     }
     for (uint32_t m = here & fallback; m != 0; m &= m - 1) {
       const uint32_t i = static_cast<uint32_t>(std::countr_zero(m));
-      const float v = static_cast<float>(Libm(double{in[i]}));
+      // sin(+-0) = +-0 and cos(+-0) = 1 exactly: shaders often take the
+      // sine of 0 (a loop's first angle), outside the polynomial's range.
+      const float v = in[i] == 0 ? (shift == 0 ? in[i] : 1.0f)
+                                 : static_cast<float>(Libm(double{in[i]}));
       std::memcpy(out + base + i, &v, sizeof(float));
     }
   }
