@@ -158,6 +158,12 @@ class Warp {
   // Executes one warp instruction for the active lanes. Defined inline so
   // that a caller that ignores parts of the record does not pay for them.
   InstrRecord Step();
+  // Executes up to `max_steps` instructions, exactly as that many Step()
+  // calls would (the same counters), without making records: for an owner
+  // that reads none (the functional drivers). Stops after an instruction
+  // that finishes the warp, stops it on an error or makes it wait at a
+  // barrier. Returns the number of instructions executed.
+  uint32_t Run(uint32_t max_steps);
   // The next instruction's operands without issuing it (a scoreboard checks
   // its reads and writes before letting the warp issue).
   InstrPeek Peek() const;
@@ -314,6 +320,34 @@ inline InstrRecord Warp::Step() {
     rec.blocking = Blocking::kBarrier;
   }
   return rec;
+}
+
+inline uint32_t Warp::Run(uint32_t max_steps) {
+  // The warp-instruction counter is kept current (OpReadClockKHR reads it);
+  // the lane counters are summed here and added at the end.
+  uint64_t no_context = 0;
+  uint64_t* warp_instructions =
+      context_ != nullptr ? &context_->warp_instructions : &no_context;
+  uint64_t lanes = 0, helper_lanes = 0;
+  const Instr* code = program_->code.data();
+  uint32_t n = 0;
+  while (n < max_steps && alive_ != 0) {
+    const Instr& in = code[pc_];
+    *warp_instructions += 1;
+    lanes += active_count_;
+    if (helper_ != 0) helper_lanes += PopCount32(active_ & helper_);
+    ++pc_;
+    ++n;
+    in.exec(*this, in);
+    if (at_barrier_) break;  // (an error or the last lane: alive_ == 0)
+  }
+  taken_ = 0;
+  access_bytes_ = 0;
+  if (context_ != nullptr) {
+    context_->lane_instructions += lanes;
+    context_->helper_lane_instructions += helper_lanes;
+  }
+  return n;
 }
 
 }  // namespace warpsim::simt
