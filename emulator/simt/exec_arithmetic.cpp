@@ -2,7 +2,9 @@
 // add/sub/mul/div/rem/mod/negate, extended multiply and carry ops, vector
 // and matrix products (expanded into scalar multiplies and adds, as a GPU
 // compiler does), comparisons, OpSelect and the logical operators.
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -74,6 +76,68 @@ T FMod(T a, T b) {
   return r;
 }
 
+// OpSDiv, OpSRem and OpSMod on 32-bit integers, four lanes per vector
+// operation instead of one host division per lane. Through double: the
+// exact quotient a / b of two 32-bit integers is either an integer or at
+// least 1/|b| away from one, which relative to |a / b| is at least 2^-31, far
+// above double's rounding error of 2^-53, so truncating the rounded quotient
+// gives C's a / b; a - q * b is then exact in double too. Divisors 0 and -1
+// are replaced by 1 and their lanes set afterwards the way scalar_ops.h
+// defines them (0, or -a wrapping for the division by -1). Lanes outside the
+// active mask are computed too (their results are dropped), so the vectors
+// cover the warp.
+enum class SignedDivOp { kDiv, kRem, kMod };
+
+template <SignedDivOp kOp>
+void ExecSignedDiv32(Warp& w, const Instr& in) {
+  using V4i = int32_t __attribute__((vector_size(16)));
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  using V4d = double __attribute__((vector_size(32)));
+  constexpr uint32_t kW = kMaxWarpWidth;
+  if (w.width() != kW) {
+    constexpr int32_t (*kScalar)(int32_t, int32_t) =
+        kOp == SignedDivOp::kDiv   ? &SDiv<int32_t>
+        : kOp == SignedDivOp::kRem ? &SRem<int32_t>
+                                   : &SMod<int32_t>;
+    ExecBinary<int32_t, int32_t, int32_t, kScalar>(w, in);
+    return;
+  }
+  const uint32_t* a = w.Reg(in.src[0]);
+  const uint32_t* b = w.Reg(in.src[1]);
+  uint32_t out[kW];
+  for (uint32_t l = 0; l < kW; l += 4) {
+    V4u ua, ub;
+    std::memcpy(&ua, a + l, sizeof(ua));
+    std::memcpy(&ub, b + l, sizeof(ub));
+    const V4i va = __builtin_bit_cast(V4i, ua);
+    const V4i vb = __builtin_bit_cast(V4i, ub);
+    const V4u by_zero = __builtin_bit_cast(V4u, vb == 0);
+    const V4u by_minus1 = __builtin_bit_cast(V4u, vb == -1);
+    const V4u bad = by_zero | by_minus1;
+    const V4u bs = (ub & ~bad) | (bad & 1u);  // the divisor used
+    const V4d ad = __builtin_convertvector(va, V4d);
+    const V4d bd = __builtin_convertvector(__builtin_bit_cast(V4i, bs), V4d);
+    const V4i q = __builtin_convertvector(ad / bd, V4i);  // truncates
+    V4u r;
+    if constexpr (kOp == SignedDivOp::kDiv) {
+      r = (__builtin_bit_cast(V4u, q) & ~bad) | ((0u - ua) & by_minus1);
+    } else {
+      const V4d rd = ad - __builtin_convertvector(q, V4d) * bd;  // exact
+      r = __builtin_bit_cast(V4u, __builtin_convertvector(rd, V4i)) & ~bad;
+      if constexpr (kOp == SignedDivOp::kMod) {
+        // The sign of the divisor: a nonzero remainder of the other sign
+        // moves by one divisor.
+        const V4i ri = __builtin_bit_cast(V4i, r);
+        const V4u fix = __builtin_bit_cast(
+            V4u, (ri != 0) & ((ri ^ __builtin_bit_cast(V4i, bs)) < 0));
+        r += bs & fix;
+      }
+    }
+    std::memcpy(out + l, &r, sizeof(r));
+  }
+  BlendLanes(w.Reg(in.dst), out, w.active());
+}
+
 // Half precision: compute in float, round once.
 template <float (*F)(float, float)>
 Half HalfBinary(Half a, Half b) {
@@ -137,7 +201,10 @@ bool IsNormal(T a) {
 }
 template <typename T>
 bool SignBitSet(T a) {
-  return std::signbit(a);
+  // std::signbit, as a bit test: GCC 12 crashes (an internal compiler
+  // error) vectorising __builtin_signbit over a warp.
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  return (std::bit_cast<U>(a) >> (8 * sizeof(T) - 1)) != 0;
 }
 template <bool (*F)(float)>
 bool HalfTest(Half a) {
@@ -474,11 +541,20 @@ bool LowerArithmetic(Lowerer& l, const spirv::Inst& inst) {
     case Op::OpUMod:
       return LowerWith(l, inst, WS_UINT_BINARY(UMod));
     case Op::OpSDiv:
-      return LowerWith(l, inst, WS_SINT_BINARY(SDiv));
     case Op::OpSRem:
-      return LowerWith(l, inst, WS_SINT_BINARY(SRem));
-    case Op::OpSMod:
-      return LowerWith(l, inst, WS_SINT_BINARY(SMod));
+    case Op::OpSMod: {
+      const SignedDivOp op = inst.opcode == Op::OpSDiv   ? SignedDivOp::kDiv
+                             : inst.opcode == Op::OpSRem ? SignedDivOp::kRem
+                                                         : SignedDivOp::kMod;
+      HandlerSet set = op == SignedDivOp::kDiv   ? WS_SINT_BINARY(SDiv)
+                       : op == SignedDivOp::kRem ? WS_SINT_BINARY(SRem)
+                                                 : WS_SINT_BINARY(SMod);
+      set.i32 = set.u32 =
+          op == SignedDivOp::kDiv   ? &ExecSignedDiv32<SignedDivOp::kDiv>
+          : op == SignedDivOp::kRem ? &ExecSignedDiv32<SignedDivOp::kRem>
+                                    : &ExecSignedDiv32<SignedDivOp::kMod>;
+      return LowerWith(l, inst, set);
+    }
     case Op::OpSNegate: {
       const HandlerSet set{
           .i8 = &ExecUnary<int8_t, int8_t, &SNegate<int8_t>>,

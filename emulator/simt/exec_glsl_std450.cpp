@@ -344,22 +344,26 @@ void ExecTrigF32(Warp& w, const Instr& in) {
 
 template <typename Op>
 HandlerSet FloatUnary() {
-  return {.f16 = &ExecUnary<Half, Half, &Float1<Half, Op>>,
-          .f32 = &ExecUnary<float, float, &Float1<float, Op>>,
-          .f64 = &ExecUnary<double, double, &Float1<double, Op>>};
+  // (Many of these call libm: only the active lanes are computed.)
+  return {.f16 = &ExecUnary<Half, Half, &Float1<Half, Op>, false>,
+          .f32 = &ExecUnary<float, float, &Float1<float, Op>, false>,
+          .f64 = &ExecUnary<double, double, &Float1<double, Op>, false>};
 }
 template <typename Op>
 HandlerSet FloatBinary() {
-  return {.f16 = &ExecBinary<Half, Half, Half, &Float2<Half, Op>>,
-          .f32 = &ExecBinary<float, float, float, &Float2<float, Op>>,
-          .f64 = &ExecBinary<double, double, double, &Float2<double, Op>>};
+  return {
+      .f16 = &ExecBinary<Half, Half, Half, &Float2<Half, Op>, false>,
+      .f32 = &ExecBinary<float, float, float, &Float2<float, Op>, false>,
+      .f64 = &ExecBinary<double, double, double, &Float2<double, Op>, false>};
 }
 template <typename Op>
 HandlerSet FloatTernary() {
   return {
-      .f16 = &ExecTernary<Half, Half, Half, Half, &Float3<Half, Op>>,
-      .f32 = &ExecTernary<float, float, float, float, &Float3<float, Op>>,
-      .f64 = &ExecTernary<double, double, double, double, &Float3<double, Op>>};
+      .f16 = &ExecTernary<Half, Half, Half, Half, &Float3<Half, Op>, false>,
+      .f32 =
+          &ExecTernary<float, float, float, float, &Float3<float, Op>, false>,
+      .f64 = &ExecTernary<double, double, double, double, &Float3<double, Op>,
+                          false>};
 }
 
 // Frexp exponent (0 for zero, inf and NaN) and Ldexp, by float storage type S

@@ -143,6 +143,16 @@ void ExecLoad(Warp& w, const Instr& in) {
       const uint64_t offset = static_cast<uint64_t>(first) + leaf.offset;
       const bool inside = offset + leaf.bytes <= stride;
       const uint8_t* src = w.PrivateMemory(0) + (inside ? offset : 0);
+      if (inside && leaf.bytes == 4 && !leaf.is_bool && W == kMaxWarpWidth) {
+        // Every lane's word (private memory exists for each), then the
+        // active lanes' words into the register.
+        uint32_t words[kMaxWarpWidth];
+        for (uint32_t l = 0; l < kMaxWarpWidth; ++l) {
+          std::memcpy(&words[l], src + static_cast<size_t>(l) * stride, 4);
+        }
+        BlendLanes(r, words, act);
+        continue;
+      }
       for (uint32_t m = act; m != 0; m &= m - 1) {
         const uint32_t l = std::countr_zero(m);
         uint64_t v = inside ? LoadBytes(src + static_cast<size_t>(l) * stride,

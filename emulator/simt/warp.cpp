@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "simt/exec_common.h"
 #include "spirv/grammar.h"
 
 namespace warpsim::simt {
@@ -135,6 +136,10 @@ void Warp::CopyLanes(uint32_t lanes, bool all, uint32_t dst,
   uint32_t* d = Reg(dst);
   if (all) {
     std::memcpy(d, src, width_ * sizeof(uint32_t));
+    return;
+  }
+  if (width_ == kMaxWarpWidth) {
+    BlendLanes(d, src, lanes);
     return;
   }
   for (uint32_t m = lanes; m != 0; m &= m - 1) {
