@@ -88,6 +88,62 @@ T FMod(T a, T b) {
 // cover the warp.
 enum class SignedDivOp { kDiv, kRem, kMod };
 
+// ExecSignedDiv32 for every lane of a full-width warp when every lane
+// divides by the same b, |b| >= 2: the magnitudes' quotient from |a| times
+// the reciprocal 1/|b| (relative error under 2^-51, so at most one off the
+// truncated quotient, which is at most 2^30), then one correction step on
+// the exact remainder |a| - q |b|, then the signs as C's / and % give them.
+template <SignedDivOp kOp>
+void SignedDivByUniform(const uint32_t* a, int32_t b, uint32_t* out) {
+  using V4i = int32_t __attribute__((vector_size(16)));
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  using V4d = double __attribute__((vector_size(32)));
+  using V4l = int64_t __attribute__((vector_size(32)));
+  using V4ul = uint64_t __attribute__((vector_size(32)));
+  const double mag_b = std::fabs(static_cast<double>(b));
+  const double recip = 1.0 / mag_b;
+  for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
+    V4u ua;
+    std::memcpy(&ua, a + l, sizeof(ua));
+    const V4i va = __builtin_bit_cast(V4i, ua);
+    const V4d ad = __builtin_convertvector(va, V4d);
+    const V4d mag_a = __builtin_bit_cast(
+        V4d, __builtin_bit_cast(V4l, ad) & ~(int64_t{1} << 63));
+    V4d q = __builtin_convertvector(__builtin_convertvector(mag_a * recip, V4i),
+                                    V4d);  // truncated
+    V4d r = mag_a - q * mag_b;             // exact
+    // One step towards 0 <= r < |b|, on sign bits (no compares: GCC 12
+    // turns a compare of vectors wider than the target's into scalar code).
+    const V4l one = __builtin_bit_cast(V4l, V4d{} + 1.0);
+    const V4l divisor = __builtin_bit_cast(V4l, V4d{} + mag_b);
+    const V4l low = __builtin_bit_cast(  // r < 0
+        V4l, -(__builtin_bit_cast(V4ul, r) >> 63));
+    q -= __builtin_bit_cast(V4d, low & one);
+    r += __builtin_bit_cast(V4d, low & divisor);
+    const V4l high = __builtin_bit_cast(  // r >= |b|
+        V4l, (__builtin_bit_cast(V4ul, r - mag_b) >> 63) - 1);
+    q += __builtin_bit_cast(V4d, high & one);
+    r -= __builtin_bit_cast(V4d, high & divisor);
+    const V4u qi = __builtin_bit_cast(V4u, __builtin_convertvector(q, V4i));
+    const V4u ri = __builtin_bit_cast(V4u, __builtin_convertvector(r, V4i));
+    const V4u a_neg = __builtin_bit_cast(V4u, va < 0);
+    V4u res;
+    if constexpr (kOp == SignedDivOp::kDiv) {
+      // Negative when exactly one of a and b is.
+      const V4u neg = b < 0 ? ~a_neg : a_neg;
+      res = (qi ^ neg) - neg;
+    } else {
+      res = (ri ^ a_neg) - a_neg;  // the sign of a
+      if constexpr (kOp == SignedDivOp::kMod) {
+        const V4i rs = __builtin_bit_cast(V4i, res);
+        const V4u fix = __builtin_bit_cast(V4u, (rs != 0) & ((rs ^ b) < 0));
+        res += static_cast<uint32_t>(b) & fix;
+      }
+    }
+    std::memcpy(out + l, &res, sizeof(res));
+  }
+}
+
 template <SignedDivOp kOp>
 void ExecSignedDiv32(Warp& w, const Instr& in) {
   using V4i = int32_t __attribute__((vector_size(16)));
@@ -105,6 +161,17 @@ void ExecSignedDiv32(Warp& w, const Instr& in) {
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   uint32_t out[kW];
+  // The same divisor of magnitude >= 2 in every active lane (x % 3):
+  // multiply by its reciprocal instead of dividing.
+  const uint32_t act = w.active();
+  const int32_t b0 = static_cast<int32_t>(b[std::countr_zero(act | 1u)]);
+  uint32_t other[kW];
+  for (uint32_t l = 0; l < kW; ++l) other[l] = b[l] ^ static_cast<uint32_t>(b0);
+  if ((b0 >= 2 || b0 <= -2) && !AnyLaneNonzero(other, act)) {
+    SignedDivByUniform<kOp>(a, b0, out);
+    BlendLanes(w.Reg(in.dst), out, act);
+    return;
+  }
   for (uint32_t l = 0; l < kW; l += 4) {
     V4u ua, ub;
     std::memcpy(&ua, a + l, sizeof(ua));

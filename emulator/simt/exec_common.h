@@ -69,23 +69,38 @@ inline void StoreLane(uint32_t* r, uint32_t width, uint32_t l, T v) {
 // Copies src[l] to dst[l] for the lanes l in `lanes` of a full-width warp
 // (register columns of kMaxWarpWidth words), four lanes per vector
 // operation: each group of four lanes selects with a mask from a table.
+// Per group of four lanes: the lanes of bits 0..3 as all-ones words.
+inline constexpr uint32_t kNibbleLanes[16][4] = {
+    {0, 0, 0, 0},        {~0u, 0, 0, 0},     {0, ~0u, 0, 0},
+    {~0u, ~0u, 0, 0},    {0, 0, ~0u, 0},     {~0u, 0, ~0u, 0},
+    {0, ~0u, ~0u, 0},    {~0u, ~0u, ~0u, 0}, {0, 0, 0, ~0u},
+    {~0u, 0, 0, ~0u},    {0, ~0u, 0, ~0u},   {~0u, ~0u, 0, ~0u},
+    {0, 0, ~0u, ~0u},    {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u},
+    {~0u, ~0u, ~0u, ~0u}};
+
 inline void BlendLanes(uint32_t* dst, const uint32_t* src, uint32_t lanes) {
   using V4u = uint32_t __attribute__((vector_size(16)));
-  static constexpr uint32_t kNibble[16][4] = {
-      {0, 0, 0, 0},        {~0u, 0, 0, 0},     {0, ~0u, 0, 0},
-      {~0u, ~0u, 0, 0},    {0, 0, ~0u, 0},     {~0u, 0, ~0u, 0},
-      {0, ~0u, ~0u, 0},    {~0u, ~0u, ~0u, 0}, {0, 0, 0, ~0u},
-      {~0u, 0, 0, ~0u},    {0, ~0u, 0, ~0u},   {~0u, ~0u, 0, ~0u},
-      {0, 0, ~0u, ~0u},    {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u},
-      {~0u, ~0u, ~0u, ~0u}};
   for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
     V4u m, d, s;
-    std::memcpy(&m, kNibble[(lanes >> l) & 0xfu], sizeof(m));
+    std::memcpy(&m, kNibbleLanes[(lanes >> l) & 0xfu], sizeof(m));
     std::memcpy(&d, dst + l, sizeof(d));
     std::memcpy(&s, src + l, sizeof(s));
     d = (s & m) | (d & ~m);
     std::memcpy(dst + l, &d, sizeof(d));
   }
+}
+
+// Whether col[l] != 0 for some lane l in `lanes` of a full-width warp.
+inline bool AnyLaneNonzero(const uint32_t* col, uint32_t lanes) {
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  V4u any = {0, 0, 0, 0};
+  for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
+    V4u m, v;
+    std::memcpy(&m, kNibbleLanes[(lanes >> l) & 0xfu], sizeof(m));
+    std::memcpy(&v, col + l, sizeof(v));
+    any |= v & m;
+  }
+  return (any[0] | any[1] | any[2] | any[3]) != 0;
 }
 
 // The result columns t (one, or two for a 64-bit R) of a full-width warp

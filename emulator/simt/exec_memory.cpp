@@ -123,15 +123,23 @@ void ExecLoad(Warp& w, const Instr& in) {
   const MemLeaf* leaves = p.mem_leaves.data() + acc.first_leaf;
   const uint32_t* ptr = w.Reg(acc.ptr_reg);
   const bool record = w.record_addresses();
-  uint32_t non_private = 0;
-  uint32_t differ = 0;  // nonzero when the lanes' offsets are not all equal
+  // Whether every active lane reads the same offset of private memory.
   const uint32_t first = ptr[std::countr_zero(act | (1u << (W - 1)))];
-  for (uint32_t m = act; m != 0; m &= m - 1) {
-    const uint32_t l = std::countr_zero(m);
-    if (ptr[W + l] != kRegionPrivate) non_private |= 1u << l;
-    differ |= ptr[l] ^ first;
+  bool same_private = true;
+  if (W == kMaxWarpWidth) {
+    uint32_t other[kMaxWarpWidth];  // nonzero: another offset or region
+    for (uint32_t l = 0; l < kMaxWarpWidth; ++l) {
+      static_assert(kRegionPrivate == 0);
+      other[l] = (ptr[l] ^ first) | ptr[kMaxWarpWidth + l];
+    }
+    same_private = !AnyLaneNonzero(other, act);
+  } else {
+    for (uint32_t m = act; m != 0; m &= m - 1) {
+      const uint32_t l = std::countr_zero(m);
+      if (ptr[l] != first || ptr[W + l] != kRegionPrivate) same_private = false;
+    }
   }
-  if (non_private == 0 && differ == 0 && !record) {
+  if (same_private && !record) {
     // Every lane reads the same place of its own private memory (a
     // built-in input, a variable): the bounds are checked once per leaf,
     // and lane l's word is private_bytes * l further on.
@@ -164,6 +172,11 @@ void ExecLoad(Warp& w, const Instr& in) {
       }
     }
     return;
+  }
+  uint32_t non_private = 0;
+  for (uint32_t m = act; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    if (ptr[W + l] != kRegionPrivate) non_private |= 1u << l;
   }
   if (non_private == 0 && !record) {
     // Every lane reads its own private memory (inputs, function variables):

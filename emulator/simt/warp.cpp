@@ -33,11 +33,16 @@ Warp::Warp(const Program& program, uint32_t width, uint32_t launch_mask,
 }
 
 void Warp::Reset(uint32_t launch_mask) {
-  std::fill(regs_.begin(), regs_.end(), 0u);
+  // The constants after the physical registers are never written: only the
+  // registers are cleared.
+  std::fill(
+      regs_.begin(),
+      regs_.begin() + static_cast<std::ptrdiff_t>(
+                          static_cast<size_t>(program_->num_regs) * width_),
+      0u);
   std::fill(private_.begin(), private_.end(), uint8_t{0});
   std::fill(waiting_.begin(), waiting_.end(), 0u);
   std::fill(pending_.begin(), pending_.end(), uint64_t{0});
-  LoadConstants();
   Launch(launch_mask);
 }
 
