@@ -257,7 +257,13 @@ class Warp {
   bool at_barrier_ = false;
   bool record_addresses_ = false;
   std::optional<Diagnostic> error_;
-  void SetActive(uint32_t lanes);
+  void SetActive(uint32_t lanes) {
+    active_ = lanes;
+    active_count_ = PopCount32(lanes);
+  }
+  // SendLanes' phi copies of one edge for `lanes` (out of line: most edges
+  // have none).
+  void CopyEdge(uint32_t lanes, std::pair<uint32_t, uint32_t> copies);
   void LoadConstants();
   void Launch(uint32_t launch_mask);  // the per-launch state of Reset()
   // Copies register column `src` into register `dst` for `lanes` (`all`:
@@ -320,6 +326,37 @@ inline InstrRecord Warp::Step() {
     rec.blocking = Blocking::kBarrier;
   }
   return rec;
+}
+
+// SendLanes and Reconverge run on every branch: inline, so that the
+// terminator handlers (exec_control_flow.cpp) do without calls.
+inline void Warp::SendLanes(uint32_t lanes, uint32_t block,
+                            std::pair<uint32_t, uint32_t> copies) {
+  if (lanes == 0) return;
+  waiting_[block] |= lanes;
+  pending_[block >> 6] |= uint64_t{1} << (block & 63);
+  if (copies.second != 0) CopyEdge(lanes, copies);
+}
+
+inline void Warp::Reconverge() {
+  // The lanes at the smallest block position run next (see above): the
+  // first block with waiting lanes.
+  uint64_t* pending = pending_.data();
+  const size_t words = pending_.size();
+  for (size_t w = 0; w < words; ++w) {
+    while (pending[w] != 0) {
+      const uint32_t block =
+          static_cast<uint32_t>(w * 64 + std::countr_zero(pending[w]));
+      pending[w] &= pending[w] - 1;
+      const uint32_t group = waiting_[block] & alive_;
+      waiting_[block] = 0;
+      if (group == 0) continue;  // its lanes retired while waiting
+      SetActive(group);
+      pc_ = program_->blocks[block].first_instr;
+      return;
+    }
+  }
+  SetActive(0);
 }
 
 inline uint32_t Warp::Run(uint32_t max_steps) {
