@@ -117,20 +117,32 @@ inline void StoreColumns(uint32_t* d, const uint32_t* t, uint32_t active) {
   if constexpr (kColumns == 2) BlendLanes(d + kW, t + kW, active);
 }
 
+// With at least this many lanes active, computing the whole warp in vectors
+// and blending beats visiting the active lanes one by one (measured: a
+// sparse mask, as in a switch's cases, is cheaper lane by lane).
+inline constexpr uint32_t kWholeWarpMinLanes = 12;
+
+// Whether a handler computes every lane of the warp (see ExecUnary).
+inline bool ComputeWholeWarp(const Warp& w, bool cheap) {
+  return w.width() == kMaxWarpWidth &&
+         (w.active() == ~0u ||
+          (cheap && w.active_count() >= kWholeWarpMinLanes));
+}
+
 // Runs F over the active lanes: d = F(a). On a full-width warp the loop
 // runs over every lane into a local scratch column, with a constant trip
 // count, no mask test and no possible aliasing of d with an operand, so the
 // compiler vectorises it; the column is then copied into d, or with some
 // lanes inactive blended into it (F is pure and defined for any input, so
 // the inactive lanes' stale values are harmless). That is the default
-// (kWholeWarp); an expensive F (libm calls) visits only the active lanes of
-// a partly active warp.
+// (kWholeWarp) when enough lanes are active; an expensive F (libm calls)
+// visits only the active lanes of a partly active warp.
 template <typename R, typename A, R (*F)(A), bool kWholeWarp = true>
 void ExecUnary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* a = w.Reg(in.src[0]);
   uint32_t* d = w.Reg(in.dst);
-  if (W == kMaxWarpWidth && (w.active() == ~0u || kWholeWarp)) {
+  if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
     for (uint32_t l = 0; l < kW; ++l) {
@@ -152,7 +164,7 @@ void ExecBinary(Warp& w, const Instr& in) {
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   uint32_t* d = w.Reg(in.dst);
-  if (W == kMaxWarpWidth && (w.active() == ~0u || kWholeWarp)) {
+  if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
     for (uint32_t l = 0; l < kW; ++l) {
@@ -175,7 +187,7 @@ void ExecTernary(Warp& w, const Instr& in) {
   const uint32_t* b = w.Reg(in.src[1]);
   const uint32_t* c = w.Reg(in.src[2]);
   uint32_t* d = w.Reg(in.dst);
-  if (W == kMaxWarpWidth && (w.active() == ~0u || kWholeWarp)) {
+  if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
     for (uint32_t l = 0; l < kW; ++l) {

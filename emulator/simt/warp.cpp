@@ -133,7 +133,7 @@ void Warp::CopyLanes(uint32_t lanes, bool all, uint32_t dst,
     std::memcpy(d, src, width_ * sizeof(uint32_t));
     return;
   }
-  if (width_ == kMaxWarpWidth) {
+  if (width_ == kMaxWarpWidth && PopCount32(lanes) >= kWholeWarpMinLanes) {
     BlendLanes(d, src, lanes);
     return;
   }

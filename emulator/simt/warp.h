@@ -179,6 +179,7 @@ class Warp {
   // ---- state used by instruction handlers (exec_*.cpp) ----
   uint32_t width() const { return width_; }
   uint32_t active() const { return active_; }
+  uint32_t active_count() const { return active_count_; }  // popcount
   // Whether every lane of the warp is active (the common, unmasked case).
   bool all_active() const { return active_ == LowLanes(width_); }
   uint32_t alive() const { return alive_; }
