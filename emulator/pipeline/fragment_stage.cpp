@@ -28,6 +28,12 @@ FragmentStage::FragmentStage(const GraphicsState& state,
     if (s.builtin == spv::BuiltIn::FragDepth) frag_depth_ = &s;
     if (s.builtin == spv::BuiltIn::SampleMask) sample_mask_ = &s;
   }
+  for (const VaryingLink& link : links_) {
+    if (!link.flat() &&
+        link.fs_slot->interpolation != simt::Interpolation::kNoPerspective) {
+      perspective_varyings_ = true;
+    }
+  }
 }
 
 Status FragmentStage::RasterizeTriangle(const Triangle& tri) {
@@ -152,7 +158,7 @@ Status FragmentStage::RasterizeTriangle(const Triangle& tri) {
       for (int i = 0; i < 4; ++i) {
         if (!((q.coverage >> i) & 1)) continue;
         const int px = q.x + (i & 1), py = q.y + (i >> 1);
-        const double z = Interpolated(*t, px, py).z;
+        const double z = InterpolatedDepth(*t, px, py);
         if (!DepthStencil(px, py, static_cast<float>(z), tri.front_facing)) {
           q.coverage &= static_cast<uint8_t>(~(1u << i));
         }
@@ -386,12 +392,12 @@ void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
 }
 
 FragmentStage::Interp FragmentStage::Interpolated(const TriangleSetup& setup,
-                                                  int px, int py) const {
+                                                  int px, int py,
+                                                  bool weights) const {
   const Triangle& tri = setup.tri;
   Interp r;
   const double cx = px * static_cast<double>(kSubPixel) + kSubPixel / 2.0;
   const double cy = py * static_cast<double>(kSubPixel) + kSubPixel / 2.0;
-  double sum_p = 0;
   for (int j = 0; j < 3; ++j) {
     r.lin[j] = (setup.a[j] * cx + setup.b[j] * cy + setup.c[j]) / setup.area;
   }
@@ -400,12 +406,34 @@ FragmentStage::Interp FragmentStage::Interpolated(const TriangleSetup& setup,
   for (int j = 0; j < 3; ++j) {
     r.z += r.lin[j] * tri.v[j].z;  // (bias added below)
     r.inv_w += r.lin[j] * tri.v[j].inv_w;
-    r.b[j] = r.lin[j] * tri.v[j].inv_w;
-    sum_p += r.b[j];
   }
-  for (int j = 0; j < 3; ++j) r.b[j] = sum_p != 0 ? r.b[j] / sum_p : r.lin[j];
   r.z += setup.bias;
+  if (weights) {
+    double sum_p = 0;
+    for (int j = 0; j < 3; ++j) {
+      r.b[j] = r.lin[j] * tri.v[j].inv_w;
+      sum_p += r.b[j];
+    }
+    for (int j = 0; j < 3; ++j) {
+      r.b[j] = sum_p != 0 ? r.b[j] / sum_p : r.lin[j];
+    }
+  }
   return r;
+}
+
+double FragmentStage::InterpolatedDepth(const TriangleSetup& setup, int px,
+                                        int py) const {
+  // The same operations as Interpolated()'s z.
+  const Triangle& tri = setup.tri;
+  const double cx = px * static_cast<double>(kSubPixel) + kSubPixel / 2.0;
+  const double cy = py * static_cast<double>(kSubPixel) + kSubPixel / 2.0;
+  double z = 0;
+  for (int j = 0; j < 3; ++j) {
+    const double lin =
+        (setup.a[j] * cx + setup.b[j] * cy + setup.c[j]) / setup.area;
+    z += lin * tri.v[j].z;
+  }
+  return z + setup.bias;
 }
 
 Status FragmentStage::WriteFragmentInputs(simt::Warp& warp, uint32_t lane,
@@ -413,7 +441,8 @@ Status FragmentStage::WriteFragmentInputs(simt::Warp& warp, uint32_t lane,
                                           int py, bool helper) const {
   const Triangle& tri = setup.tri;
   using spv::BuiltIn;
-  const Interp in = Interpolated(setup, px, py);
+  // Perspective weights only when a varying uses them.
+  const Interp in = Interpolated(setup, px, py, perspective_varyings_);
   uint8_t* mem = warp.PrivateMemory(lane);
   for (const InputSlot& slot : state_.fs->inputs) {
     switch (slot.builtin) {
@@ -522,8 +551,9 @@ void FragmentStage::MergeFragment(simt::Warp& warp, uint32_t lane,
   const uint8_t* mem = warp.PrivateMemory(lane);
   if (sample_mask_ != nullptr && (Load32(mem, *sample_mask_, 0) & 1u) == 0)
     return;
-  if (!state_.fs->early_fragment_tests) {
-    float z = static_cast<float>(Interpolated(setup, px, py).z);
+  // Without a depth/stencil attachment the late tests pass whatever z is.
+  if (!state_.fs->early_fragment_tests && state_.depth_stencil) {
+    float z = static_cast<float>(InterpolatedDepth(setup, px, py));
     if (frag_depth_ != nullptr) z = BitsFloat(Load32(mem, *frag_depth_, 0));
     if (!DepthStencil(px, py, z, tri.front_facing)) return;
   }

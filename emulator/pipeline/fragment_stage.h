@@ -115,7 +115,12 @@ class FragmentStage {
 
   friend struct FragmentWork;  // Prepare() writes the inputs
   double DepthBias(const TriangleSetup& setup) const;
-  Interp Interpolated(const TriangleSetup& t, int px, int py) const;
+  // The pixel centre's barycentrics, depth and 1/w; the perspective
+  // weights `b` only when `weights` is true (they cost three divisions).
+  Interp Interpolated(const TriangleSetup& t, int px, int py,
+                      bool weights) const;
+  // Interpolated(...).z alone, bit for bit (depth tests).
+  double InterpolatedDepth(const TriangleSetup& t, int px, int py) const;
   Status WriteFragmentInputs(simt::Warp& warp, uint32_t lane,
                              const TriangleSetup& t, int px, int py,
                              bool helper) const;
@@ -128,6 +133,7 @@ class FragmentStage {
   simt::ExecContext context_;  // regions and images every warp starts with
   const InputSlot* frag_depth_ = nullptr;
   const InputSlot* sample_mask_ = nullptr;
+  bool perspective_varyings_ = false;  // a varying needs Interp::b
   std::vector<uint64_t> depends_on_;
   // Queued quads: pending_[head_..] are not in a warp yet. A warp never
   // crosses a group end (breaks_, ascending indices into pending_).

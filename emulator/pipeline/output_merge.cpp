@@ -561,8 +561,19 @@ void WriteColor(const simt::TexelFormat& format, const BlendState& state,
     value = Blend(state, constants, src, simt::DecodeTexel(format, texel),
                   format, src1);
   }
-  // Encode into a copy (padding keeps its bits), then take the channels the
-  // mask allows: masked-off channels keep their exact stored bits.
+  // Every channel of the format written: encode in place (EncodeTexel
+  // writes only the components' bits, so padding keeps its bits).
+  bool all_written = true;
+  for (uint32_t k = 0; k < format.count; ++k) {
+    const simt::TexelComponent& c = format.comps[k];
+    if (c.channel <= 3 && !(mask & (1u << c.channel))) all_written = false;
+  }
+  if (all_written) {
+    simt::EncodeTexel(format, value, texel);
+    return;
+  }
+  // Encode into a copy, then take the channels the mask allows: masked-off
+  // channels keep their exact stored bits.
   ScratchTexel scratch(texel, format.bytes);
   simt::EncodeTexel(format, value, scratch.data());
   for (uint32_t k = 0; k < format.count; ++k) {

@@ -107,12 +107,14 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
     for (auto& w : item.warps) {
       if (w->done() || w->at_barrier()) continue;
       any_running = true;
-      for (uint32_t step = 0; step < limits.time_slice; ++step) {
-        const simt::InstrRecord rec = w->Step();
-        if (limits.track_accesses && rec.addresses != nullptr) {
-          LogAccesses(item, rec);
+      if (!limits.track_accesses) {
+        w->Run(limits.time_slice);  // no records: nothing reads them
+      } else {
+        for (uint32_t step = 0; step < limits.time_slice; ++step) {
+          const simt::InstrRecord rec = w->Step();
+          if (rec.addresses != nullptr) LogAccesses(item, rec);
+          if (rec.blocking != simt::Blocking::kNone) break;
         }
-        if (rec.blocking != simt::Blocking::kNone) break;
       }
       if (const Diagnostic* error = w->error()) {
         Diagnostic d = *error;

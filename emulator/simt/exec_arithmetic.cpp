@@ -2,7 +2,9 @@
 // add/sub/mul/div/rem/mod/negate, extended multiply and carry ops, vector
 // and matrix products (expanded into scalar multiplies and adds, as a GPU
 // compiler does), comparisons, OpSelect and the logical operators.
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -74,6 +76,163 @@ T FMod(T a, T b) {
   return r;
 }
 
+// OpSDiv, OpSRem and OpSMod on 32-bit integers, four lanes per vector
+// operation instead of one host division per lane. Through double: the
+// exact quotient a / b of two 32-bit integers is either an integer or at
+// least 1/|b| away from one, which relative to |a / b| is at least 2^-31, far
+// above double's rounding error of 2^-53, so truncating the rounded quotient
+// gives C's a / b; a - q * b is then exact in double too. Divisors 0 and -1
+// are replaced by 1 and their lanes set afterwards the way scalar_ops.h
+// defines them (0, or -a wrapping for the division by -1). Lanes outside the
+// active mask are computed too (their results are dropped), so the vectors
+// cover the warp.
+enum class SignedDivOp { kDiv, kRem, kMod };
+
+// ExecSignedDiv32 for every lane of a full-width warp when every lane
+// divides by the same b, |b| >= 2: the magnitudes' quotient from |a| times
+// the reciprocal 1/|b| (relative error under 2^-51, so at most one off the
+// truncated quotient, which is at most 2^30), then one correction step on
+// the exact remainder |a| - q |b|, then the signs as C's / and % give them.
+template <SignedDivOp kOp>
+[[gnu::always_inline]] inline void SignedDivByUniform(const uint32_t* a,
+                                                      int32_t b,
+                                                      uint32_t* out) {
+  using V4i = int32_t __attribute__((vector_size(16)));
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  using V4d = double __attribute__((vector_size(32)));
+  using V4l = int64_t __attribute__((vector_size(32)));
+  using V4ul = uint64_t __attribute__((vector_size(32)));
+  const double mag_b = std::fabs(static_cast<double>(b));
+  const double recip = 1.0 / mag_b;
+  for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
+    V4u ua;
+    std::memcpy(&ua, a + l, sizeof(ua));
+    const V4i va = __builtin_bit_cast(V4i, ua);
+    const V4d ad = __builtin_convertvector(va, V4d);
+    const V4d mag_a = __builtin_bit_cast(
+        V4d, __builtin_bit_cast(V4l, ad) & ~(int64_t{1} << 63));
+    V4d q = __builtin_convertvector(__builtin_convertvector(mag_a * recip, V4i),
+                                    V4d);  // truncated
+    V4d r = mag_a - q * mag_b;             // exact
+    // One step towards 0 <= r < |b|, on sign bits (no compares: GCC 12
+    // turns a compare of vectors wider than the target's into scalar code).
+    const V4l one = __builtin_bit_cast(V4l, V4d{} + 1.0);
+    const V4l divisor = __builtin_bit_cast(V4l, V4d{} + mag_b);
+    const V4l low = __builtin_bit_cast(  // r < 0
+        V4l, -(__builtin_bit_cast(V4ul, r) >> 63));
+    q -= __builtin_bit_cast(V4d, low & one);
+    r += __builtin_bit_cast(V4d, low & divisor);
+    const V4l high = __builtin_bit_cast(  // r >= |b|
+        V4l, (__builtin_bit_cast(V4ul, r - mag_b) >> 63) - 1);
+    q += __builtin_bit_cast(V4d, high & one);
+    r -= __builtin_bit_cast(V4d, high & divisor);
+    const V4u qi = __builtin_bit_cast(V4u, __builtin_convertvector(q, V4i));
+    const V4u ri = __builtin_bit_cast(V4u, __builtin_convertvector(r, V4i));
+    const V4u a_neg = __builtin_bit_cast(V4u, va < 0);
+    V4u res;
+    if constexpr (kOp == SignedDivOp::kDiv) {
+      // Negative when exactly one of a and b is.
+      const V4u neg = b < 0 ? ~a_neg : a_neg;
+      res = (qi ^ neg) - neg;
+    } else {
+      res = (ri ^ a_neg) - a_neg;  // the sign of a
+      if constexpr (kOp == SignedDivOp::kMod) {
+        const V4i rs = __builtin_bit_cast(V4i, res);
+        const V4u fix = __builtin_bit_cast(V4u, (rs != 0) & ((rs ^ b) < 0));
+        res += static_cast<uint32_t>(b) & fix;
+      }
+    }
+    std::memcpy(out + l, &res, sizeof(res));
+  }
+}
+
+// SignedDivByUniform compiled for the baseline and for AVX2 (four doubles
+// per operation instead of two; the same IEEE operations, all exact), the
+// second used when the CPU has it.
+using DivByUniformFn = void (*)(const uint32_t*, int32_t, uint32_t*);
+template <SignedDivOp kOp>
+void DivByUniformBaseline(const uint32_t* a, int32_t b, uint32_t* out) {
+  SignedDivByUniform<kOp>(a, b, out);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <SignedDivOp kOp>
+__attribute__((target("avx2"))) void DivByUniformAvx2(const uint32_t* a,
+                                                      int32_t b,
+                                                      uint32_t* out) {
+  SignedDivByUniform<kOp>(a, b, out);
+}
+#endif
+template <SignedDivOp kOp>
+DivByUniformFn PickDivByUniform() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) return &DivByUniformAvx2<kOp>;
+#endif
+  return &DivByUniformBaseline<kOp>;
+}
+
+template <SignedDivOp kOp>
+void ExecSignedDiv32(Warp& w, const Instr& in) {
+  using V4i = int32_t __attribute__((vector_size(16)));
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  using V4d = double __attribute__((vector_size(32)));
+  constexpr uint32_t kW = kMaxWarpWidth;
+  if (w.width() != kW) {
+    constexpr int32_t (*kScalar)(int32_t, int32_t) =
+        kOp == SignedDivOp::kDiv   ? &SDiv<int32_t>
+        : kOp == SignedDivOp::kRem ? &SRem<int32_t>
+                                   : &SMod<int32_t>;
+    ExecBinary<int32_t, int32_t, int32_t, kScalar>(w, in);
+    return;
+  }
+  const uint32_t* a = w.Reg(in.src[0]);
+  const uint32_t* b = w.Reg(in.src[1]);
+  uint32_t out[kW];
+  // The same divisor of magnitude >= 2 in every active lane (x % 3):
+  // multiply by its reciprocal instead of dividing.
+  const uint32_t act = w.active();
+  const int32_t b0 = static_cast<int32_t>(b[std::countr_zero(act | 1u)]);
+  uint32_t other[kW];
+  for (uint32_t l = 0; l < kW; ++l) other[l] = b[l] ^ static_cast<uint32_t>(b0);
+  if ((b0 >= 2 || b0 <= -2) && !AnyLaneNonzero(other, act)) {
+    static const DivByUniformFn by_uniform = PickDivByUniform<kOp>();
+    by_uniform(a, b0, out);
+    BlendLanes(w.Reg(in.dst), out, act);
+    return;
+  }
+  for (uint32_t l = 0; l < kW; l += 4) {
+    V4u ua, ub;
+    std::memcpy(&ua, a + l, sizeof(ua));
+    std::memcpy(&ub, b + l, sizeof(ub));
+    const V4i va = __builtin_bit_cast(V4i, ua);
+    const V4i vb = __builtin_bit_cast(V4i, ub);
+    const V4u by_zero = __builtin_bit_cast(V4u, vb == 0);
+    const V4u by_minus1 = __builtin_bit_cast(V4u, vb == -1);
+    const V4u bad = by_zero | by_minus1;
+    const V4u bs = (ub & ~bad) | (bad & 1u);  // the divisor used
+    const V4d ad = __builtin_convertvector(va, V4d);
+    const V4d bd = __builtin_convertvector(__builtin_bit_cast(V4i, bs), V4d);
+    const V4i q = __builtin_convertvector(ad / bd, V4i);  // truncates
+    V4u r;
+    if constexpr (kOp == SignedDivOp::kDiv) {
+      r = (__builtin_bit_cast(V4u, q) & ~bad) | ((0u - ua) & by_minus1);
+    } else {
+      const V4d rd = ad - __builtin_convertvector(q, V4d) * bd;  // exact
+      r = __builtin_bit_cast(V4u, __builtin_convertvector(rd, V4i)) & ~bad;
+      if constexpr (kOp == SignedDivOp::kMod) {
+        // The sign of the divisor: a nonzero remainder of the other sign
+        // moves by one divisor.
+        const V4i ri = __builtin_bit_cast(V4i, r);
+        const V4u fix = __builtin_bit_cast(
+            V4u, (ri != 0) & ((ri ^ __builtin_bit_cast(V4i, bs)) < 0));
+        r += bs & fix;
+      }
+    }
+    std::memcpy(out + l, &r, sizeof(r));
+  }
+  BlendLanes(w.Reg(in.dst), out, w.active());
+}
+
 // Half precision: compute in float, round once.
 template <float (*F)(float, float)>
 Half HalfBinary(Half a, Half b) {
@@ -137,7 +296,10 @@ bool IsNormal(T a) {
 }
 template <typename T>
 bool SignBitSet(T a) {
-  return std::signbit(a);
+  // std::signbit, as a bit test: GCC 12 crashes (an internal compiler
+  // error) vectorising __builtin_signbit over a warp.
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  return (std::bit_cast<U>(a) >> (8 * sizeof(T) - 1)) != 0;
 }
 template <bool (*F)(float)>
 bool HalfTest(Half a) {
@@ -474,11 +636,20 @@ bool LowerArithmetic(Lowerer& l, const spirv::Inst& inst) {
     case Op::OpUMod:
       return LowerWith(l, inst, WS_UINT_BINARY(UMod));
     case Op::OpSDiv:
-      return LowerWith(l, inst, WS_SINT_BINARY(SDiv));
     case Op::OpSRem:
-      return LowerWith(l, inst, WS_SINT_BINARY(SRem));
-    case Op::OpSMod:
-      return LowerWith(l, inst, WS_SINT_BINARY(SMod));
+    case Op::OpSMod: {
+      const SignedDivOp op = inst.opcode == Op::OpSDiv   ? SignedDivOp::kDiv
+                             : inst.opcode == Op::OpSRem ? SignedDivOp::kRem
+                                                         : SignedDivOp::kMod;
+      HandlerSet set = op == SignedDivOp::kDiv   ? WS_SINT_BINARY(SDiv)
+                       : op == SignedDivOp::kRem ? WS_SINT_BINARY(SRem)
+                                                 : WS_SINT_BINARY(SMod);
+      set.i32 = set.u32 =
+          op == SignedDivOp::kDiv   ? &ExecSignedDiv32<SignedDivOp::kDiv>
+          : op == SignedDivOp::kRem ? &ExecSignedDiv32<SignedDivOp::kRem>
+                                    : &ExecSignedDiv32<SignedDivOp::kMod>;
+      return LowerWith(l, inst, set);
+    }
     case Op::OpSNegate: {
       const HandlerSet set{
           .i8 = &ExecUnary<int8_t, int8_t, &SNegate<int8_t>>,

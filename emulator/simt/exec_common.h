@@ -66,20 +66,89 @@ inline void StoreLane(uint32_t* r, uint32_t width, uint32_t l, T v) {
   }
 }
 
-// Runs F over the active lanes: d = F(a). When a full-width warp has every
-// lane active (the common case) the loop has a constant trip count and no
-// mask test, so the compiler unrolls and vectorises it; otherwise only the
-// active lanes are visited.
-template <typename R, typename A, R (*F)(A)>
+// Copies src[l] to dst[l] for the lanes l in `lanes` of a full-width warp
+// (register columns of kMaxWarpWidth words), four lanes per vector
+// operation: each group of four lanes selects with a mask from a table.
+// Per group of four lanes: the lanes of bits 0..3 as all-ones words.
+inline constexpr uint32_t kNibbleLanes[16][4] = {
+    {0, 0, 0, 0},        {~0u, 0, 0, 0},     {0, ~0u, 0, 0},
+    {~0u, ~0u, 0, 0},    {0, 0, ~0u, 0},     {~0u, 0, ~0u, 0},
+    {0, ~0u, ~0u, 0},    {~0u, ~0u, ~0u, 0}, {0, 0, 0, ~0u},
+    {~0u, 0, 0, ~0u},    {0, ~0u, 0, ~0u},   {~0u, ~0u, 0, ~0u},
+    {0, 0, ~0u, ~0u},    {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u},
+    {~0u, ~0u, ~0u, ~0u}};
+
+inline void BlendLanes(uint32_t* dst, const uint32_t* src, uint32_t lanes) {
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
+    V4u m, d, s;
+    std::memcpy(&m, kNibbleLanes[(lanes >> l) & 0xfu], sizeof(m));
+    std::memcpy(&d, dst + l, sizeof(d));
+    std::memcpy(&s, src + l, sizeof(s));
+    d = (s & m) | (d & ~m);
+    std::memcpy(dst + l, &d, sizeof(d));
+  }
+}
+
+// Whether col[l] != 0 for some lane l in `lanes` of a full-width warp.
+inline bool AnyLaneNonzero(const uint32_t* col, uint32_t lanes) {
+  using V4u = uint32_t __attribute__((vector_size(16)));
+  V4u any = {0, 0, 0, 0};
+  for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
+    V4u m, v;
+    std::memcpy(&m, kNibbleLanes[(lanes >> l) & 0xfu], sizeof(m));
+    std::memcpy(&v, col + l, sizeof(v));
+    any |= v & m;
+  }
+  return (any[0] | any[1] | any[2] | any[3]) != 0;
+}
+
+// The result columns t (one, or two for a 64-bit R) of a full-width warp
+// into d: copied when every lane is active, blended otherwise.
+template <typename R>
+inline void StoreColumns(uint32_t* d, const uint32_t* t, uint32_t active) {
+  constexpr uint32_t kW = kMaxWarpWidth;
+  constexpr uint32_t kColumns = sizeof(R) == 8 ? 2 : 1;
+  if (active == ~0u) {
+    std::memcpy(d, t, kColumns * kW * sizeof(uint32_t));
+    return;
+  }
+  BlendLanes(d, t, active);
+  if constexpr (kColumns == 2) BlendLanes(d + kW, t + kW, active);
+}
+
+// With at least this many lanes active, computing the whole warp in vectors
+// and blending beats visiting the active lanes one by one (measured: a
+// sparse mask, as in a switch's cases, is cheaper lane by lane).
+inline constexpr uint32_t kWholeWarpMinLanes = 12;
+
+// Whether a handler computes every lane of the warp (see ExecUnary).
+inline bool ComputeWholeWarp(const Warp& w, bool cheap) {
+  return w.width() == kMaxWarpWidth &&
+         (w.active() == ~0u ||
+          (cheap && w.active_count() >= kWholeWarpMinLanes));
+}
+
+// Runs F over the active lanes: d = F(a). On a full-width warp the loop
+// runs over every lane into a local scratch column, with a constant trip
+// count, no mask test and no possible aliasing of d with an operand, so the
+// compiler vectorises it; the column is then copied into d, or with some
+// lanes inactive blended into it (F is pure and defined for any input, so
+// the inactive lanes' stale values are harmless). That is the default
+// (kWholeWarp) when enough lanes are active; an expensive F (libm calls)
+// visits only the active lanes of a partly active warp.
+template <typename R, typename A, R (*F)(A), bool kWholeWarp = true>
 void ExecUnary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* a = w.Reg(in.src[0]);
   uint32_t* d = w.Reg(in.dst);
-  if (w.active() == ~0u && W == kMaxWarpWidth) {
+  if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
+    uint32_t t[2 * kW];
     for (uint32_t l = 0; l < kW; ++l) {
-      StoreLane<R>(d, kW, l, F(LoadLane<A>(a, kW, l)));
+      StoreLane<R>(t, kW, l, F(LoadLane<A>(a, kW, l)));
     }
+    StoreColumns<R>(d, t, w.active());
     return;
   }
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
@@ -88,17 +157,20 @@ void ExecUnary(Warp& w, const Instr& in) {
   }
 }
 
-template <typename R, typename A, typename B, R (*F)(A, B)>
+template <typename R, typename A, typename B, R (*F)(A, B),
+          bool kWholeWarp = true>
 void ExecBinary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   uint32_t* d = w.Reg(in.dst);
-  if (w.active() == ~0u && W == kMaxWarpWidth) {
+  if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
+    uint32_t t[2 * kW];
     for (uint32_t l = 0; l < kW; ++l) {
-      StoreLane<R>(d, kW, l, F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l)));
+      StoreLane<R>(t, kW, l, F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l)));
     }
+    StoreColumns<R>(d, t, w.active());
     return;
   }
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
@@ -107,20 +179,23 @@ void ExecBinary(Warp& w, const Instr& in) {
   }
 }
 
-template <typename R, typename A, typename B, typename C, R (*F)(A, B, C)>
+template <typename R, typename A, typename B, typename C, R (*F)(A, B, C),
+          bool kWholeWarp = true>
 void ExecTernary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   const uint32_t* c = w.Reg(in.src[2]);
   uint32_t* d = w.Reg(in.dst);
-  if (w.active() == ~0u && W == kMaxWarpWidth) {
+  if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
+    uint32_t t[2 * kW];
     for (uint32_t l = 0; l < kW; ++l) {
-      StoreLane<R>(d, kW, l,
+      StoreLane<R>(t, kW, l,
                    F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l),
                      LoadLane<C>(c, kW, l)));
     }
+    StoreColumns<R>(d, t, w.active());
     return;
   }
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {

@@ -2,6 +2,7 @@
 // does for out-of-range values), integer width changes (sign or zero
 // extension by opcode), float width changes, OpQuantizeToF16 and OpBitcast.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -44,6 +45,37 @@ R Cvt(A a) {
   }
 }
 
+// Cvt<int32_t, float> for a full-width warp, four lanes per vector
+// operation (the scalar function's early returns keep GCC from vectorising
+// it): the value clamped into the range where truncation is defined and NaN
+// replaced by 0, truncated, and the lanes at or above 2^31 set to INT_MAX.
+void ExecFloatToInt32(Warp& w, const Instr& in) {
+  constexpr uint32_t kW = kMaxWarpWidth;
+  if (w.width() != kW) {
+    ExecUnary<int32_t, float, &Cvt<int32_t, float>>(w, in);
+    return;
+  }
+  using V4f = float __attribute__((vector_size(16)));
+  using V4i = int32_t __attribute__((vector_size(16)));
+  constexpr float kTwo31 = 2147483648.0f;
+  constexpr float kBelowTwo31 = 2147483520.0f;  // the float below 2^31
+  const uint32_t* a = w.Reg(in.src[0]);
+  uint32_t out[kW];
+  for (uint32_t l = 0; l < kW; l += 4) {
+    V4f v;
+    std::memcpy(&v, a + l, sizeof(v));
+    const V4i is_number = v == v;  // false for NaN
+    V4f c = v < -kTwo31 ? -kTwo31 : v;
+    c = c > kBelowTwo31 ? kBelowTwo31 : c;
+    c = __builtin_bit_cast(V4f, __builtin_bit_cast(V4i, c) & is_number);
+    V4i r = __builtin_convertvector(c, V4i);
+    const V4i big = v >= kTwo31;
+    r = (r & ~big) | (big & std::numeric_limits<int32_t>::max());
+    std::memcpy(out + l, &r, sizeof(r));
+  }
+  StoreColumns<int32_t>(w.Reg(in.dst), out, w.active());
+}
+
 // Calls f(Tag<T>) with the C++ type for (kind, width); `as_signed` overrides
 // the signedness of integers (SConvert and friends read their operand as
 // signed whatever its declared type).
@@ -76,7 +108,11 @@ ExecFn PickConvert(ScalarKind src_kind, uint32_t src_width, ScalarKind dst_kind,
     return WithType(dst_kind, dst_width, [&](auto d) -> ExecFn {
       using A = typename decltype(s)::type;
       using R = typename decltype(d)::type;
-      return &ExecUnary<R, A, &Cvt<R, A>>;
+      if constexpr (std::is_same_v<A, float> && std::is_same_v<R, int32_t>) {
+        return &ExecFloatToInt32;
+      } else {
+        return &ExecUnary<R, A, &Cvt<R, A>>;
+      }
     });
   });
 }

@@ -334,24 +334,36 @@ Half HalfFma(Half a, Half b, Half c) {
                                     static_cast<double>(HalfToFloat(c.bits))))};
 }
 
+// Sin and Cos of 32-bit floats: every active lane in one call (trig.h: the
+// same bits as SinFloat/CosFloat, several lanes per vector operation).
+template <void (*Fn)(const float*, float*, uint32_t, uint32_t)>
+void ExecTrigF32(Warp& w, const Instr& in) {
+  Fn(reinterpret_cast<const float*>(w.Reg(in.src[0])),
+     reinterpret_cast<float*>(w.Reg(in.dst)), w.width(), w.active());
+}
+
 template <typename Op>
 HandlerSet FloatUnary() {
-  return {.f16 = &ExecUnary<Half, Half, &Float1<Half, Op>>,
-          .f32 = &ExecUnary<float, float, &Float1<float, Op>>,
-          .f64 = &ExecUnary<double, double, &Float1<double, Op>>};
+  // (Many of these call libm: only the active lanes are computed.)
+  return {.f16 = &ExecUnary<Half, Half, &Float1<Half, Op>, false>,
+          .f32 = &ExecUnary<float, float, &Float1<float, Op>, false>,
+          .f64 = &ExecUnary<double, double, &Float1<double, Op>, false>};
 }
 template <typename Op>
 HandlerSet FloatBinary() {
-  return {.f16 = &ExecBinary<Half, Half, Half, &Float2<Half, Op>>,
-          .f32 = &ExecBinary<float, float, float, &Float2<float, Op>>,
-          .f64 = &ExecBinary<double, double, double, &Float2<double, Op>>};
+  return {
+      .f16 = &ExecBinary<Half, Half, Half, &Float2<Half, Op>, false>,
+      .f32 = &ExecBinary<float, float, float, &Float2<float, Op>, false>,
+      .f64 = &ExecBinary<double, double, double, &Float2<double, Op>, false>};
 }
 template <typename Op>
 HandlerSet FloatTernary() {
   return {
-      .f16 = &ExecTernary<Half, Half, Half, Half, &Float3<Half, Op>>,
-      .f32 = &ExecTernary<float, float, float, float, &Float3<float, Op>>,
-      .f64 = &ExecTernary<double, double, double, double, &Float3<double, Op>>};
+      .f16 = &ExecTernary<Half, Half, Half, Half, &Float3<Half, Op>, false>,
+      .f32 =
+          &ExecTernary<float, float, float, float, &Float3<float, Op>, false>,
+      .f64 = &ExecTernary<double, double, double, double, &Float3<double, Op>,
+                          false>};
 }
 
 // Frexp exponent (0 for zero, inf and NaN) and Ldexp, by float storage type S
@@ -1133,10 +1145,16 @@ bool LowerGlslStd450(Lowerer& l, const spirv::Inst& inst) {
       return LowerComponentwise(l, inst, ext, FloatUnary<OpRadians>());
     case GLSLstd450Degrees:
       return LowerComponentwise(l, inst, ext, FloatUnary<OpDegrees>());
-    case GLSLstd450Sin:
-      return LowerComponentwise(l, inst, ext, FloatUnary<OpSin>());
-    case GLSLstd450Cos:
-      return LowerComponentwise(l, inst, ext, FloatUnary<OpCos>());
+    case GLSLstd450Sin: {
+      HandlerSet set = FloatUnary<OpSin>();
+      set.f32 = &ExecTrigF32<&SinFloats>;
+      return LowerComponentwise(l, inst, ext, set);
+    }
+    case GLSLstd450Cos: {
+      HandlerSet set = FloatUnary<OpCos>();
+      set.f32 = &ExecTrigF32<&CosFloats>;
+      return LowerComponentwise(l, inst, ext, set);
+    }
     case GLSLstd450Tan:
       return LowerComponentwise(l, inst, ext, FloatUnary<OpTan>());
     case GLSLstd450Asin:

@@ -33,6 +33,24 @@ void ExecPtrAdd(Warp& w, const Instr& in) {
   const bool region_index = in.ext & 2u;
   const bool signed_index = in.ext & 4u;
   uint32_t* d = w.Reg(in.dst);
+  if (idx == nullptr && !region_index) {
+    // A constant offset (a struct member, a constant index): no per-lane
+    // index to read.
+    const uint32_t add = static_cast<uint32_t>(offset);
+    if (act == LowLanes(W)) {
+      for (uint32_t l = 0; l < W; ++l) {
+        d[l] = ptr[l] + add;
+        d[W + l] = ptr[W + l];
+      }
+      return;
+    }
+    for (uint32_t m = act; m != 0; m &= m - 1) {
+      const uint32_t l = std::countr_zero(m);
+      d[l] = ptr[l] + add;
+      d[W + l] = ptr[W + l];
+    }
+    return;
+  }
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
     int64_t i = 0;
@@ -105,6 +123,56 @@ void ExecLoad(Warp& w, const Instr& in) {
   const MemLeaf* leaves = p.mem_leaves.data() + acc.first_leaf;
   const uint32_t* ptr = w.Reg(acc.ptr_reg);
   const bool record = w.record_addresses();
+  // Whether every active lane reads the same offset of private memory.
+  const uint32_t first = ptr[std::countr_zero(act | (1u << (W - 1)))];
+  bool same_private = true;
+  if (W == kMaxWarpWidth) {
+    uint32_t other[kMaxWarpWidth];  // nonzero: another offset or region
+    for (uint32_t l = 0; l < kMaxWarpWidth; ++l) {
+      static_assert(kRegionPrivate == 0);
+      other[l] = (ptr[l] ^ first) | ptr[kMaxWarpWidth + l];
+    }
+    same_private = !AnyLaneNonzero(other, act);
+  } else {
+    for (uint32_t m = act; m != 0; m &= m - 1) {
+      const uint32_t l = std::countr_zero(m);
+      if (ptr[l] != first || ptr[W + l] != kRegionPrivate) same_private = false;
+    }
+  }
+  if (same_private && !record) {
+    // Every lane reads the same place of its own private memory (a
+    // built-in input, a variable): the bounds are checked once per leaf,
+    // and lane l's word is private_bytes * l further on.
+    const uint32_t stride = p.private_bytes;
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = leaves[k];
+      if (leaf.reg == kNoReg) continue;
+      uint32_t* r = w.Reg(leaf.reg);
+      const uint64_t offset = static_cast<uint64_t>(first) + leaf.offset;
+      const bool inside = offset + leaf.bytes <= stride;
+      const uint8_t* src = w.PrivateMemory(0) + (inside ? offset : 0);
+      if (inside && leaf.bytes == 4 && !leaf.is_bool && W == kMaxWarpWidth) {
+        // Every lane's word (private memory exists for each), then the
+        // active lanes' words into the register.
+        uint32_t words[kMaxWarpWidth];
+        for (uint32_t l = 0; l < kMaxWarpWidth; ++l) {
+          std::memcpy(&words[l], src + static_cast<size_t>(l) * stride, 4);
+        }
+        BlendLanes(r, words, act);
+        continue;
+      }
+      for (uint32_t m = act; m != 0; m &= m - 1) {
+        const uint32_t l = std::countr_zero(m);
+        uint64_t v = inside ? LoadBytes(src + static_cast<size_t>(l) * stride,
+                                        leaf.bytes)
+                            : 0;
+        if (leaf.is_bool) v = v != 0 ? 1 : 0;
+        r[l] = static_cast<uint32_t>(v);
+        if (leaf.bytes == 8) r[W + l] = static_cast<uint32_t>(v >> 32);
+      }
+    }
+    return;
+  }
   uint32_t non_private = 0;
   for (uint32_t m = act; m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);

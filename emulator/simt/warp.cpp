@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "simt/exec_common.h"
 #include "spirv/grammar.h"
 
 namespace warpsim::simt {
@@ -32,11 +33,16 @@ Warp::Warp(const Program& program, uint32_t width, uint32_t launch_mask,
 }
 
 void Warp::Reset(uint32_t launch_mask) {
-  std::fill(regs_.begin(), regs_.end(), 0u);
+  // The constants after the physical registers are never written: only the
+  // registers are cleared.
+  std::fill(
+      regs_.begin(),
+      regs_.begin() + static_cast<std::ptrdiff_t>(
+                          static_cast<size_t>(program_->num_regs) * width_),
+      0u);
   std::fill(private_.begin(), private_.end(), uint8_t{0});
   std::fill(waiting_.begin(), waiting_.end(), 0u);
   std::fill(pending_.begin(), pending_.end(), uint64_t{0});
-  LoadConstants();
   Launch(launch_mask);
 }
 
@@ -85,11 +91,6 @@ InstrPeek Warp::Peek() const {
   return p;
 }
 
-void Warp::SetActive(uint32_t lanes) {
-  active_ = lanes;
-  active_count_ = static_cast<uint32_t>(PopCount32(lanes));
-}
-
 uint8_t* Warp::Resolve(uint32_t lane, uint32_t region, uint64_t offset,
                        uint32_t bytes) {
   if (region == kRegionPrivate) {
@@ -102,13 +103,8 @@ uint8_t* Warp::Resolve(uint32_t lane, uint32_t region, uint64_t offset,
   return r.data + offset;
 }
 
-void Warp::SendLanes(uint32_t lanes, uint32_t block,
-                     std::pair<uint32_t, uint32_t> copies) {
-  if (lanes == 0) return;
-  waiting_[block] |= lanes;
-  pending_[block >> 6] |= uint64_t{1} << (block & 63);
+void Warp::CopyEdge(uint32_t lanes, std::pair<uint32_t, uint32_t> copies) {
   const uint32_t n = copies.second;
-  if (n == 0) return;
   // Phi copies are parallel. Register allocation ordered each edge's copies
   // so that running them one after the other is equivalent, unless they
   // form a cycle (Program::edge_copy_cyclic); only then go through scratch.
@@ -135,6 +131,10 @@ void Warp::CopyLanes(uint32_t lanes, bool all, uint32_t dst,
   uint32_t* d = Reg(dst);
   if (all) {
     std::memcpy(d, src, width_ * sizeof(uint32_t));
+    return;
+  }
+  if (width_ == kMaxWarpWidth && PopCount32(lanes) >= kWholeWarpMinLanes) {
+    BlendLanes(d, src, lanes);
     return;
   }
   for (uint32_t m = lanes; m != 0; m &= m - 1) {
@@ -165,25 +165,6 @@ void Warp::Trap(uint32_t lanes, const Instr& in, const std::string& what) {
                         SourcePos{program_->source, 0, in.spirv_word, name});
   alive_ = 0;
   active_ = 0;
-}
-
-void Warp::Reconverge() {
-  // The lanes at the smallest block position run next (see warp.h): the
-  // first block with waiting lanes.
-  for (size_t w = 0; w < pending_.size(); ++w) {
-    while (pending_[w] != 0) {
-      const uint32_t block =
-          static_cast<uint32_t>(w * 64 + std::countr_zero(pending_[w]));
-      pending_[w] &= pending_[w] - 1;
-      const uint32_t group = waiting_[block] & alive_;
-      waiting_[block] = 0;
-      if (group == 0) continue;  // its lanes retired while waiting
-      SetActive(group);
-      pc_ = program_->blocks[block].first_instr;
-      return;
-    }
-  }
-  SetActive(0);
 }
 
 }  // namespace warpsim::simt

@@ -158,6 +158,12 @@ class Warp {
   // Executes one warp instruction for the active lanes. Defined inline so
   // that a caller that ignores parts of the record does not pay for them.
   InstrRecord Step();
+  // Executes up to `max_steps` instructions, exactly as that many Step()
+  // calls would (the same counters), without making records: for an owner
+  // that reads none (the functional drivers). Stops after an instruction
+  // that finishes the warp, stops it on an error or makes it wait at a
+  // barrier. Returns the number of instructions executed.
+  uint32_t Run(uint32_t max_steps);
   // The next instruction's operands without issuing it (a scoreboard checks
   // its reads and writes before letting the warp issue).
   InstrPeek Peek() const;
@@ -173,6 +179,7 @@ class Warp {
   // ---- state used by instruction handlers (exec_*.cpp) ----
   uint32_t width() const { return width_; }
   uint32_t active() const { return active_; }
+  uint32_t active_count() const { return active_count_; }  // popcount
   // Whether every lane of the warp is active (the common, unmasked case).
   bool all_active() const { return active_ == LowLanes(width_); }
   uint32_t alive() const { return alive_; }
@@ -251,7 +258,13 @@ class Warp {
   bool at_barrier_ = false;
   bool record_addresses_ = false;
   std::optional<Diagnostic> error_;
-  void SetActive(uint32_t lanes);
+  void SetActive(uint32_t lanes) {
+    active_ = lanes;
+    active_count_ = PopCount32(lanes);
+  }
+  // SendLanes' phi copies of one edge for `lanes` (out of line: most edges
+  // have none).
+  void CopyEdge(uint32_t lanes, std::pair<uint32_t, uint32_t> copies);
   void LoadConstants();
   void Launch(uint32_t launch_mask);  // the per-launch state of Reset()
   // Copies register column `src` into register `dst` for `lanes` (`all`:
@@ -314,6 +327,65 @@ inline InstrRecord Warp::Step() {
     rec.blocking = Blocking::kBarrier;
   }
   return rec;
+}
+
+// SendLanes and Reconverge run on every branch: inline, so that the
+// terminator handlers (exec_control_flow.cpp) do without calls.
+inline void Warp::SendLanes(uint32_t lanes, uint32_t block,
+                            std::pair<uint32_t, uint32_t> copies) {
+  if (lanes == 0) return;
+  waiting_[block] |= lanes;
+  pending_[block >> 6] |= uint64_t{1} << (block & 63);
+  if (copies.second != 0) CopyEdge(lanes, copies);
+}
+
+inline void Warp::Reconverge() {
+  // The lanes at the smallest block position run next (see above): the
+  // first block with waiting lanes.
+  uint64_t* pending = pending_.data();
+  const size_t words = pending_.size();
+  for (size_t w = 0; w < words; ++w) {
+    while (pending[w] != 0) {
+      const uint32_t block =
+          static_cast<uint32_t>(w * 64 + std::countr_zero(pending[w]));
+      pending[w] &= pending[w] - 1;
+      const uint32_t group = waiting_[block] & alive_;
+      waiting_[block] = 0;
+      if (group == 0) continue;  // its lanes retired while waiting
+      SetActive(group);
+      pc_ = program_->blocks[block].first_instr;
+      return;
+    }
+  }
+  SetActive(0);
+}
+
+inline uint32_t Warp::Run(uint32_t max_steps) {
+  // The warp-instruction counter is kept current (OpReadClockKHR reads it);
+  // the lane counters are summed here and added at the end.
+  uint64_t no_context = 0;
+  uint64_t* warp_instructions =
+      context_ != nullptr ? &context_->warp_instructions : &no_context;
+  uint64_t lanes = 0, helper_lanes = 0;
+  const Instr* code = program_->code.data();
+  uint32_t n = 0;
+  while (n < max_steps && alive_ != 0) {
+    const Instr& in = code[pc_];
+    *warp_instructions += 1;
+    lanes += active_count_;
+    if (helper_ != 0) helper_lanes += PopCount32(active_ & helper_);
+    ++pc_;
+    ++n;
+    in.exec(*this, in);
+    if (at_barrier_) break;  // (an error or the last lane: alive_ == 0)
+  }
+  taken_ = 0;
+  access_bytes_ = 0;
+  if (context_ != nullptr) {
+    context_->lane_instructions += lanes;
+    context_->helper_lane_instructions += helper_lanes;
+  }
+  return n;
 }
 
 }  // namespace warpsim::simt

@@ -8,6 +8,8 @@
 // once as OpSpecConstantOp on two specialization constants (folded by the
 // lowering) and once on the same values loaded from a buffer (executed by a
 // warp). Both results are stored to the buffer and must agree.
+#include "simt/scalar_ops.h"
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
 #include "simt/lower.h"
 #include "simt/warp.h"
 #include "spirv/compile.h"
@@ -227,5 +230,105 @@ TEST_CASE("OpSpecConstantOp folds integers as the executor computes them",
               << (c.a & Mask(c.width)) << ", 0x" << (c.b & Mask(c.width)));
     const auto [folded, runtime] = FoldedAndRuntime(c);
     CHECK(folded == runtime);
+  }
+}
+
+namespace {
+
+// Runs a / b and a % b (OpSDiv, OpSMod) on 32 lanes, all of them or
+// (`diverged`) only the odd ones, and checks each lane against scalar_ops.
+void CheckWarpDivision(const int32_t (&a)[32], const int32_t (&b)[32],
+                       bool diverged) {
+  std::string data_a, data_b, want_div, want_mod;
+  for (int i = 0; i < 32; ++i) {
+    data_a += " " + std::to_string(a[i]);
+    data_b += " " + std::to_string(b[i]);
+    // In the diverged run even lanes keep -5.
+    const bool runs = !diverged || i % 2 == 1;
+    want_div +=
+        " " + std::to_string(runs ? simt::scalar::SDiv(a[i], b[i]) : -5);
+    want_mod +=
+        " " + std::to_string(runs ? simt::scalar::SMod(a[i], b[i]) : -5);
+  }
+  INFO((diverged ? "odd lanes" : "every lane") << ", b:" << data_b);
+  const std::string amber = R"(#!amber
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer A { int v[]; } a;
+layout(set = 0, binding = 1) buffer B { int v[]; } b;
+layout(set = 0, binding = 2) buffer D { int v[]; } d;
+layout(set = 0, binding = 3) buffer M { int v[]; } m;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  int q = -5, r = -5;
+  if ()" + std::string(diverged ? "(i & 1u) == 1u" : "true") +
+                            R"() {
+    q = a.v[i] / b.v[i];
+    r = a.v[i] % b.v[i];
+  }
+  d.v[i] = q;
+  m.v[i] = r;
+}
+END
+BUFFER a DATA_TYPE int32 DATA)" +
+                            data_a +
+                            R"(
+END
+BUFFER b DATA_TYPE int32 DATA)" +
+                            data_b +
+                            R"(
+END
+BUFFER d DATA_TYPE int32 SIZE 32 FILL 0
+BUFFER m DATA_TYPE int32 SIZE 32 FILL 0
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER a AS storage DESCRIPTOR_SET 0 BINDING 0
+  BIND BUFFER b AS storage DESCRIPTOR_SET 0 BINDING 1
+  BIND BUFFER d AS storage DESCRIPTOR_SET 0 BINDING 2
+  BIND BUFFER m AS storage DESCRIPTOR_SET 0 BINDING 3
+END
+RUN p 1 1 1
+EXPECT d IDX 0 EQ)" + want_div +
+                            R"(
+EXPECT m IDX 0 EQ)" + want_mod +
+                            "\n";
+  const auto report = warpsim::testing::RunAmberText(amber);
+  INFO(warpsim::testing::Describe(report));
+  CHECK(report.status == warpsim::runner::RunStatus::kPass);
+}
+
+}  // namespace
+
+TEST_CASE("32-bit OpSDiv and OpSMod of a whole warp match scalar_ops",
+          "[simt][scalar]") {
+  // The 32-bit handlers divide four lanes at a time (exec_arithmetic.cpp),
+  // by a reciprocal when every active lane has the same divisor: every lane
+  // of a full warp, and every other lane of one that diverged, must give
+  // what the scalar functions give, edge cases included.
+  const int32_t kMin = std::numeric_limits<int32_t>::min();
+  const int32_t kMax = std::numeric_limits<int32_t>::max();
+  // 49, -98, 147 and 343 over 49: the product with the reciprocal of 49
+  // rounds below the integer quotient (the correction step).
+  const int32_t a[32] = {7,    -7,   7,    -7,      kMin, kMin, kMin, kMax,
+                         kMax, 0,    5,    kMin,    1,    -1,   100,  -100,
+                         13,   -13,  kMax, 1 << 30, 49,   -98,  147,  kMin + 1,
+                         1234, 5678, -999, 31,      kMax, kMin, 343,  -2};
+  const int32_t b[32] = {3,    3,  -3, -3,         -1,   1,    0,    -1,
+                         kMin, 0,  0,  kMax,       kMin, -1,   7,    7,
+                         -5,   -5, 2,  -(1 << 29), 3,    3,    kMax, -1,
+                         -37,  41, 17, -7,         kMax, kMin, 2,    2};
+  for (const bool diverged : {false, true}) CheckWarpDivision(a, b, diverged);
+  // One divisor for the warp; and one for the odd lanes only (the even
+  // lanes' 0 is not theirs to divide by).
+  for (const int32_t divisor : {3, -3, 2, -2, 7, 49, -49, 1000, -65536, kMax,
+                                kMin, kMin + 1, 1, -1, 0}) {
+    int32_t same[32], odd[32];
+    for (int i = 0; i < 32; ++i) {
+      same[i] = divisor;
+      odd[i] = i % 2 == 1 ? divisor : 0;
+    }
+    CheckWarpDivision(a, same, false);
+    CheckWarpDivision(a, odd, true);
   }
 }
