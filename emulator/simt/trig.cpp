@@ -49,27 +49,23 @@ constexpr double InvFactorial(int n) {
   return 1.0 / f;
 }
 
-// The polynomials in r2 = r^2 of sin(r) = r + r r2 SinTail(r2) and
-// cos(r) = 1 + r2 CosTail(r2), |r| <= pi/4 (sine to r^15, cosine to r^16:
-// truncation below 2^-53 relative), for a double or a vector of doubles:
-// the scalar and the vector code run the same operations in the same
-// order. Always inlined, so that a caller's target decides the
-// instructions.
-template <typename T>
-[[gnu::always_inline]] inline T SinTail(T r2) {
-  T p = T{} - InvFactorial(15);  // 0 - c is exactly -c
+// sin(r) for |r| <= pi/4: r - r^3/3! + ... - r^15/15!.
+double SinPoly(double r) {
+  const double r2 = r * r;
+  double p = -InvFactorial(15);
   p = p * r2 + InvFactorial(13);
   p = p * r2 - InvFactorial(11);
   p = p * r2 + InvFactorial(9);
   p = p * r2 - InvFactorial(7);
   p = p * r2 + InvFactorial(5);
   p = p * r2 - InvFactorial(3);
-  return p;
+  return r + r * r2 * p;
 }
 
-template <typename T>
-[[gnu::always_inline]] inline T CosTail(T r2) {
-  T p = T{} + InvFactorial(16);
+// cos(r) for |r| <= pi/4: 1 - r^2/2! + ... + r^16/16!.
+double CosPoly(double r) {
+  const double r2 = r * r;
+  double p = InvFactorial(16);
   p = p * r2 - InvFactorial(14);
   p = p * r2 + InvFactorial(12);
   p = p * r2 - InvFactorial(10);
@@ -77,17 +73,7 @@ template <typename T>
   p = p * r2 - InvFactorial(6);
   p = p * r2 + InvFactorial(4);
   p = p * r2 - InvFactorial(2);
-  return p;
-}
-
-double SinPoly(double r) {
-  const double r2 = r * r;
-  return r + r * r2 * SinTail(r2);
-}
-
-double CosPoly(double r) {
-  const double r2 = r * r;
-  return 1.0 + r2 * CosTail(r2);
+  return 1.0 + r2 * p;
 }
 
 // True when rounding y (a nonzero value within 2^-50 relative of the exact
@@ -158,10 +144,24 @@ template <int N>
   const D k = t - kRound;
   const D r = ((xd - k * kPiOver2Hi) - k * kPiOver2Mid) - k * kPiOver2Lo;
   const U q = __builtin_bit_cast(U, t) + shift;
-  // SinPoly and CosPoly, the same operations in the same order.
+  // SinPoly and CosPoly, the same operations in the same order (written
+  // out: a loop over the coefficients is not unrolled at -O2).
   const D r2 = r * r;
-  const D ps = SinTail(r2);
-  const D pc = CosTail(r2);
+  D ps = D{} - InvFactorial(15);  // 0 - c is exactly -c
+  ps = ps * r2 + InvFactorial(13);
+  ps = ps * r2 - InvFactorial(11);
+  ps = ps * r2 + InvFactorial(9);
+  ps = ps * r2 - InvFactorial(7);
+  ps = ps * r2 + InvFactorial(5);
+  ps = ps * r2 - InvFactorial(3);
+  D pc = D{} + InvFactorial(16);
+  pc = pc * r2 - InvFactorial(14);
+  pc = pc * r2 + InvFactorial(12);
+  pc = pc * r2 - InvFactorial(10);
+  pc = pc * r2 + InvFactorial(8);
+  pc = pc * r2 - InvFactorial(6);
+  pc = pc * r2 + InvFactorial(4);
+  pc = pc * r2 - InvFactorial(2);
   const U s = __builtin_bit_cast(U, r + r * r2 * ps);
   const U c = __builtin_bit_cast(U, 1.0 + r2 * pc);
   // Odd quadrants take the cosine; quadrants 2 and 3 negate.
