@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
@@ -916,61 +916,6 @@ class SceneRunner {
 
 }  // namespace
 
-const char* RunStatusName(RunStatus s) {
-  switch (s) {
-    case RunStatus::kPass:
-      return "pass";
-    case RunStatus::kFail:
-      return "fail";
-    case RunStatus::kInvalid:
-      return "invalid";
-    case RunStatus::kUnsupported:
-      return "unsupported";
-    case RunStatus::kLimitExceeded:
-      return "limit_exceeded";
-  }
-  return "?";
-}
-
-RunStatus RunStatusFor(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kUnsupported:
-      return RunStatus::kUnsupported;
-    case ErrorKind::kLimitExceeded:
-      return RunStatus::kLimitExceeded;
-    case ErrorKind::kInvalidInput:
-    case ErrorKind::kInternal:
-      break;
-  }
-  return RunStatus::kInvalid;
-}
-
-int ExitCodeFor(RunStatus status) {
-  switch (status) {
-    case RunStatus::kPass:
-      return 0;
-    case RunStatus::kFail:
-      return 1;
-    case RunStatus::kInvalid:
-      return 2;
-    case RunStatus::kUnsupported:
-      return 3;
-    case RunStatus::kLimitExceeded:
-      return 4;
-  }
-  return 2;
-}
-
-LaneUse LaneUseOf(uint64_t warp_instructions, uint64_t lane_instructions,
-                  uint64_t helper_lane_instructions, uint32_t warp_width) {
-  const double slots =
-      static_cast<double>(warp_instructions) * static_cast<double>(warp_width);
-  if (slots == 0) return {};
-  return {
-      static_cast<double>(lane_instructions - helper_lane_instructions) / slots,
-      static_cast<double>(helper_lane_instructions) / slots};
-}
-
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   RunReport report;
   report.file = scene.file_path;
@@ -1007,96 +952,6 @@ RunReport RunAmberFile(const std::string& path, const RunOptions& options) {
     return report;
   }
   return RunScene(*scene, options);
-}
-
-std::string ReportToJson(const RunReport& report) {
-  nlohmann::json j;
-  j["file"] = report.file;
-  j["result"] = RunStatusName(report.status);
-  j["exit_code"] = ExitCodeFor(report.status);
-  nlohmann::json exps = nlohmann::json::array();
-  for (const auto& e : report.expectations) {
-    exps.push_back(
-        {{"line", e.line}, {"passed", e.passed}, {"message", e.message}});
-  }
-  j["expectations"] = exps;
-  nlohmann::json pipes = nlohmann::json::array();
-  for (const auto& p : report.pipelines) {
-    pipes.push_back({{"name", p.name},
-                     {"stage", p.stage},
-                     {"shader", p.shader},
-                     {"entry_point", p.entry_point},
-                     {"registers_per_thread", p.registers_per_thread},
-                     {"registers_allocated", p.registers_allocated},
-                     {"instructions", p.instructions}});
-  }
-  j["pipelines"] = pipes;
-  auto lane_use = [&](nlohmann::json* out, uint64_t warp_instructions,
-                      uint64_t lane_instructions, uint64_t helper_lanes) {
-    const LaneUse use = LaneUseOf(warp_instructions, lane_instructions,
-                                  helper_lanes, report.warp_width);
-    (*out)["warp_instructions"] = warp_instructions;
-    (*out)["lane_instructions"] = lane_instructions;
-    (*out)["helper_lane_instructions"] = helper_lanes;
-    (*out)["simd_efficiency"] = use.simd_efficiency;
-    (*out)["helper_lane_share"] = use.helper_lane_share;
-  };
-  nlohmann::json draws = nlohmann::json::array();
-  for (const auto& d : report.draws) {
-    draws.push_back({{"pipeline", d.pipeline},
-                     {"vs_invocations", d.stats.vs_invocations},
-                     {"vertex_warps", d.stats.vertex_warps},
-                     {"primitives_in", d.stats.primitives_in},
-                     {"primitives_out", d.stats.primitives_out},
-                     {"fs_invocations", d.stats.fs_invocations},
-                     {"helper_lanes", d.stats.helper_lanes},
-                     {"quads", d.stats.quads},
-                     {"fragment_warps", d.stats.fragment_warps},
-                     {"fs_invocations_per_fragment_warp",
-                      d.stats.InvocationsPerFragmentWarp()}});
-    nlohmann::json per_warp = nlohmann::json::object();
-    for (const auto& [n, warps] : d.stats.primitives_per_fragment_warp) {
-      per_warp[std::to_string(n)] = warps;
-    }
-    draws.back()["primitives_per_fragment_warp"] = per_warp;
-    lane_use(&draws.back(), d.stats.warp_instructions,
-             d.stats.lane_instructions, d.stats.helper_lane_instructions);
-  }
-  j["draws"] = draws;
-  nlohmann::json dispatches = nlohmann::json::array();
-  for (const auto& d : report.dispatches) {
-    dispatches.push_back({{"pipeline", d.pipeline},
-                          {"workgroups", d.stats.workgroups},
-                          {"warps", d.stats.warps}});
-    lane_use(&dispatches.back(), d.stats.warp_instructions,
-             d.stats.lane_instructions, d.stats.helper_lane_instructions);
-  }
-  j["dispatches"] = dispatches;
-  j["stats"] = {{"dispatches", report.stats.dispatches},
-                {"workgroups", report.stats.workgroups},
-                {"warps", report.stats.warps},
-                {"warp_width", report.warp_width},
-                {"host_seconds", report.stats.host_seconds},
-                {"shader_cache_hits", report.stats.shader_cache_hits},
-                {"shader_cache_misses", report.stats.shader_cache_misses}};
-  lane_use(&j["stats"], report.stats.warp_instructions,
-           report.stats.lane_instructions,
-           report.stats.helper_lane_instructions);
-  if (report.diagnostic) {
-    const char* kind = "invalid_input";
-    if (report.status == RunStatus::kUnsupported) kind = "unsupported";
-    if (report.status == RunStatus::kLimitExceeded) kind = "limit_exceeded";
-    j["diagnostic"] = {{"kind", kind},
-                       {"file", report.diagnostic->pos.file},
-                       {"line", report.diagnostic->pos.line},
-                       {"word", report.diagnostic->pos.word},
-                       {"opcode", report.diagnostic->pos.opcode},
-                       {"message", report.diagnostic->message},
-                       {"text", report.diagnostic->ToString()}};
-  }
-  // Names, paths and messages are bytes from the input, not always UTF-8:
-  // invalid sequences become U+FFFD instead of making dump() throw.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace warpsim::runner
