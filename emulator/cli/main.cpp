@@ -1,6 +1,7 @@
 // The warpsim command-line tool: `warpsim run` executes an AmberScript file
 // and checks its expectations; `warpsim disasm` shows a shader's SPIR-V and
-// the lowered warp program with its registers per thread.
+// the lowered warp program with its registers per thread; `warpsim
+// occupancy` applies the occupancy rules (cli/occupancy_command.cpp).
 //
 // Exit codes: 0 all expectations pass; 1 an expectation failed; 2 invalid
 // input; 3 unsupported feature; 4 the warp instruction limit stopped the run;
@@ -16,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_util.h"
+#include "cli/occupancy_command.h"
 #include "runner/png_writer.h"
 #include "runner/runner.h"
 #include "runner/shader_build.h"
@@ -25,8 +28,12 @@
 
 namespace {
 
+using warpsim::cli::kExitUsage;
+using warpsim::cli::LoadGpuConfigArg;
+using warpsim::cli::ParseUint;
+using warpsim::cli::Usage;
+
 constexpr int kExitOutOfMemory = 5;
-constexpr int kExitUsage = 64;
 constexpr int kExitInternal = 70;
 
 const char kMainHelp[] =
@@ -37,6 +44,8 @@ const char kMainHelp[] =
     "commands:\n"
     "  run FILE.amber     run an AmberScript file and check its EXPECTs\n"
     "  disasm FILE        show SPIR-V and the lowered warp program\n"
+    "  occupancy          blocks and warps per SM for registers, threads\n"
+    "                     and shared memory (CUDA's rules, the GPU config)\n"
     "\n"
     "Run `warpsim <command> --help` for a command's options.\n"
     "Exit codes: 0 pass, 1 expectation failed, 2 invalid input,\n"
@@ -106,30 +115,6 @@ bool WriteFileAtomically(const std::string& path, const std::string& data) {
   return !ec;
 }
 
-bool ParseUint(const char* s, uint64_t* out) {
-  if (s == nullptr || *s == 0) return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (errno != 0 || *end != 0 || s[0] == '-') return false;
-  *out = v;
-  return true;
-}
-
-// Whether a --gpu-config argument is meant as a file rather than a preset
-// name: it exists, or has a directory part or a .json suffix.
-bool LooksLikeFile(const std::string& arg) {
-  std::error_code ec;
-  return std::filesystem::exists(arg, ec) ||
-         arg.find('/') != std::string::npos ||
-         (arg.size() > 5 && arg.substr(arg.size() - 5) == ".json");
-}
-
-int Usage(const std::string& message, const char* help) {
-  std::cerr << "warpsim: " << message << "\n\n" << help;
-  return kExitUsage;
-}
-
 int RunCommand(int argc, char** argv) {
   std::string file, out_dir, json_path;
   bool quiet = false;
@@ -159,21 +144,9 @@ int RunCommand(int argc, char** argv) {
       if (!v)
         return Usage("--gpu-config needs a preset name or a JSON file",
                      kRunHelp);
-      // A preset name, or a JSON file. A word that names neither is a
-      // mistyped preset: a bad command line, answered with the presets.
-      auto preset = warpsim::runner::GpuConfigPreset(v);
-      if (!preset.ok() && !LooksLikeFile(v)) {
-        return Usage(
-            "unknown GPU preset \"" + std::string(v) + "\" (presets: " +
-                warpsim::runner::GpuConfigPresetList() + "; or a JSON file)",
-            kRunHelp);
+      if (int rc = LoadGpuConfigArg(v, kRunHelp, &options); rc != 0) {
+        return rc;
       }
-      auto config = preset.ok() ? preset : warpsim::runner::LoadGpuConfig(v);
-      if (!config.ok()) {
-        std::cerr << config.error().ToString() << "\n";
-        return 2;
-      }
-      static_cast<warpsim::runner::GpuConfig&>(options) = *config;
     } else if (a == "--warp-width") {
       uint64_t n = 0;
       if (!ParseUint(value("--warp-width"), &n) || n < 1 || n > 32) {
@@ -389,6 +362,9 @@ int Main(int argc, char** argv) {
   }
   if (cmd == "run") return RunCommand(argc - 2, argv + 2);
   if (cmd == "disasm") return DisasmCommand(argc - 2, argv + 2);
+  if (cmd == "occupancy") {
+    return warpsim::cli::OccupancyCommand(argc - 2, argv + 2);
+  }
   return Usage("unknown command " + cmd, kMainHelp);
 }
 

@@ -56,6 +56,75 @@ int LineAt(std::string_view text, size_t offset) {
                  std::count(text.begin(), text.begin() + offset, '\n'));
 }
 
+// The "sm" object: any of SmLimits' fields by name.
+Status ParseSmLimits(const nlohmann::json& j, const std::string& path,
+                     sm::SmLimits* l) {
+  struct Field {
+    const char* name;
+    uint32_t* value;
+    uint32_t lo, hi;
+  };
+  const Field fields[] = {
+      {"warp_size", &l->warp_size, 1, 64},
+      {"max_warps_per_sm", &l->max_warps_per_sm, 1, 4096},
+      {"max_blocks_per_sm", &l->max_blocks_per_sm, 1, 4096},
+      {"max_threads_per_block", &l->max_threads_per_block, 1, 1u << 16},
+      {"registers_per_sm", &l->registers_per_sm, 1, 1u << 24},
+      {"registers_per_block", &l->registers_per_block, 1, 1u << 24},
+      {"max_registers_per_thread", &l->max_registers_per_thread, 1, 4096},
+      {"register_allocation_unit", &l->register_allocation_unit, 1, 1u << 16},
+      {"sub_partitions", &l->sub_partitions, 1, 64},
+      {"shared_memory_per_sm", &l->shared_memory_per_sm, 0, 1u << 30},
+      {"shared_memory_per_block", &l->shared_memory_per_block, 0, 1u << 30},
+      {"shared_memory_per_block_optin", &l->shared_memory_per_block_optin, 0,
+       1u << 30},
+      {"reserved_shared_memory_per_block", &l->reserved_shared_memory_per_block,
+       0, 1u << 30},
+      {"shared_memory_allocation_unit", &l->shared_memory_allocation_unit, 1,
+       1u << 20},
+  };
+  for (const auto& [key, value] : j.items()) {
+    if (key == "shared_memory_carveouts_kib") {
+      std::vector<uint32_t> kib;
+      bool good = value.is_array() && !value.empty();
+      for (const auto& v : value) {
+        good = good && v.is_number_unsigned() &&
+               v.get<uint64_t>() <= (1u << 20) &&
+               (kib.empty() || v.get<uint64_t>() > kib.back());
+        if (good) kib.push_back(v.get<uint32_t>());
+      }
+      if (!good) {
+        return InvalidInput(
+            "\"sm.shared_memory_carveouts_kib\" must be a non-empty "
+            "ascending array of integers (KiB)",
+            SourcePos{path});
+      }
+      l->shared_memory_carveouts_kib = std::move(kib);
+      continue;
+    }
+    const Field* f = nullptr;
+    for (const Field& x : fields) {
+      if (key == x.name) f = &x;
+    }
+    if (f == nullptr) {
+      std::string names;
+      for (const Field& x : fields) names += std::string(x.name) + ", ";
+      return InvalidInput("unknown key \"sm." + key + "\" (expected " + names +
+                              "shared_memory_carveouts_kib)",
+                          SourcePos{path});
+    }
+    if (!value.is_number_unsigned() || value.get<uint64_t>() < f->lo ||
+        value.get<uint64_t>() > f->hi) {
+      return InvalidInput("\"sm." + key + "\" must be an integer in " +
+                              std::to_string(f->lo) + ".." +
+                              std::to_string(f->hi),
+                          SourcePos{path});
+    }
+    *f->value = value.get<uint32_t>();
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<GpuConfig> ParseGpuConfig(std::string_view text,
@@ -151,6 +220,10 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
     } else if (key == "kill" && value.is_string() &&
                (value == "terminate" || value == "demote")) {
       c.kill_terminates = value == "terminate";
+    } else if (key == "sm" && value.is_object()) {
+      if (Status s = ParseSmLimits(value, path, &c.sm); !s.ok()) {
+        return s.error();
+      }
     } else if (key == "max_warp_instructions") {
       if (Status s = uint_field(key, 1, ~0ull, &u); !s.ok()) return s.error();
       c.max_warp_instructions = u;
@@ -163,7 +236,7 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
               "per_primitive|mixed|tiles, open_tiles, "
               "derivatives: "
               "fine|coarse, kill: terminate|demote, "
-              "max_warp_instructions)",
+              "max_warp_instructions, sm: {...})",
           SourcePos{path});
     }
   }

@@ -12,6 +12,7 @@
 
 #include "base/diagnostic.h"
 #include "pipeline/graphics.h"
+#include "sm/occupancy.h"
 
 namespace warpsim::runner {
 
@@ -57,6 +58,20 @@ struct GpuConfig {
   // (REFERENCE §8.5). Either way the invocation's outputs are discarded;
   // a demoted lane is counted as a helper.
   bool kill_terminates = true;
+  // The SM's resources, for occupancy (sm/occupancy.h). H200: the CUDA
+  // runtime's own figures, read on the H200 by E0
+  // (cuda_ref/results/h200/2026-11-30/e0_fingerprint.json: warpSize,
+  // maxThreadsPerMultiProcessor / 32, maxBlocksPerMultiProcessor,
+  // maxThreadsPerBlock, regsPerMultiprocessor, regsPerBlock,
+  // sharedMemPerMultiprocessor, sharedMemPerBlock, sharedMemPerBlockOptin,
+  // reservedSharedMemPerBlock); the allocation units, the 4 register
+  // sub-partitions, the 255-register ceiling and the carveout sizes are
+  // CUDA's occupancy rules for compute capability 9.0 (REFERENCE §1.3,
+  // §1.6), and E1 (same folder, e1_occupancy.json) confirms them: with
+  // these values sm::ComputeOccupancy gives the runtime's answer in all
+  // 6000 recorded cells and the residency probe's in all 24
+  // (tests/sm/occupancy_test.cpp).
+  sm::SmLimits sm;
   // A dispatch or draw stops after this many warp instructions.
   uint64_t max_warp_instructions = 4'000'000'000ull;
 };

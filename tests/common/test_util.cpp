@@ -1,5 +1,9 @@
 #include "common/test_util.h"
 
+#include <sys/wait.h>
+
+#include <cstdio>
+
 #include "scene/amber_parser.h"
 
 namespace warpsim::testing {
@@ -26,6 +30,19 @@ std::string Describe(const runner::RunReport& report) {
     if (!e.passed) s += "\n  line " + std::to_string(e.line) + ": " + e.message;
   }
   return s;
+}
+
+CommandResult RunCommand(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), pipe)) > 0)
+    r.output.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 }  // namespace warpsim::testing

@@ -18,6 +18,14 @@ runner::RunReport RunAmberText(const std::string& amber,
 // for INFO()/CAPTURE in tests.
 std::string Describe(const runner::RunReport& report);
 
+// A shell command's exit code (-1 when it did not exit) and its stdout and
+// stderr together.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+CommandResult RunCommand(const std::string& command);
+
 }  // namespace warpsim::testing
 
 #endif  // WARPSIM_TESTS_COMMON_TEST_UTIL_H_

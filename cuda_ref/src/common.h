@@ -1,0 +1,101 @@
+// What every cuda_ref experiment shares: error checks, special registers,
+// the clock measurement, warm-up, command-line options and the result file.
+//
+// Every experiment is one program that writes one JSON file:
+//   {"experiment": "E3", "schema_version": 1, "command": ..., "date": ...,
+//    "device": {...}, "clock_before": {...}, "clock_after": {...},
+//    "parameters": {...}, "results": ...}
+// clock_before/after: the SM clock measured in a kernel (clock64 cycles over
+// %globaltimer nanoseconds on one SM, a 2 ms spin) and, when nvidia-smi
+// answers, its clocks.sm / clocks.mem readings. Clocks are never changed;
+// the GPU is warmed up (a 300 ms busy kernel on every SM) before measuring.
+#ifndef WARPSIM_CUDA_REF_COMMON_H_
+#define WARPSIM_CUDA_REF_COMMON_H_
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "json.h"
+
+#define CUDA_CHECK(expr)                                                      \
+  do {                                                                        \
+    cudaError_t err_ = (expr);                                                \
+    if (err_ != cudaSuccess) {                                                \
+      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__, \
+                   #expr, cudaGetErrorName(err_), cudaGetErrorString(err_));  \
+      std::exit(3);                                                           \
+    }                                                                         \
+  } while (0)
+
+// After a launch: the launch error, then the kernel's own.
+#define CUDA_CHECK_LAUNCH()              \
+  do {                                   \
+    CUDA_CHECK(cudaGetLastError());      \
+    CUDA_CHECK(cudaDeviceSynchronize()); \
+  } while (0)
+
+namespace cuda_ref {
+
+// Special registers (PTX ISA "Special Registers").
+__device__ __forceinline__ uint32_t SmId() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t WarpId() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint32_t LaneId() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ uint64_t Clock64() {
+  uint64_t r;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(r));
+  return r;
+}
+__device__ __forceinline__ uint64_t GlobalTimer() {
+  uint64_t r;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));
+  return r;
+}
+
+struct Options {
+  std::string out;     // --out FILE (required)
+  bool quick = false;  // --quick: a small sweep, to check the program runs
+  std::string command;
+};
+// Parses --out FILE and --quick; exits 64 with a usage line otherwise.
+Options ParseOptions(int argc, char** argv, const char* experiment);
+
+// Runs a busy kernel on every SM for about `ms` milliseconds.
+void WarmUp(int ms = 300);
+
+// The SM clock now: {"sm_mhz_measured": clock64 cycles per microsecond of
+// %globaltimer over a 2 ms spin on one SM, "nvidia_smi": "clocks.sm,
+// clocks.mem" or null}.
+Json ClockReading();
+
+// Device name, SM count, compute capability, driver and runtime versions.
+Json DeviceSummary();
+
+// Writes the result file (see above) and prints where it went.
+void WriteResult(const Options& opt, const char* experiment,
+                 const Json& clock_before, Json parameters, Json results);
+
+// "2026-11-30T19:00:00Z"
+std::string UtcNow();
+
+// The current device's attribute.
+int Attribute(cudaDeviceAttr attr);
+
+}  // namespace cuda_ref
+
+#endif  // WARPSIM_CUDA_REF_COMMON_H_
