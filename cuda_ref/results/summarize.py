@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""The headline tables of a cuda_ref run, from its result files alone.
+
+  cuda_ref/results/summarize.py RUN_DIR                 prints the markdown
+  cuda_ref/results/summarize.py --update README RUN_DIR replaces the text
+      between "<!-- summary -->" and "<!-- end summary -->" in README
+
+RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
+e6_divergence.json, provenance.txt). Every number below is computed here
+from those files by the rule its table states; none is typed by hand.
+"""
+import json
+import os
+import statistics
+import sys
+
+BEGIN, END = "<!-- summary -->", "<!-- end summary -->"
+
+
+def load(run, name):
+    path = os.path.join(run, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return "—"
+    if isinstance(x, int):
+        return str(x)
+    if abs(x) >= 1000:
+        return f"{x:.0f}"
+    return f"{x:.{digits}g}"
+
+
+def size(b):
+    for unit, n in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if b >= n:
+            v = b / n
+            return f"{v:g} {unit}"
+    return f"{b} B"
+
+
+def table(out, header, rows):
+    out.append("| " + " | ".join(header) + " |")
+    out.append("|" + "---|" * len(header))
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    out.append("")
+
+
+def provenance(run, out):
+    path = os.path.join(run, "provenance.txt")
+    lines = open(path).read().splitlines() if os.path.exists(path) else []
+    keep = [l for l in lines if l.split(":")[0] in
+            ("command", "commit", "date", "gpu", "nvcc", "host")]
+    out.append("Run: `" + os.path.relpath(run, os.path.dirname(os.path.dirname(run)))
+               + "` — " + "; ".join(keep) + ".")
+    out.append("")
+
+
+def e0(d, out):
+    p, a = d["results"]["properties"], d["results"]["attributes"]
+    out.append("### E0: fingerprint\n")
+    rows = [
+        ("SMs", p["multiProcessorCount"]),
+        ("registers per SM / per block", f"{p['regsPerMultiprocessor']} / {p['regsPerBlock']}"),
+        ("threads per SM / per block", f"{p['maxThreadsPerMultiProcessor']} / {p['maxThreadsPerBlock']}"),
+        ("blocks per SM", p["maxBlocksPerMultiProcessor"]),
+        ("shared memory per SM / per block / opt-in / reserved per block",
+         f"{p['sharedMemPerMultiprocessor']} / {p['sharedMemPerBlock']} / "
+         f"{p['sharedMemPerBlockOptin']} / {p['reservedSharedMemPerBlock']} B"),
+        ("L2", size(p["l2CacheSize"])),
+        ("memory", size(p["totalGlobalMem"])),
+        ("SM clock (attribute) / measured before, after",
+         f"{a['cudaDevAttrClockRate'] / 1000:g} MHz / "
+         f"{d['clock_before']['sm_mhz_measured']:.0f}, {d['clock_after']['sm_mhz_measured']:.0f} MHz"),
+    ]
+    table(out, ["property", "value"], rows)
+
+
+def e1(d, out):
+    r = d["results"]
+    cells = r["cells"]
+    out.append("### E1: occupancy\n")
+    zero = sum(1 for c in cells if c.get("blocks_per_sm") == 0)
+    errs = sum(1 for c in cells if "error" in c)
+    agree = sum(1 for p in r["probe"] if p["predicted"] == p["measured"])
+    out.append(
+        f"{len(cells)} cells (registers {sorted({c['regs'] for c in cells})}, "
+        f"{len(d['parameters']['blocks'])} block sizes, "
+        f"{len(d['parameters']['dyn_smem'])} dynamic shared memory sizes, "
+        f"carveouts {d['parameters']['carveouts']}): {zero} cells give 0 blocks, "
+        f"{errs} were refused by the API. Residency probe: the blocks seen "
+        f"resident equal cudaOccupancyMaxActiveBlocksPerMultiprocessor in "
+        f"{agree} of {len(r['probe'])} launches. `warpsim occupancy` "
+        "(emulator/sm/occupancy.h) is tested against every cell.\n")
+    table(out, ["launch at the limit", "registers", "threads", "launch result"],
+          [(l["what"], l["regs"], l["block"], l["launch"]) for l in r["limits"]])
+
+
+def level(points, lo, hi):
+    v = [p["cycles_per_step"] for p in points if lo <= p["footprint_bytes"] <= hi]
+    return statistics.median(v) if v else None
+
+
+def breakpoint(points, low_level):
+    """The last footprint within 10 % of low_level and the next one."""
+    pts = sorted(points, key=lambda p: p["footprint_bytes"])
+    for a, b in zip(pts, pts[1:]):
+        if (abs(a["cycles_per_step"] - low_level) <= 0.1 * low_level and
+                b["cycles_per_step"] > 1.1 * low_level):
+            return a["footprint_bytes"], b["footprint_bytes"]
+    return None, None
+
+
+def e2(d, out):
+    r = d["results"]
+    ca = [p for p in r["sweep"] if p["load"] == "ca"]
+    cg = [p for p in r["sweep"] if p["load"] == "cg"]
+    smem = statistics.median(p["cycles_per_step"] for p in r["shared"])
+    l1 = level(ca, 0, 16 << 10)
+    l2 = level(cg, 1 << 20, 8 << 20)
+    hbm = level(cg, 512 << 20, 1 << 40)
+    l1_lo, l1_hi = breakpoint(ca, l1)
+    l2_lo, l2_hi = breakpoint(cg, l2)
+    mhz = d["clock_before"]["sm_mhz_measured"]
+    out.append("### E2: latency (one thread, dependent loads, 128-B stride)\n")
+    rows = [
+        ("shared memory (ld.shared)", fmt(smem), fmt(smem / mhz * 1000), "median over the shared-memory chains"),
+        ("L1 (ld.global.ca)", fmt(l1), fmt(l1 / mhz * 1000), "median of ca footprints ≤ 16 KB"),
+        ("L2 (ld.global.cg)", fmt(l2), fmt(l2 / mhz * 1000), "median of cg footprints 1–8 MB"),
+        ("HBM (ld.global.cg, sequential)", fmt(hbm), fmt(hbm / mhz * 1000), "median of cg footprints ≥ 512 MB"),
+    ]
+    for p in r["hbm_random"]:
+        rows.append((f"HBM, {p['pattern']} chain over {size(p['footprint_bytes'])}",
+                     fmt(p["cycles_per_step"]), fmt(p["ns_per_step"]), "one run"))
+    table(out, ["level", "cycles", "ns", "rule"], rows)
+    h = r["l2_histogram"]
+    out.append(
+        f"Capacity breakpoints (last footprint at the level, first above it by "
+        f"> 10 %): L1 between {size(l1_lo) if l1_lo else '?'} and "
+        f"{size(l1_hi) if l1_hi else '?'}; L2 as one thread sees it between "
+        f"{size(l2_lo) if l2_lo else '?'} and {size(l2_hi) if l2_hi else '?'} "
+        f"(the device reports {size(load_l2(d))} of L2). L2 per-access "
+        f"latency over {h['samples']} loads of an {size(h['footprint_bytes'])} "
+        f"chain: min {h['min']}, median {h['median']}, p90 {h['p90']}, max "
+        f"{h['max']} cycles.\n")
+
+
+def load_l2(d):
+    return d.get("_l2", 0)
+
+
+def e3(d, out):
+    r = d["results"]
+    out.append("### E3: instruction latency and throughput (one warp, then many)\n")
+    ops = []
+    for x in r["latency"]:
+        if x["op"] not in ops:
+            ops.append(x["op"])
+    rows = []
+    for op in ops:
+        lat = [x for x in r["latency"] if x["op"] == op]
+        ilp1 = next(x for x in lat if x["ilp"] == 1)
+        interval = min(x["cycles_per_op"] for x in lat)
+        thr = [x for x in r["throughput"] if x["op"] == op]
+        best = max(thr, key=lambda x: x["warp_instructions_per_cycle_per_sm_mean"])
+        rows.append((op, ilp1.get("sass", op), fmt(ilp1["cycles_per_op"]),
+                     fmt(interval), fmt(best["warp_instructions_per_cycle_per_sm_mean"]),
+                     f"{best['warps_per_sm']} warps, ILP {best['ilp']}"))
+    table(out, ["op", "SASS", "latency (cycles, ILP 1)",
+                "issue interval (cycles per op, best ILP, one warp)",
+                "peak warp instructions / cycle / SM", "at"], rows)
+
+
+def e4(d, out):
+    out.append("### E4: which warps share a sub-partition (SMSP)\n")
+    rows = []
+    for c in d["results"]["configs"]:
+        shared = [p for p in c["pairs"] if p["shared"]]
+        h = c["hypotheses"]
+        rows.append((c["warps_per_block"], len(c["pairs"]),
+                     ", ".join(f"{p['i']}+{p['j']} ({p['warpid_i']}+{p['warpid_j']})"
+                               for p in shared),
+                     f"{h['warpid_mod_4']['correct']}/{h['warpid_mod_4']['of']}",
+                     fmt(min(p["ratio"] for p in shared)) if shared else "—",
+                     fmt(max(p["ratio"] for p in c["pairs"] if not p["shared"]))))
+    table(out, ["warps in the block", "pairs",
+                "pairs that slow each other: warp index (%warpid)",
+                "'SMSP = %warpid mod 4' right", "smallest shared ratio",
+                "largest unshared ratio"], rows)
+
+
+def knee(points, key, x="warps_per_sm", frac=0.9):
+    top = max(p[key] for p in points)
+    for p in sorted(points, key=lambda p: p[x]):
+        if p[key] >= frac * top:
+            return p[x], top
+    return None, top
+
+
+def e5(d, out):
+    r = d["results"]
+    out.append("### E5: latency hiding (warps per SM against throughput)\n")
+    w, top = knee(r["ffma"], "ipc_mean")
+    out.append(f"Dependent FFMA chains (one per warp): IPC per SM reaches 90 % of "
+               f"its plateau {fmt(top)} at {w} warps per SM "
+               f"(IPC at 1 warp: {fmt(r['ffma'][0]['ipc_mean'])}).\n")
+    rows = []
+    for placement in ("l2", "hbm"):
+        for width in (4, 16):
+            for k in (1, 2, 4, 8):
+                pts = [p for p in r["loads"] if p["placement"] == placement and
+                       p["bytes_per_lane"] == width and p["k"] == k and
+                       not p.get("skipped")]
+                if not pts:
+                    continue
+                w, top = knee(pts, "bytes_per_cycle_per_sm")
+                at = next(p for p in pts if p["warps_per_sm"] == w)
+                rows.append((placement.upper(), width, k, fmt(top),
+                             fmt(max(p["gb_per_s"] for p in pts)), w,
+                             fmt(at["bytes_in_flight_per_sm"]),
+                             fmt(pts[0]["cycles_per_iteration"])))
+    table(out, ["data in", "bytes per lane", "loads per warp in flight (k)",
+                "plateau bytes / cycle / SM", "peak GB/s (all SMs)",
+                "knee: warps per SM at 90 % of plateau",
+                "bytes in flight per SM at the knee",
+                "cycles per iteration at 1 warp"], rows)
+
+
+def e6(d, out):
+    r = d["results"]
+    f, fr, lf = r["fit"], r["fit_regions"], r["loop_fit"]
+    out.append("### E6: divergence cost (one warp)\n")
+    out.append(
+        f"Least squares over {f['points']} two-way and P-path variants: "
+        f"cycles ≈ {fmt(f['overhead_cycles'])} + {fmt(f['ffma_cycles'])} × "
+        f"(FFMAs summed over the paths that ran); with a term per branch region: "
+        f"{fmt(fr['base_cycles'])} + {fmt(fr['per_region_cycles'])} × regions + "
+        f"{fmt(fr['ffma_cycles'])} × FFMAs. Loops with per-lane trip counts: "
+        f"cycles ≈ {fmt(lf['base_cycles'])} + {fmt(lf['per_trip_cycles'])} × "
+        f"(the largest trip count) — the warp runs until its last lane is done.\n")
+    rows = [(f"lane < {x['k']}", x["n_a"], x["n_b"], x["serialized_ffma"],
+             x["cycles_median"]) for x in r["two_way"] if x["n_a"] == x["n_b"] == 256]
+    rows += [(f"{x['p']} paths (lane % {x['p']})", x["n"], "", x["serialized_ffma"],
+              x["cycles_median"]) for x in r["paths"] if x["n"] == 256]
+    rows += [(f"nested depth {x['depth']} ({x['leaves']} leaves)", x["n"], "",
+              x["serialized_ffma"], x["cycles_median"]) for x in r["nested"]]
+    rows += [(f"loop {x['pattern']} (max trip {x['max_trip']})", "", "", "",
+              x["cycles_median"]) for x in r["loops"]]
+    table(out, ["variant", "FFMAs on path A / each path", "path B",
+                "FFMAs serialized", "cycles (median)"], rows)
+
+
+def render(run):
+    out = []
+    provenance(run, out)
+    d0 = load(run, "e0_fingerprint")
+    if d0:
+        e0(d0, out)
+    d = load(run, "e1_occupancy")
+    if d:
+        e1(d, out)
+    d = load(run, "e2_latency")
+    if d:
+        d["_l2"] = d0["results"]["properties"]["l2CacheSize"] if d0 else 0
+        e2(d, out)
+    for name, fn in (("e3_instructions", e3), ("e4_smsp", e4),
+                     ("e5_hiding", e5), ("e6_divergence", e6)):
+        d = load(run, name)
+        if d:
+            fn(d, out)
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) == 3 and argv[0] == "--update":
+        readme, run = argv[1], argv[2]
+        text = open(readme).read()
+        a, b = text.index(BEGIN), text.index(END)
+        body = ("\n<!-- generated by cuda_ref/results/summarize.py; do not "
+                "edit -->\n\n" + render(run) + "\n")
+        open(readme, "w").write(text[:a + len(BEGIN)] + body + text[b:])
+        return 0
+    if len(argv) == 1:
+        print(render(argv[0]))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
