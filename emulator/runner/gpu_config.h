@@ -68,8 +68,8 @@ struct GpuConfig {
   // sub-partitions, the 255-register ceiling and the carveout sizes are
   // CUDA's occupancy rules for compute capability 9.0 (REFERENCE §1.3,
   // §1.6), and E1 (same folder, e1_occupancy.json) confirms them: with
-  // these values sm::ComputeOccupancy gives the runtime's answer in all
-  // 6000 recorded cells and the residency probe's in all 24
+  // these values sm::ComputeOccupancy gives the runtime's answer in every
+  // recorded cell and the residency probe's in every launch
   // (tests/sm/occupancy_test.cpp).
   sm::SmLimits sm;
   // A dispatch or draw stops after this many warp instructions.
