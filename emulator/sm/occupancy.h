@@ -21,8 +21,8 @@
 //    that holds one block when it holds none; a block over
 //    shared_memory_per_block_optin (static + dynamic) cannot launch.
 // The E1 experiment (cuda_ref/results/h200/) recorded the CUDA runtime's
-// answer for each combination of its matrix on an H200; tests/sm/occupancy_test.cpp
-// checks this function against every one.
+// answer for each combination of its matrix on an H200;
+// tests/sm/occupancy_test.cpp checks this function against every one.
 //
 // Graphics: fragment and vertex warps are placed one warp at a time (no
 // blocks), so only the register and warp-slot limits apply
