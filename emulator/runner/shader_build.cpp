@@ -95,9 +95,13 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
   auto env = ShaderTargetEnv(shader, &scene);
   if (!env.ok()) return env.error();
   auto relocate = [&](Diagnostic d) {
-    // Shader diagnostics count lines from the shader's first source line.
+    // Shader diagnostics count lines from the shader's first source line:
+    // inline and VIRTUAL_FILE sources sit in the script from source_line on;
+    // a SHADER ... FILE source is its own file, whose lines they already are.
     if (d.pos.file.empty() || d.pos.file == shader.name) {
-      d.pos.file = file;
+      const bool own_file =
+          shader.source_line <= 0 && !shader.file_path.empty();
+      d.pos.file = own_file ? shader.file_path : file;
       if (d.pos.line > 0 && shader.source_line > 0)
         d.pos.line += shader.source_line - 1;
     }

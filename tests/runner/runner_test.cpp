@@ -1,9 +1,11 @@
 // The runner's execution of scene commands: specialization constants, push
 // constants, COPY, REPEAT, descriptor offsets, and the report (pipelines,
-// lane use, bytes that are not UTF-8).
+// lane use, bytes that are not UTF-8, where a shader's diagnostic points).
 #include "runner/runner.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -338,4 +340,28 @@ TEST_CASE("the JSON report carries bytes that are not UTF-8", "[runner]") {
               "unknown pipeline ", 0) == 0);
     CHECK(j["pipelines"][0]["stage"] == "compute");
   }
+}
+
+TEST_CASE("a shader error names the SHADER FILE and its own line", "[runner]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warpsim_runner_file_test";
+  fs::create_directories(dir);
+  std::ofstream(dir / "bad.comp")
+      << "#version 450\nlayout(local_size_x = 1) in;\n\nvoid main() {\n"
+         "  int x = undeclared_name;\n}\n";
+  const std::string script =
+      "#!amber\n# one\n# two\n# three\n# four\n# five\n"
+      "SHADER compute cs GLSL FILE bad.comp\n"
+      "PIPELINE compute p\n  ATTACH cs\nEND\nRUN p 1 1 1\n";
+  auto scene =
+      warpsim::scene::ParseAmberScript(script, (dir / "main.amber").string());
+  REQUIRE(scene.ok());
+  const auto r = warpsim::runner::RunScene(*scene, {});
+  INFO(Describe(r));
+  REQUIRE(r.diagnostic.has_value());
+  CHECK(r.diagnostic->kind == warpsim::ErrorKind::kInvalidInput);
+  // bad.comp line 5, not main.amber line 5 (nor line 7 + 4).
+  CHECK(fs::path(r.diagnostic->pos.file).filename() == "bad.comp");
+  CHECK(r.diagnostic->pos.line == 5);
+  CHECK(r.diagnostic->message.find("undeclared_name") != std::string::npos);
 }
