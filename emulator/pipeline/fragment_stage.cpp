@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -33,6 +34,32 @@ FragmentStage::FragmentStage(const GraphicsState& state,
         link.fs_slot->interpolation != simt::Interpolation::kNoPerspective) {
       perspective_varyings_ = true;
     }
+  }
+  // Without a depth/stencil attachment the late tests pass whatever z is.
+  late_tests_ = !state.fs->early_fragment_tests && state.depth_stencil;
+  for (const Attachment& att : state.colors) {
+    const InputSlot* out = nullptr;
+    for (const InputSlot& s : state.fs->outputs) {
+      if (s.builtin == spv::BuiltIn::Max && s.location == att.location) {
+        out = &s;
+      }
+    }
+    att_output_.push_back(out);
+    uint32_t bits = 0;
+    uint8_t channels = 0;
+    for (uint32_t k = 0; k < att.format.count; ++k) {
+      const simt::TexelComponent& c = att.format.comps[k];
+      if (c.channel <= 3) {
+        bits += c.bits;
+        channels |= static_cast<uint8_t>(1u << c.channel);
+      }
+    }
+    const bool direct = out != nullptr && bits == 8 * att.format.bytes &&
+                        (state.blend.color_write_mask & channels) == channels &&
+                        (!state.blend.enable || att.format.IsInteger());
+    att_direct_.push_back(direct);
+    att_offset_.push_back(encoded_stride_);
+    if (direct) encoded_stride_ += att.format.bytes;
   }
 }
 
@@ -362,7 +389,8 @@ Status FragmentWork::Prepare() {
 }
 
 void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
-  Warp& warp = *work.warps[0];
+  // A driver that ran the warps without RunToCompletion: finish here.
+  if (!work.outputs_ready) FinishOutputs(work);
   stats->fragment_warps += 1;
   stats->quads += work.quads.size();
   uint32_t ids[32];
@@ -380,9 +408,8 @@ void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
     const Quad& q = work.quads[k].quad;
     for (int i = 0; i < 4; ++i) {
       const uint32_t lane = static_cast<uint32_t>(4 * k + i);
-      if ((work.helpers >> lane) & 1) continue;
-      if (((warp.discarded() | warp.demoted()) >> lane) & 1) continue;
-      MergeFragment(warp, lane, *work.quads[k].triangle, q.x + (i & 1),
+      if (((work.merged >> lane) & 1) == 0) continue;
+      MergeFragment(work, lane, *work.quads[k].triangle, q.x + (i & 1),
                     q.y + (i >> 1));
     }
   }
@@ -545,25 +572,76 @@ bool FragmentStage::DepthStencil(int px, int py, float z, bool front_facing) {
   return r.pass;
 }
 
-void FragmentStage::MergeFragment(simt::Warp& warp, uint32_t lane,
-                                  const TriangleSetup& setup, int px, int py) {
-  const Triangle& tri = setup.tri;
-  const uint8_t* mem = warp.PrivateMemory(lane);
-  if (sample_mask_ != nullptr && (Load32(mem, *sample_mask_, 0) & 1u) == 0)
-    return;
-  // Without a depth/stencil attachment the late tests pass whatever z is.
-  if (!state_.fs->early_fragment_tests && state_.depth_stencil) {
-    float z = static_cast<float>(InterpolatedDepth(setup, px, py));
-    if (frag_depth_ != nullptr) z = BitsFloat(Load32(mem, *frag_depth_, 0));
-    if (!DepthStencil(px, py, z, tri.front_facing)) return;
-  }
-  for (const Attachment& att : state_.colors) {
-    const InputSlot* out = nullptr;
-    for (const InputSlot& s : state_.fs->outputs) {
-      if (s.builtin == spv::BuiltIn::Max && s.location == att.location)
-        out = &s;
+void FragmentStage::FinishOutputs(FragmentWork& work) const {
+  Warp& warp = *work.warps[0];
+  const size_t natt = state_.colors.size();
+  work.colors.resize(32 * natt);
+  work.encoded.resize(32 * size_t{encoded_stride_});
+  work.merged = 0;
+  work.outputs_ready = true;
+  for (size_t k = 0; k < work.quads.size(); ++k) {
+    const Quad& q = work.quads[k].quad;
+    const TriangleSetup& setup = *work.quads[k].triangle;
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t lane = static_cast<uint32_t>(4 * k + i);
+      if ((work.helpers >> lane) & 1) continue;
+      if (((warp.discarded() | warp.demoted()) >> lane) & 1) continue;
+      const uint8_t* mem = warp.PrivateMemory(lane);
+      if (sample_mask_ != nullptr &&
+          (Load32(mem, *sample_mask_, 0) & 1u) == 0) {
+        continue;
+      }
+      work.merged |= 1u << lane;
+      if (late_tests_) {
+        work.late_z[lane] = frag_depth_ != nullptr
+                                ? BitsFloat(Load32(mem, *frag_depth_, 0))
+                                : static_cast<float>(InterpolatedDepth(
+                                      setup, q.x + (i & 1), q.y + (i >> 1)));
+      }
+      for (size_t a = 0; a < natt; ++a) {
+        const InputSlot* out = att_output_[a];
+        if (out == nullptr) continue;
+        simt::Texel& src = work.colors[lane * natt + a];
+        for (uint32_t c = 0; c < 4; ++c) {
+          const uint32_t word =
+              c < out->components ? Load32(mem, *out, c) : (c == 3 ? 1 : 0);
+          if (out->kind == simt::ScalarKind::kFloat) {
+            src.f[c] =
+                c < out->components ? BitsFloat(word) : (c == 3 ? 1.0f : 0.0f);
+            src.i[c] = static_cast<uint64_t>(static_cast<int64_t>(src.f[c]));
+          } else {
+            src.i[c] = out->kind == simt::ScalarKind::kInt
+                           ? static_cast<uint64_t>(static_cast<int64_t>(
+                                 static_cast<int32_t>(word)))
+                           : word;
+            src.f[c] = static_cast<float>(static_cast<int32_t>(word));
+          }
+        }
+        if (att_direct_[a]) {
+          simt::EncodeTexel(
+              state_.colors[a].format, src,
+              work.encoded.data() + lane * encoded_stride_ + att_offset_[a]);
+        }
+      }
     }
-    if (out == nullptr) continue;  // no output for this location: unchanged
+  }
+}
+
+Status FragmentWork::Finish() {
+  stage->FinishOutputs(*this);
+  return {};
+}
+
+void FragmentStage::MergeFragment(const FragmentWork& work, uint32_t lane,
+                                  const TriangleSetup& setup, int px, int py) {
+  if (late_tests_ &&
+      !DepthStencil(px, py, work.late_z[lane], setup.tri.front_facing)) {
+    return;
+  }
+  const size_t natt = state_.colors.size();
+  for (size_t a = 0; a < natt; ++a) {
+    const Attachment& att = state_.colors[a];
+    if (att_output_[a] == nullptr) continue;  // no output: unchanged
     if (static_cast<uint32_t>(px) >= att.width ||
         static_cast<uint32_t>(py) >= att.height) {
       continue;
@@ -571,23 +649,14 @@ void FragmentStage::MergeFragment(simt::Warp& warp, uint32_t lane,
     uint8_t* texel = att.data + (static_cast<uint64_t>(py) * att.width + px) *
                                     att.format.bytes;
     if (texel + att.format.bytes > att.data + att.size) continue;
-    simt::Texel src;
-    for (uint32_t c = 0; c < 4; ++c) {
-      const uint32_t word =
-          c < out->components ? Load32(mem, *out, c) : (c == 3 ? 1 : 0);
-      if (out->kind == simt::ScalarKind::kFloat) {
-        src.f[c] =
-            c < out->components ? BitsFloat(word) : (c == 3 ? 1.0f : 0.0f);
-        src.i[c] = static_cast<uint64_t>(static_cast<int64_t>(src.f[c]));
-      } else {
-        src.i[c] = out->kind == simt::ScalarKind::kInt
-                       ? static_cast<uint64_t>(
-                             static_cast<int64_t>(static_cast<int32_t>(word)))
-                       : word;
-        src.f[c] = static_cast<float>(static_cast<int32_t>(word));
-      }
+    if (att_direct_[a]) {
+      std::memcpy(texel,
+                  work.encoded.data() + lane * encoded_stride_ + att_offset_[a],
+                  att.format.bytes);
+      continue;
     }
-    WriteColor(att.format, state_.blend, state_.blend_constants, src, texel);
+    WriteColor(att.format, state_.blend, state_.blend_constants,
+               work.colors[lane * natt + a], texel);
   }
 }
 

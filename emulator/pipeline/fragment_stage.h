@@ -73,6 +73,17 @@ struct FragmentWork : WorkItem {
   // Resets a pooled warp and writes every lane's fragment inputs
   // (interpolated varyings, built-ins) and the helper mask.
   Status Prepare() override;
+  // What the output merge needs of each lane, taken from the finished warp
+  // (FragmentStage::FinishOutputs): the lanes that reach it, their depth for
+  // the late tests, each attachment's colour, and, where the attachment's
+  // texel does not depend on what it holds (no blending, every bit
+  // written), the texel already encoded.
+  Status Finish() override;
+  bool outputs_ready = false;  // Finish() ran
+  uint32_t merged = 0;         // lanes that reach the output merge
+  float late_z[32] = {};
+  std::vector<simt::Texel> colors;  // [lane * attachments + a]
+  std::vector<uint8_t> encoded;     // [lane * encoded_stride + offset of a]
 };
 
 class FragmentStage {
@@ -125,8 +136,9 @@ class FragmentStage {
                              const TriangleSetup& t, int px, int py,
                              bool helper) const;
   bool DepthStencil(int px, int py, float z, bool front_facing);
-  void MergeFragment(simt::Warp& warp, uint32_t lane, const TriangleSetup& t,
-                     int px, int py);
+  void FinishOutputs(FragmentWork& work) const;
+  void MergeFragment(const FragmentWork& work, uint32_t lane,
+                     const TriangleSetup& t, int px, int py);
 
   const GraphicsState& state_;
   const std::vector<VaryingLink>& links_;
@@ -134,6 +146,16 @@ class FragmentStage {
   const InputSlot* frag_depth_ = nullptr;
   const InputSlot* sample_mask_ = nullptr;
   bool perspective_varyings_ = false;  // a varying needs Interp::b
+  // Per colour attachment: the fragment shader's output for its location
+  // (null: none, the attachment keeps its texels); whether its texel is
+  // written whole from the colour alone (no blending, no masked channel, no
+  // bits outside channels 0-3), so FinishOutputs encodes it; its offset in
+  // FragmentWork::encoded's lane record.
+  std::vector<const InputSlot*> att_output_;
+  std::vector<bool> att_direct_;
+  std::vector<uint32_t> att_offset_;
+  uint32_t encoded_stride_ = 0;
+  bool late_tests_ = false;  // depth/stencil tests after shading
   std::vector<uint64_t> depends_on_;
   // Queued quads: pending_[head_..] are not in a warp yet. A warp never
   // crosses a group end (breaks_, ascending indices into pending_).

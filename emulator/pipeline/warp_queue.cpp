@@ -143,7 +143,7 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
         waiting = true;
       }
     }
-    if (!waiting) return {};  // every warp finished
+    if (!waiting) return item.Finish();  // every warp finished
   }
 }
 

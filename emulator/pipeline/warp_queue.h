@@ -80,6 +80,12 @@ struct WorkItem {
   // (RunToCompletion calls it first) so that drivers running items in
   // parallel do it in parallel too.
   virtual Status Prepare() { return {}; }
+  // Per-lane work after every warp of the item finished that reads nothing
+  // another item writes (a fragment warp's colours converted to its
+  // attachments' formats), done by the thread that ran the item
+  // (RunToCompletion calls it last), so that it runs in parallel too and
+  // Retire() only does what must happen in API order.
+  virtual Status Finish() { return {}; }
 };
 
 // A draw or a dispatch, seen as a producer of work items.
