@@ -720,7 +720,7 @@ class SceneRunner {
       pr.entry_point = b->program.entry_name;
       pr.registers_allocated = b->program.num_regs;
       pr.registers_per_thread =
-          std::max(b->program.num_regs, options_.min_registers_per_thread);
+          std::max(b->program.model_regs, options_.min_registers_per_thread);
       pr.instructions = static_cast<uint32_t>(b->program.code.size());
       report_->pipelines.push_back(pr);
     }
@@ -785,7 +785,7 @@ class SceneRunner {
     pr.entry_point = att.entry_point;
     pr.registers_allocated = built->program.num_regs;
     pr.registers_per_thread =
-        std::max(built->program.num_regs, options_.min_registers_per_thread);
+        std::max(built->program.model_regs, options_.min_registers_per_thread);
     pr.instructions = static_cast<uint32_t>(built->program.code.size());
     report_->pipelines.push_back(pr);
     auto [pos, _] = programs_.emplace(p.name, std::move(*built));

@@ -71,10 +71,12 @@ struct PipelineReport {
   std::string stage;   // "vertex", "fragment" or "compute"
   std::string shader;  // the SHADER's name
   std::string entry_point;
-  // What a thread is given: the allocator's count, at least the GPU's
-  // min_registers_per_thread (gpu_config.h).
+  // What a thread is given: the register-count model's estimate of what
+  // NVIDIA's compiler uses (Program::model_regs, regalloc.cpp), at least the
+  // GPU's min_registers_per_thread (gpu_config.h).
   uint32_t registers_per_thread = 0;
-  uint32_t registers_allocated = 0;  // the allocator's count
+  // The allocator's count: the register file the executor runs with.
+  uint32_t registers_allocated = 0;
   uint32_t instructions = 0;
 };
 

@@ -54,6 +54,7 @@ bool LowerComposite(Lowerer& l, const spirv::Inst& inst) {
         const Val& v = l.Get(id);
         res.regs.insert(res.regs.end(), v.regs.begin(), v.regs.end());
       }
+      l.MarkLargeAggregate(res);
       l.Alias(inst.result_id, std::move(res));
       return true;
     }
@@ -84,6 +85,7 @@ bool LowerComposite(Lowerer& l, const spirv::Inst& inst) {
         res.regs[first + k] = obj.regs[k];
       }
       res.type_id = inst.result_type;
+      l.MarkLargeAggregate(res);
       l.Alias(inst.result_id, std::move(res));
       return true;
     }

@@ -562,6 +562,10 @@ bool LowerMemory(Lowerer& l, const spirv::Inst& inst) {
       res.type_id = inst.result_type;
       res.regs = EmitLoad(l, inst, ptr, inst.result_type);
       res.ptr = l.PointerInfoOf(inst.result_type);
+      if (ptr.ptr->storage == spv::StorageClass::Function ||
+          ptr.ptr->storage == spv::StorageClass::Private) {
+        l.MarkLargeAggregate(res);
+      }
       l.Alias(inst.result_id, std::move(res));
       return true;
     }

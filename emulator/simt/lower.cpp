@@ -71,6 +71,27 @@ void Lowerer::AddUses(const std::vector<uint32_t>& regs) {
   u.insert(u.end(), regs.begin(), regs.end());
 }
 
+void Lowerer::MarkLargeAggregate(const Val& value) {
+  if (value.regs.size() <= kMaxRegisterAggregateWords) return;
+  // Only aggregates with an array in them: a large struct of scalars is
+  // what scalar replacement splits into independent values.
+  bool has_array = false;
+  std::vector<uint32_t> work{value.type_id};
+  while (!work.empty() && !has_array) {
+    const spirv::Type& t = module_.type(work.back());
+    work.pop_back();
+    if (t.kind == TypeKind::kArray) has_array = true;
+    if (t.kind == TypeKind::kStruct) {
+      work.insert(work.end(), t.members.begin(), t.members.end());
+    }
+  }
+  if (!has_array) return;
+  vreg_in_memory_.resize(vreg_wide_.size(), 0);
+  for (uint32_t r : value.regs) {
+    if (r != kNoReg && (r & kConstTag) == 0) vreg_in_memory_[r] = 1;
+  }
+}
+
 void Lowerer::Fail(Diagnostic diag) {
   if (status_.ok()) status_ = Status(std::move(diag));
 }
@@ -1245,13 +1266,14 @@ Status Lowerer::Run() {
   for (const spirv::Block* b : order_) {
     for (const spirv::Inst& inst : b->insts) {
       if (inst.opcode == spv::Op::OpPhi)
-        Define(inst.result_id, inst.result_type);
+        MarkLargeAggregate(Define(inst.result_id, inst.result_type));
     }
   }
   for (uint32_t i = 0; i < order_.size(); ++i) {
     if (Status s = LowerBlock(*order_[i], i); !s.ok()) return s;
   }
   program_->virtual_regs = static_cast<uint32_t>(vreg_wide_.size());
+  vreg_in_memory_.resize(vreg_wide_.size(), 0);
   return status_;
 }
 

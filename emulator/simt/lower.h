@@ -49,6 +49,10 @@ inline constexpr uint64_t kMaxLanePrivateBytes = 512 * 1024;
 // Workgroup memory of one workgroup: far above any GPU's shared memory
 // (H200: 228 KiB per SM), low enough that offsets never wrap.
 inline constexpr uint64_t kMaxWorkgroupBytes = 16 * 1024 * 1024;
+// Register-count model (regalloc.cpp): an SSA value of an aggregate type
+// with an array in it and more than this many 32-bit components is held in
+// local memory by NVIDIA's compiler, not in registers.
+inline constexpr uint32_t kMaxRegisterAggregateWords = 64;
 
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
@@ -135,6 +139,12 @@ class Lowerer {
   // tables (memory leaves, Program::extra), for liveness.
   void AddDefs(const std::vector<uint32_t>& regs);
   void AddUses(const std::vector<uint32_t>& regs);
+  // Register-count model: `value` is an aggregate the shader keeps in a
+  // variable (a phi, a composite built or changed piece by piece, a load
+  // of a Function or Private variable); when it has an array in it and more
+  // than kMaxRegisterAggregateWords components, its registers are marked as
+  // held in local memory.
+  void MarkLargeAggregate(const Val& value);
   void Fail(Diagnostic diag);
   bool failed() const { return !status_.ok(); }
   Diagnostic UnsupportedAt(const spirv::Inst& inst, const std::string& what);
@@ -196,6 +206,9 @@ class Lowerer {
   std::vector<uint8_t> vreg_wide_;
   std::vector<std::vector<uint32_t>> extra_defs_;  // per instruction
   std::vector<std::vector<uint32_t>> extra_uses_;
+  // Per virtual register: 1 when it is a component of an SSA aggregate too
+  // large to be kept in registers (kMaxRegisterAggregateWords, regalloc.cpp).
+  std::vector<uint8_t> vreg_in_memory_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;
   std::vector<const spirv::Block*> order_;  // structured order
@@ -213,6 +226,7 @@ class Lowerer {
   const std::vector<std::vector<uint32_t>>& extra_uses() const {
     return extra_uses_;
   }
+  const std::vector<uint8_t>& vreg_in_memory() const { return vreg_in_memory_; }
 };
 
 // Family lowerers (exec_*.cpp). Each returns true if it handled `inst`.

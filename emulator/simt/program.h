@@ -177,7 +177,10 @@ struct Program {
   // Registers. Before allocation: virtual_regs virtual registers. After:
   // num_regs physical registers, constants from num_regs on.
   uint32_t virtual_regs = 0;
-  uint32_t num_regs = 0;               // registers per thread after allocation
+  uint32_t num_regs = 0;  // registers per thread after allocation
+  // The register-count model's estimate of what NVIDIA's compiler uses
+  // (regalloc.cpp); the report's registers_per_thread.
+  uint32_t model_regs = 0;
   std::vector<uint32_t> const_values;  // one 32-bit word per constant slot
 
   // Memory sizes.

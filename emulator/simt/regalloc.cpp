@@ -15,9 +15,32 @@
 //  3. Colouring. Greedy in definition order; a 64-bit register takes an
 //     aligned pair of colours, as 64-bit operands do on NVIDIA GPUs.
 // The number of colours is the registers per thread the program needs
-// (before any spilling, which warpsim does not model).
+// (before any spilling, which warpsim does not model): Program::num_regs,
+// the size of the register file the warp executes with.
+//
+// The register-count model (Program::model_regs, the report's
+// registers_per_thread) is the same colouring restricted to what NVIDIA's
+// compiler keeps in registers. The executor holds every SSA value in
+// registers, but the real compiler does not:
+//  - Large aggregates live in local memory. An aggregate with an array in
+//    it and more than kMaxRegisterAggregateWords (64) 32-bit components
+//    that the shader keeps in a variable (legalization's SSA rewrite turns
+//    such a Function/Private variable into phis, piecewise-built composites
+//    and whole loads; Lowerer::MarkLargeAggregate) is held in local memory
+//    and read element by element, so its components take no registers in
+//    the count. Evidence (H200, conformance corpus): the graphicsfuzz
+//    shaders that carry 256-element arrays this way report 16 to 38
+//    registers where colouring the arrays gave 259 to 267. An aggregate
+//    loaded from a buffer and stored again (the SPIR-V 1.4 OpCopyLogical
+//    tests) is not marked: NVIDIA copies it through registers, the loads
+//    issued together, and reports 255 for a 256-float copy. The threshold
+//    lies between the largest such values seen in registers and the
+//    smallest seen in memory; 64 is a quarter of the 255-register limit.
+// Registers are only renumbered for the count: the executor's program and
+// results do not change.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "simt/lower.h"
@@ -117,32 +140,29 @@ bool SequentializeCopies(std::vector<EdgeCopy>* copies, size_t first) {
   return false;
 }
 
-}  // namespace
+// What a colouring runs over: `count` entities (virtual registers, and for
+// the register-count model also promoted memory words), which register
+// operands are entities, and each instruction's defs and uses of them.
+struct Entities {
+  uint32_t count = 0;
+  std::function<bool(uint32_t)> is_entity;
+  std::function<void(uint32_t, std::vector<uint32_t>&, std::vector<uint32_t>&)>
+      defs_uses;
+  // Instructions whose defs also stay apart from their uses (step 2).
+  std::function<bool(uint32_t)> conservative;
+  std::vector<uint8_t> wide;  // per entity: takes an aligned pair
+};
 
-Status AllocateRegisters(Lowerer& lowerer, Program* program) {
-  const uint32_t n = program->virtual_regs;
-  const auto& wide = lowerer.vreg_wide();
-  const auto& extra_defs = lowerer.extra_defs();
-  const auto& extra_uses = lowerer.extra_uses();
+// Liveness, interference and greedy colouring (steps 1 to 3 above).
+// Returns each entity's colour (kNoReg for none) and sets *num_colors.
+std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
+                             uint32_t* num_colors_out) {
+  const uint32_t n = ent.count;
+  const auto& wide = ent.wide;
   const size_t nblocks = program->blocks.size();
-
-  // Defs and uses of one instruction.
-  auto defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
-                       std::vector<uint32_t>& uses) {
-    defs.clear();
-    uses.clear();
-    const Instr& in = program->code[i];
-    if (IsVirtual(in.dst)) defs.push_back(in.dst);
-    for (uint32_t s : in.src) {
-      if (IsVirtual(s)) uses.push_back(s);
-    }
-    for (uint32_t d : extra_defs[i]) {
-      if (IsVirtual(d)) defs.push_back(d);
-    }
-    for (uint32_t u : extra_uses[i]) {
-      if (IsVirtual(u)) uses.push_back(u);
-    }
-  };
+  auto defs_uses = ent.defs_uses;
+  auto IsEntity = ent.is_entity;
+  auto ent_conservative = ent.conservative;
 
   auto block_end = [&](size_t b) {
     return b + 1 < nblocks ? program->blocks[b + 1].first_instr
@@ -162,12 +182,12 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
         Bits edge = live_in[bi.targets[k]];
         const auto [first, count] = bi.copies[k];
         for (uint32_t c = first; c < first + count; ++c) {
-          if (IsVirtual(program->edge_copies[c].dst)) {
+          if (IsEntity(program->edge_copies[c].dst)) {
             edge.Clear(program->edge_copies[c].dst);
           }
         }
         for (uint32_t c = first; c < first + count; ++c) {
-          if (IsVirtual(program->edge_copies[c].src)) {
+          if (IsEntity(program->edge_copies[c].src)) {
             edge.Set(program->edge_copies[c].src);
           }
         }
@@ -176,7 +196,6 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     }
     return out;
   };
-
   // 1. Liveness to a fixed point (blocks backwards: loops converge fast).
   std::vector<uint32_t> defs, uses;
   bool changed = true;
@@ -214,7 +233,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
         const auto [first, count] = bi.copies[k];
         for (uint32_t c = first; c < first + count; ++c) {
           const uint32_t d = program->edge_copies[c].dst;
-          if (!IsVirtual(d)) continue;
+          if (!IsEntity(d)) continue;
           live_in[bi.targets[k]].ForEach([&](uint32_t v) { interfere(d, v); });
           // Parallel copies: destinations also stay apart from the sources
           // of the same edge that are still live afterwards.
@@ -224,8 +243,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     Bits live = live_out_of(b);
     for (uint32_t i = end; i-- > program->blocks[b].first_instr;) {
       defs_uses(i, defs, uses);
-      const bool conservative =
-          defs.size() > 1 || !extra_defs[i].empty() || !extra_uses[i].empty();
+      const bool conservative = defs.size() > 1 || ent_conservative(i);
       for (uint32_t d : defs) {
         live.ForEach([&](uint32_t v) { interfere(d, v); });
         for (uint32_t d2 : defs) interfere(d, d2);
@@ -263,7 +281,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
       for (const auto& [first, count] : bi.copies) {
         for (uint32_t c = first; c < first + count; ++c) {
           const uint32_t d = program->edge_copies[c].dst;
-          if (IsVirtual(d)) def_at[d] = std::min(def_at[d], block_end(b) - 1);
+          if (IsEntity(d)) def_at[d] = std::min(def_at[d], block_end(b) - 1);
         }
       }
     }
@@ -303,7 +321,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
             for (const auto& [first, count] : bi.copies) {
               for (uint32_t c = first; c < first + count; ++c) {
                 const uint32_t d = program->edge_copies[c].dst;
-                if (IsVirtual(d)) interfere(v, d);
+                if (IsEntity(d)) interfere(v, d);
               }
             }
           }
@@ -335,7 +353,76 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     color[v] = c;
     num_colors = std::max(num_colors, c + (wide[v] ? 2u : 1u));
   }
+  *num_colors_out = num_colors;
+  return color;
+}
+
+// The register-count model: the same colouring over the virtual registers
+// NVIDIA's compiler would keep in registers (see the top of the file).
+uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
+                            const Entities& physical) {
+  const auto& in_memory = lowerer.vreg_in_memory();
+  if (std::find(in_memory.begin(), in_memory.end(), 1) == in_memory.end()) {
+    return program.num_regs;
+  }
+  Entities ent = physical;
+  ent.is_entity = [&](uint32_t r) { return IsVirtual(r) && !in_memory[r]; };
+  ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
+                      std::vector<uint32_t>& uses) {
+    physical.defs_uses(i, defs, uses);
+    std::erase_if(defs, [&](uint32_t r) { return in_memory[r] != 0; });
+    std::erase_if(uses, [&](uint32_t r) { return in_memory[r] != 0; });
+  };
+  // Registers in local memory interfere with nothing; they must not widen
+  // the count by taking a colour of their own either.
+  uint32_t count = 0;
+  const std::vector<uint32_t> color = Colour(&program, ent, &count);
+  uint32_t used = 0;
+  for (uint32_t v = 0; v < ent.count; ++v) {
+    if (in_memory[v]) continue;
+    used = std::max(used, color[v] + (ent.wide[v] ? 2u : 1u));
+  }
+  return used;
+}
+
+}  // namespace
+
+Status AllocateRegisters(Lowerer& lowerer, Program* program) {
+  const uint32_t n = program->virtual_regs;
+  const auto& wide = lowerer.vreg_wide();
+  const auto& extra_defs = lowerer.extra_defs();
+  const auto& extra_uses = lowerer.extra_uses();
+
+  // Defs and uses of one instruction.
+  auto defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
+                       std::vector<uint32_t>& uses) {
+    defs.clear();
+    uses.clear();
+    const Instr& in = program->code[i];
+    if (IsVirtual(in.dst)) defs.push_back(in.dst);
+    for (uint32_t s : in.src) {
+      if (IsVirtual(s)) uses.push_back(s);
+    }
+    for (uint32_t d : extra_defs[i]) {
+      if (IsVirtual(d)) defs.push_back(d);
+    }
+    for (uint32_t u : extra_uses[i]) {
+      if (IsVirtual(u)) uses.push_back(u);
+    }
+  };
+  Entities ent;
+  ent.count = n;
+  ent.is_entity = IsVirtual;
+  ent.defs_uses = defs_uses;
+  ent.conservative = [&](uint32_t i) {
+    return !extra_defs[i].empty() || !extra_uses[i].empty();
+  };
+  ent.wide.assign(wide.begin(), wide.end());
+  ent.wide.resize(n, 0);
+  uint32_t num_colors = 0;
+  const std::vector<uint32_t> color = Colour(program, ent, &num_colors);
   program->num_regs = num_colors;
+  program->model_regs = ModelRegisterCount(lowerer, *program, ent);
 
   // 4. Rewrite every register reference.
   auto map = [&](uint32_t r) -> uint32_t {
