@@ -326,6 +326,20 @@ Result<std::unique_ptr<FragmentWork>> FragmentStage::MakeWarp() {
   const Program& fs = *state_.fs;
   auto work = std::make_unique<FragmentWork>();
   work->kind = WorkKind::kFragment;
+  if (!free_buffers_.empty()) {
+    Buffers& b = free_buffers_.back();
+    work->quads = std::move(b.quads);
+    work->depends_on = std::move(b.depends_on);
+    work->context.regions = std::move(b.regions);
+    work->context.images = std::move(b.images);
+    work->colors = std::move(b.colors);
+    work->encoded = std::move(b.encoded);
+    work->warps = std::move(b.warps);
+    free_buffers_.pop_back();
+  }
+  // Sized here, on the producing thread: Finish() only writes them.
+  work->colors.resize(32 * state_.colors.size());
+  work->encoded.resize(32 * size_t{encoded_stride_});
   work->quads.assign(pending_.begin() + static_cast<std::ptrdiff_t>(head_),
                      pending_.begin() + static_cast<std::ptrdiff_t>(head_ + n));
   // Consumed quads stay until every queued quad is in a warp: erasing from
@@ -413,9 +427,21 @@ void FragmentStage::Retire(FragmentWork& work, DrawStats* stats) {
                     q.y + (i >> 1));
     }
   }
-  // The warp's storage serves a later fragment warp of this draw.
+  // The warp's storage, and the item's buffers, serve a later fragment warp
+  // of this draw.
   free_warps_.push_back(std::move(work.warps[0]));
   work.warps.clear();
+  Buffers b;
+  b.quads = std::move(work.quads);
+  b.quads.clear();
+  b.depends_on = std::move(work.depends_on);
+  b.depends_on.clear();
+  b.regions = std::move(work.context.regions);
+  b.images = std::move(work.context.images);
+  b.colors = std::move(work.colors);
+  b.encoded = std::move(work.encoded);
+  b.warps = std::move(work.warps);
+  free_buffers_.push_back(std::move(b));
 }
 
 FragmentStage::Interp FragmentStage::Interpolated(const TriangleSetup& setup,
@@ -575,7 +601,7 @@ bool FragmentStage::DepthStencil(int px, int py, float z, bool front_facing) {
 void FragmentStage::FinishOutputs(FragmentWork& work) const {
   Warp& warp = *work.warps[0];
   const size_t natt = state_.colors.size();
-  work.colors.resize(32 * natt);
+  work.colors.resize(32 * natt);  // (MakeWarp sized them already)
   work.encoded.resize(32 * size_t{encoded_stride_});
   work.merged = 0;
   work.outputs_ready = true;

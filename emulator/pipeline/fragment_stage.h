@@ -47,7 +47,11 @@ struct Triangle {
 // A rasterized triangle's interpolation set-up, kept alive by the quads
 // that need it. It owns copies of its vertices' varyings, so the vertices
 // it was made from (clipped temporaries, a later instance) may go away.
-struct TriangleSetup {
+// Aligned to a cache line: the shared_ptr control block that make_shared
+// puts in front of it takes reference counts on the producing thread while
+// the threads that run fragment warps read the setup; apart, they do not
+// contend for one line.
+struct alignas(64) TriangleSetup {
   Triangle tri;
   double a[3], b[3], c[3];  // edge functions per API-order vertex
   double area = 0;
@@ -180,6 +184,19 @@ class FragmentStage {
   // allocated anew. MakeWarp() and Retire() run on the thread that drives
   // the source (warp_queue.h), so the pool needs no lock.
   std::vector<std::unique_ptr<simt::Warp>> free_warps_;
+  // The buffers of retired fragment warps, cleared, for MakeWarp() to reuse:
+  // no allocation per warp once a draw is under way, and none at all on the
+  // threads that run warps.
+  struct Buffers {
+    std::vector<PendingQuad> quads;
+    std::vector<uint64_t> depends_on;
+    std::vector<simt::MemRegion> regions;
+    std::vector<simt::ImageDesc> images;
+    std::vector<simt::Texel> colors;
+    std::vector<uint8_t> encoded;
+    std::vector<std::unique_ptr<simt::Warp>> warps;
+  };
+  std::vector<Buffers> free_buffers_;
 };
 
 // Draws a window-space rectangle given by four corners (in order around the

@@ -182,10 +182,20 @@ bool ItemsIndependent(const std::vector<simt::MemRegion>& regions,
 
 namespace {
 
-// Worker threads that run items to completion. Submit() hands one over;
-// WaitFinished() returns one that finished, with its status.
+// Worker threads that run items to completion. Submit() hands items over;
+// TakeFinished() returns those that finished, with their status. One mutex
+// guards both queues; each side takes it once per batch where it can (a
+// worker once per item: it hands one back and takes the next under the same
+// lock), and a condition variable is signalled only when someone sleeps on
+// it, so the threads do not spend their time in the lock.
 class ItemRunner {
  public:
+  struct Finished {
+    std::unique_ptr<WorkItem> item;
+    Executed before;
+    Status status;
+  };
+
   ItemRunner(uint32_t threads, const DrainLimits& limits) : limits_(limits) {
     for (uint32_t i = 0; i < threads; ++i) {
       workers_.emplace_back([this] { Work(); });
@@ -200,24 +210,24 @@ class ItemRunner {
     for (std::thread& t : workers_) t.join();
   }
 
-  // `before`: instructions of the items retired so far.
-  void Submit(std::unique_ptr<WorkItem> item, const Executed& before) {
+  // Queues `items` (each with the instructions of the items retired before
+  // it was made: `before`).
+  void Submit(std::vector<Finished>* items) {
+    if (items->empty()) return;
+    bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      todo_.push_back({std::move(item), before, {}});
+      for (Finished& f : *items) todo_.push_back(std::move(f));
+      wake = sleeping_workers_ > 0;
     }
-    todo_cv_.notify_one();
+    items->clear();
+    if (wake) todo_cv_.notify_all();
   }
 
-  struct Finished {
-    std::unique_ptr<WorkItem> item;
-    Executed before;
-    Status status;
-  };
-
-  // A finished item. While none has finished, the calling thread runs
-  // queued items itself instead of sleeping (it is one of the `threads`).
-  Finished WaitFinished() {
+  // Appends every finished item to `out` (at least one). While none has
+  // finished, the calling thread runs queued items itself instead of
+  // sleeping (it is one of the `threads`).
+  void TakeFinished(std::vector<Finished>* out) {
     std::unique_lock<std::mutex> lock(mutex_);
     while (done_.empty() && !todo_.empty()) {
       Finished job = std::move(todo_.front());
@@ -227,36 +237,42 @@ class ItemRunner {
       lock.lock();
       done_.push_back(std::move(job));
     }
-    done_cv_.wait(lock, [this] { return !done_.empty(); });
-    Finished f = std::move(done_.front());
-    done_.pop_front();
-    return f;
+    while (done_.empty()) {
+      caller_sleeping_ = true;
+      done_cv_.wait(lock);
+      caller_sleeping_ = false;
+    }
+    for (Finished& f : done_) out->push_back(std::move(f));
+    done_.clear();
   }
 
  private:
   void Work() {
+    std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-      Finished job;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        todo_cv_.wait(lock, [this] { return stopping_ || !todo_.empty(); });
-        if (todo_.empty()) return;  // stopping
-        job = std::move(todo_.front());
-        todo_.pop_front();
+      while (!stopping_ && todo_.empty()) {
+        ++sleeping_workers_;
+        todo_cv_.wait(lock);
+        --sleeping_workers_;
       }
+      if (todo_.empty()) return;  // stopping
+      Finished job = std::move(todo_.front());
+      todo_.pop_front();
+      lock.unlock();
       job.status = RunToCompletion(*job.item, job.before, limits_);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        done_.push_back(std::move(job));
-      }
-      done_cv_.notify_one();
+      lock.lock();
+      done_.push_back(std::move(job));
+      if (caller_sleeping_) done_cv_.notify_one();
     }
   }
 
   const DrainLimits limits_;
   std::mutex mutex_;
   std::condition_variable todo_cv_, done_cv_;
-  std::deque<Finished> todo_, done_;
+  std::deque<Finished> todo_;
+  std::vector<Finished> done_;
+  uint32_t sleeping_workers_ = 0;
+  bool caller_sleeping_ = false;
   bool stopping_ = false;
   std::vector<std::thread> workers_;
 };
@@ -283,6 +299,7 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
       failed_at = at;
     }
   };
+  std::vector<ItemRunner::Finished> batch, finished;
   for (;;) {
     // Keep the workers busy: produce while there is room.
     while (failed.ok() && in_flight < window) {
@@ -293,9 +310,10 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
       }
       if (*item == nullptr) break;
       ++produced;
-      runner.Submit(std::move(*item), executed);
+      batch.push_back({std::move(*item), executed, {}});
       ++in_flight;
     }
+    runner.Submit(&batch);
     if (in_flight == 0) {
       if (!failed.ok()) return failed;
       if (source.done()) return {};
@@ -303,16 +321,19 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
           "a work source produced nothing although every earlier item "
           "retired");
     }
-    ItemRunner::Finished f = runner.WaitFinished();
-    --in_flight;
-    if (!f.status.ok()) {
-      fail(f.status, f.item->id);
-      continue;
+    finished.clear();
+    runner.TakeFinished(&finished);
+    for (ItemRunner::Finished& f : finished) {
+      --in_flight;
+      if (!f.status.ok()) {
+        fail(f.status, f.item->id);
+        continue;
+      }
+      if (!failed.ok()) continue;  // only let the items in flight finish
+      executed.Add(f.item->context);
+      const uint64_t id = f.item->id;
+      if (Status st = merge.Finish(std::move(f.item)); !st.ok()) fail(st, id);
     }
-    if (!failed.ok()) continue;  // only let the items in flight finish
-    executed.Add(f.item->context);
-    const uint64_t id = f.item->id;
-    if (Status s = merge.Finish(std::move(f.item)); !s.ok()) fail(s, id);
   }
 }
 
