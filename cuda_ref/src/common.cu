@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <memory>
@@ -154,6 +155,18 @@ void WriteResult(const Options& opt, const char* experiment,
     std::exit(3);
   }
   std::printf("%s: wrote %s\n", experiment, opt.out.c_str());
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Json ArrayOf(const std::vector<double>& v) {
+  Json a = Json::Array();
+  for (double x : v) a.push_back(x);
+  return a;
 }
 
 }  // namespace cuda_ref

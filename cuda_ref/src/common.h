@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "json.h"
 
@@ -95,6 +96,13 @@ std::string UtcNow();
 
 // The current device's attribute.
 int Attribute(cudaDeviceAttr attr);
+
+// The median of `v` (the mean of the middle two for an even count; v not
+// empty).
+double Median(std::vector<double> v);
+
+// A JSON array of the values.
+Json ArrayOf(const std::vector<double>& v);
 
 }  // namespace cuda_ref
 

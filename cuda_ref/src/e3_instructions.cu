@@ -97,7 +97,9 @@
 
 #include "common.h"
 
+using cuda_ref::ArrayOf;
 using cuda_ref::Json;
+using cuda_ref::Median;
 
 namespace {
 
@@ -503,18 +505,6 @@ Launch RunOnce(const KernelInfo& k, const Consts& c, int reps, int blocks,
 void Fail(const KernelInfo& k, const Launch& l) {
   std::fprintf(stderr, "E3 %s ILP %d: %s\n", k.op, k.ilp, l.error.c_str());
   std::exit(4);
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-Json ArrayOf(const std::vector<double>& v) {
-  Json a = Json::Array();
-  for (double x : v) a.push_back(x);
-  return a;
 }
 
 }  // namespace

@@ -50,7 +50,9 @@
 
 #include "common.h"
 
+using cuda_ref::ArrayOf;
 using cuda_ref::Json;
+using cuda_ref::Median;
 
 namespace {
 
@@ -164,18 +166,6 @@ std::vector<WarpRec> RunOnce(int warps, int i, int j, int reps,
     }
   }
   return recs;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-Json ArrayOf(const std::vector<double>& v) {
-  Json a = Json::Array();
-  for (double x : v) a.push_back(x);
-  return a;
 }
 
 Json RunConfig(int warps, int reps, int repeats, const Buffers& b) {

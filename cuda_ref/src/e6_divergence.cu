@@ -69,7 +69,9 @@
 
 #include "common.h"
 
+using cuda_ref::ArrayOf;
 using cuda_ref::Json;
+using cuda_ref::Median;
 
 namespace {
 
@@ -246,18 +248,6 @@ std::vector<double> Measure(const char* what, int repeats, const Buffers& b,
     if (r >= 0) cycles.push_back(static_cast<double>(rec.t1 - rec.t0));
   }
   return cycles;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-Json ArrayOf(const std::vector<double>& v) {
-  Json a = Json::Array();
-  for (double x : v) a.push_back(x);
-  return a;
 }
 
 using PathsFn = void (*)(int, Rec*, float*, unsigned*);
