@@ -69,16 +69,18 @@ bool OnlyReads(spv::Op op) {
   }
 }
 
-// Appends the words of writable resources that `rec`'s lanes accessed to
-// the item's logs.
-void LogAccesses(WorkItem& item, const simt::InstrRecord& rec) {
+// Appends the words of writable resources that an instruction's lanes
+// accessed (`op`, `active` lanes, their addresses and access size, as in
+// simt::InstrRecord) to the item's logs.
+void LogAccesses(WorkItem& item, spv::Op op, uint32_t active,
+                 const uint64_t* addresses, uint32_t access_bytes) {
   const simt::ExecContext& c = item.context;
   std::vector<uint64_t>& log =
-      OnlyReads(rec.op) ? item.words_read : item.words_written;
-  const uint32_t bytes = std::max(rec.access_bytes, 1u);
-  for (uint32_t m = rec.active; m != 0; m &= m - 1) {
+      OnlyReads(op) ? item.words_read : item.words_written;
+  const uint32_t bytes = std::max(access_bytes, 1u);
+  for (uint32_t m = active; m != 0; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
-    const uint64_t address = rec.addresses[l];
+    const uint64_t address = addresses[l];
     const uint32_t region = static_cast<uint32_t>(address >> 32);
     const uint32_t offset = static_cast<uint32_t>(address);
     if (region < simt::kRegionFirstResource || offset == 0xffffffffu) continue;
@@ -110,11 +112,11 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
       if (!limits.track_accesses) {
         w->Run(limits.time_slice);  // no records: nothing reads them
       } else {
-        for (uint32_t step = 0; step < limits.time_slice; ++step) {
-          const simt::InstrRecord rec = w->Step();
-          if (rec.addresses != nullptr) LogAccesses(item, rec);
-          if (rec.blocking != simt::Blocking::kNone) break;
-        }
+        w->RunLogging(limits.time_slice,
+                      [&item](spv::Op op, uint32_t active,
+                              const uint64_t* addresses, uint32_t bytes) {
+                        LogAccesses(item, op, active, addresses, bytes);
+                      });
       }
       if (const Diagnostic* error = w->error()) {
         Diagnostic d = *error;

@@ -164,6 +164,13 @@ class Warp {
   // that finishes the warp, stops it on an error or makes it wait at a
   // barrier. Returns the number of instructions executed.
   uint32_t Run(uint32_t max_steps);
+  // Run() that also reports each memory access (with
+  // ExecContext::record_addresses): on_access(op, active lanes, per-lane
+  // addresses as in InstrRecord::addresses, access bytes) after every
+  // instruction that accessed memory. For drivers that log accesses without
+  // paying for a full InstrRecord per instruction.
+  template <typename OnAccess>
+  uint32_t RunLogging(uint32_t max_steps, OnAccess on_access);
   // The next instruction's operands without issuing it (a scoreboard checks
   // its reads and writes before letting the warp issue).
   InstrPeek Peek() const;
@@ -381,6 +388,39 @@ inline uint32_t Warp::Run(uint32_t max_steps) {
   }
   taken_ = 0;
   access_bytes_ = 0;
+  if (context_ != nullptr) {
+    context_->lane_instructions += lanes;
+    context_->helper_lane_instructions += helper_lanes;
+  }
+  return n;
+}
+
+template <typename OnAccess>
+uint32_t Warp::RunLogging(uint32_t max_steps, OnAccess on_access) {
+  uint64_t no_context = 0;
+  uint64_t* warp_instructions =
+      context_ != nullptr ? &context_->warp_instructions : &no_context;
+  uint64_t lanes = 0, helper_lanes = 0;
+  const Instr* code = program_->code.data();
+  uint32_t n = 0;
+  while (n < max_steps && alive_ != 0) {
+    const Instr& in = code[pc_];
+    const uint32_t active = active_;
+    *warp_instructions += 1;
+    lanes += active_count_;
+    if (helper_ != 0) helper_lanes += PopCount32(active & helper_);
+    ++pc_;
+    ++n;
+    in.exec(*this, in);
+    if (access_bytes_ != 0) {
+      if (record_addresses_) {
+        on_access(in.op, active, addresses_.data(), access_bytes_);
+      }
+      access_bytes_ = 0;
+    }
+    if (at_barrier_) break;  // (an error or the last lane: alive_ == 0)
+  }
+  taken_ = 0;
   if (context_ != nullptr) {
     context_->lane_instructions += lanes;
     context_->helper_lane_instructions += helper_lanes;
