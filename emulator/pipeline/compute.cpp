@@ -198,6 +198,16 @@ std::string WorkgroupWork::Where(size_t warp) const {
          "), subgroup " + std::to_string(warp);
 }
 
+Status WorkgroupWork::Finish() {
+  auto distinct = [](std::vector<uint64_t>& words) {
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+  };
+  distinct(words_written);
+  distinct(words_read);
+  return {};
+}
+
 Status ComputeDispatch::Retire(WorkItem& item) {
   stats_.workgroups += 1;
   stats_.warps += item.warps.size();
@@ -205,12 +215,7 @@ Status ComputeDispatch::Retire(WorkItem& item) {
   stats_.lane_instructions += item.context.lane_instructions;
   stats_.helper_lane_instructions += item.context.helper_lane_instructions;
   if (track_) {
-    auto distinct = [](std::vector<uint64_t>& words) {
-      std::sort(words.begin(), words.end());
-      words.erase(std::unique(words.begin(), words.end()), words.end());
-    };
-    distinct(item.words_written);
-    distinct(item.words_read);
+    // (WorkgroupWork::Finish() made the logs distinct.)
     for (uint64_t word : item.words_written) {
       auto [it, inserted] = writer_.emplace(word, item.id);
       if (!inserted && it->second != item.id) shared_write_ = true;

@@ -63,6 +63,9 @@ bool WriteSubgroupBuiltin(uint8_t* mem, const simt::InputSlot& slot,
 struct WorkgroupWork : WorkItem {
   uint32_t group[3] = {0, 0, 0};  // WorkgroupId
   std::string Where(size_t warp) const override;
+  // With logged accesses: each word once, sorted (on the thread that ran
+  // the workgroup, so that Retire() only merges).
+  Status Finish() override;
 };
 
 // A dispatch as a source of work items, one per workgroup.
