@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -106,4 +107,27 @@ TEST_CASE("ParseGpuConfig reads JSON text and names it in diagnostics",
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.error().ToString(),
              Catch::Contains("m.json: error: \"tile_size\" must be"));
+}
+
+TEST_CASE("the sm object sets the SM limits by name", "[runner][config]") {
+  auto c = warpsim::runner::ParseGpuConfig(
+      R"({"preset": "h200", "sm": {"registers_per_sm": 32768,
+          "shared_memory_carveouts_kib": [0, 64, 128]}})",
+      "sm.json");
+  REQUIRE(c.ok());
+  CHECK(c->sm.registers_per_sm == 32768);
+  CHECK(c->sm.shared_memory_carveouts_kib == std::vector<uint32_t>{0, 64, 128});
+  CHECK(c->sm.max_warps_per_sm == 64);  // the preset's, untouched
+  auto unknown =
+      warpsim::runner::ParseGpuConfig(R"({"sm": {"regs": 1}})", "sm.json");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message.find("sm.regs") != std::string::npos);
+  auto zero = warpsim::runner::ParseGpuConfig(
+      R"({"sm": {"sub_partitions": 0}})", "sm.json");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.error().message.find("sm.sub_partitions") != std::string::npos);
+  auto unsorted = warpsim::runner::ParseGpuConfig(
+      R"({"sm": {"shared_memory_carveouts_kib": [64, 8]}})", "sm.json");
+  REQUIRE_FALSE(unsorted.ok());
+  CHECK(unsorted.error().message.find("ascending") != std::string::npos);
 }
