@@ -140,7 +140,7 @@ struct InstrPeek {
   std::span<const uint32_t> writes;
 };
 
-class Warp {
+class alignas(64) Warp {
  public:
   // `launch_mask`: the lanes that exist (a partial last warp of a workgroup
   // has fewer). Registers start at zero; constants are loaded.
