@@ -54,6 +54,25 @@ inline constexpr uint64_t kMaxWorkgroupBytes = 16 * 1024 * 1024;
 // local memory by NVIDIA's compiler, not in registers.
 inline constexpr uint32_t kMaxRegisterAggregateWords = 64;
 
+// Whether variables of this storage class have an explicit (Offset,
+// ArrayStride) layout: buffers and push constants.
+inline bool IsExplicitLayoutStorage(spv::StorageClass sc) {
+  switch (sc) {
+    case spv::StorageClass::Uniform:
+    case spv::StorageClass::StorageBuffer:
+    case spv::StorageClass::PushConstant:
+    case spv::StorageClass::PhysicalStorageBuffer:
+    case spv::StorageClass::ShaderRecordBufferKHR:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline uint32_t AlignUp(uint32_t v, uint32_t a) {
+  return a <= 1 ? v : (v + a - 1) / a * a;
+}
+
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options);
