@@ -4,7 +4,8 @@
 # (default: every experiment, E0 to E6). Writes into OUT_DIR, for each
 # experiment NAME: NAME.json (the result, see each program's comment),
 # NAME.log (its output) and NAME.sass.gz (cuobjdump -sass of the program:
-# the machine code the numbers come from); and provenance.txt (GPU, driver,
+# the machine code the numbers come from), NAME.provenance.txt (the GPU,
+# driver, date and command of that experiment); and provenance.txt (GPU, driver,
 # CUDA, date, the command, the commit given as $WARPSIM_COMMIT, the clocks
 # from nvidia-smi before and after each experiment), nvidia-smi-q.txt and
 # build.log. Never changes clocks; each program warms the GPU up itself.
@@ -40,6 +41,9 @@ prov="$out/provenance.txt"
 } > "$prov"
 nvidia-smi -q > "$out/nvidia-smi-q.txt" 2>&1
 
+{ head -n 6 "$prov"
+  echo "build: cmake -S cuda_ref -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build $build --verbose --target ${exps[*]} (log: build.log)"
+} > "$out/build.provenance.txt"
 if ! { cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release &&
        cmake --build "$build" --verbose --target "${exps[@]}"; } > "$out/build.log" 2>&1; then
   echo "cuda_ref: the build failed (log: $out/build.log)" >&2
@@ -62,6 +66,11 @@ for e in "${exps[@]}"; do
   end=$(date +%s.%N)
   echo "$e clocks after (sm, mem): $(nvidia-smi --query-gpu=clocks.sm,clocks.mem --format=csv,noheader 2>&1)" >> "$prov"
   printf '%s: exit %d, %.1f s\n' "$e" "$rc" "$(awk -v a="$start" -v b="$end" 'BEGIN{print b-a}')" | tee -a "$prov"
+  # NAME.provenance.txt: the run's header and this experiment's own lines,
+  # beside its .json, .log and .sass.gz.
+  { head -n 6 "$prov"
+    echo "experiment command: $bin --out $out/$e.json $quick"
+    grep "^$e" "$prov"; } > "$out/$e.provenance.txt"
   if [ $rc -ne 0 ] || [ ! -s "$out/$e.json" ]; then
     status=1
     tail -20 "$out/$e.log"

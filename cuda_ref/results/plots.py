@@ -5,16 +5,23 @@
 
 Needs matplotlib (Debian: python3-matplotlib; the GPU machine's image has
 it). Writes e2_latency.png, e3_throughput.png, e5_hiding.png and
-e6_divergence.png.
+e6_divergence.png, each with NAME.provenance.txt (the result file it is
+drawn from: GPU, driver, date, command; and when it was plotted).
 """
+import datetime
 import json
 import os
 import sys
 
-import matplotlib
+plt = None  # matplotlib.pyplot, imported by main()
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+# Each plot and the result file it is drawn from.
+PLOTS = {
+    "e2_latency": "e2_latency",
+    "e3_throughput": "e3_instructions",
+    "e5_hiding": "e5_hiding",
+    "e6_divergence": "e6_divergence",
+}
 
 
 def load(run, name):
@@ -122,10 +129,46 @@ def e6(r, out):
     fig.savefig(os.path.join(out, "e6_divergence.png"), dpi=110)
 
 
+def write_provenance(run, out, plot, date=None, where=None):
+    """Records in OUT/PLOT.provenance.txt how the plot was made and what it
+    is drawn from. When the file exists (the experiment's own provenance,
+    written by run_h200.sh, for a plot named like its experiment) the plot's
+    lines replace any earlier plot lines in it; otherwise it also gets the
+    GPU (from RUN_DIR/provenance.txt), date and command of the result file."""
+    with open(os.path.join(run, PLOTS[plot] + ".json")) as f:
+        d = json.load(f)
+    plotted = date or datetime.datetime.now(
+        datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = [
+        f"plot: {plot}.png, drawn by cuda_ref/results/plots.py from "
+        f"{PLOTS[plot]}.json",
+        f"plotted: {plotted}" + (f" ({where})" if where else ""),
+    ]
+    path = os.path.join(out, plot + ".provenance.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            kept = [l for l in f.read().splitlines()
+                    if not l.startswith(("plot: ", "plotted: "))]
+    else:
+        gpu = []
+        run_prov = os.path.join(run, "provenance.txt")
+        if os.path.exists(run_prov):
+            with open(run_prov) as f:
+                gpu = [l for l in f.read().splitlines() if l.startswith("gpu: ")]
+        kept = gpu + [f"measured: {d['date']}", f"command: {d['command']}"]
+    with open(path, "w") as f:
+        f.write("\n".join(kept + lines) + "\n")
+
+
 def main(argv):
+    global plt
     if not argv or len(argv) > 2:
         print(__doc__, file=sys.stderr)
         return 64
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+    plt = matplotlib.pyplot
     run = argv[0]
     out = argv[1] if len(argv) > 1 else run
     os.makedirs(out, exist_ok=True)
@@ -133,6 +176,8 @@ def main(argv):
     e3(load(run, "e3_instructions"), out)
     e5(load(run, "e5_hiding"), out)
     e6(load(run, "e6_divergence"), out)
+    for plot in PLOTS:
+        write_provenance(run, out, plot)
     return 0
 
 
