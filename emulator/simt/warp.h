@@ -249,6 +249,11 @@ class alignas(64) Warp {
   void set_helper(uint32_t lanes) { helper_ = lanes; }
 
  private:
+  // Run() and RunLogging(): one loop, the access reports compiled in only
+  // for the latter.
+  template <bool kLog, typename OnAccess>
+  uint32_t RunSteps(uint32_t max_steps, OnAccess& on_access);
+
   const Program* program_;
   ExecContext* context_;
   uint32_t width_;
@@ -368,35 +373,19 @@ inline void Warp::Reconverge() {
 }
 
 inline uint32_t Warp::Run(uint32_t max_steps) {
-  // The warp-instruction counter is kept current (OpReadClockKHR reads it);
-  // the lane counters are summed here and added at the end.
-  uint64_t no_context = 0;
-  uint64_t* warp_instructions =
-      context_ != nullptr ? &context_->warp_instructions : &no_context;
-  uint64_t lanes = 0, helper_lanes = 0;
-  const Instr* code = program_->code.data();
-  uint32_t n = 0;
-  while (n < max_steps && alive_ != 0) {
-    const Instr& in = code[pc_];
-    *warp_instructions += 1;
-    lanes += active_count_;
-    if (helper_ != 0) helper_lanes += PopCount32(active_ & helper_);
-    ++pc_;
-    ++n;
-    in.exec(*this, in);
-    if (at_barrier_) break;  // (an error or the last lane: alive_ == 0)
-  }
-  taken_ = 0;
-  access_bytes_ = 0;
-  if (context_ != nullptr) {
-    context_->lane_instructions += lanes;
-    context_->helper_lane_instructions += helper_lanes;
-  }
-  return n;
+  auto none = [](spv::Op, uint32_t, const uint64_t*, uint32_t) {};
+  return RunSteps<false>(max_steps, none);
 }
 
 template <typename OnAccess>
 uint32_t Warp::RunLogging(uint32_t max_steps, OnAccess on_access) {
+  return RunSteps<true>(max_steps, on_access);
+}
+
+template <bool kLog, typename OnAccess>
+uint32_t Warp::RunSteps(uint32_t max_steps, OnAccess& on_access) {
+  // The warp-instruction counter is kept current (OpReadClockKHR reads it);
+  // the lane counters are summed here and added at the end.
   uint64_t no_context = 0;
   uint64_t* warp_instructions =
       context_ != nullptr ? &context_->warp_instructions : &no_context;
@@ -412,15 +401,18 @@ uint32_t Warp::RunLogging(uint32_t max_steps, OnAccess on_access) {
     ++pc_;
     ++n;
     in.exec(*this, in);
-    if (access_bytes_ != 0) {
-      if (record_addresses_) {
-        on_access(in.op, active, addresses_.data(), access_bytes_);
+    if constexpr (kLog) {
+      if (access_bytes_ != 0) {
+        if (record_addresses_) {
+          on_access(in.op, active, addresses_.data(), access_bytes_);
+        }
+        access_bytes_ = 0;
       }
-      access_bytes_ = 0;
     }
     if (at_barrier_) break;  // (an error or the last lane: alive_ == 0)
   }
   taken_ = 0;
+  access_bytes_ = 0;
   if (context_ != nullptr) {
     context_->lane_instructions += lanes;
     context_->helper_lane_instructions += helper_lanes;
