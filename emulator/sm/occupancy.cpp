@@ -31,6 +31,11 @@ void RegisterLimit(const SmLimits& l, uint32_t regs, uint64_t* per_warp,
   *warps = DivOrZero(per_partition, *per_warp) * l.sub_partitions;
 }
 
+std::string TooManyRegisters(const SmLimits& l, uint32_t regs) {
+  return std::to_string(regs) + " registers per thread, more than the " +
+         std::to_string(l.max_registers_per_thread) + " a thread can have";
+}
+
 void PickLimiter(Occupancy* o) {
   struct Entry {
     Limiter l;
@@ -79,10 +84,7 @@ Occupancy ComputeOccupancy(const SmLimits& l, const Launch& in) {
       per_warp * RoundUp(warps_per_block, l.sub_partitions);
   const uint64_t regs_block_sw = per_warp * warps_per_block;
   if (in.registers_per_thread > l.max_registers_per_thread) {
-    o.refused = std::to_string(in.registers_per_thread) +
-                " registers per thread, more than the " +
-                std::to_string(l.max_registers_per_thread) +
-                " a thread can have";
+    o.refused = TooManyRegisters(l, in.registers_per_thread);
   } else if (regs_block_hw > l.registers_per_block ||
              regs_block_sw > l.registers_per_block) {
     o.refused = std::to_string(threads) + " threads x " +
@@ -164,9 +166,7 @@ Occupancy GraphicsWarpsPerSm(const SmLimits& l, uint32_t regs) {
   RegisterLimit(l, regs, &per_warp, &warps);
   o.registers_per_warp = static_cast<uint32_t>(per_warp);
   if (regs > l.max_registers_per_thread) {
-    o.refused = std::to_string(regs) + " registers per thread, more than the " +
-                std::to_string(l.max_registers_per_thread) +
-                " a thread can have";
+    o.refused = TooManyRegisters(l, regs);
     o.cuda_error = "cudaErrorLaunchOutOfResources";
     return o;
   }
