@@ -284,7 +284,7 @@ class ItemRunner {
 Status DrainParallel(WarpSource& source, const DrainLimits& limits,
                      uint32_t threads, uint32_t window) {
   if (threads <= 1) return DrainInOrder(source, limits);
-  if (window == 0) window = 128 * threads;
+  if (window == 0) window = 16 * threads;
   // The calling thread runs items too while it waits: threads - 1 workers.
   ItemRunner runner(threads - 1, limits);
   RetireInOrder merge(&source);
