@@ -1,9 +1,14 @@
 #include "runner/gpu_config.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "runner/h200_timing_json.h"  // generated: kH200TimingJson
 
 namespace warpsim::runner {
 
@@ -26,6 +31,7 @@ Result<GpuConfig> GpuConfigPreset(std::string_view name) {
   if (name == "h200") return c;
   if (name == "teaching") {
     c.name = "teaching";
+    c.timing = sm::TimingConfig{};
     c.warp_width = 8;
     c.vertex_batch_primitives = 8;
     c.vertex_reuse_window = 24;
@@ -125,7 +131,248 @@ Status ParseSmLimits(const nlohmann::json& j, const std::string& path,
   return {};
 }
 
+// A numeric field of a JSON object: an unsigned integer in lo..hi (u32 or
+// u64 set), or a finite number above lo (real set; at lo too when
+// lo_closed).
+struct NumField {
+  const char* name;
+  uint32_t* u32 = nullptr;
+  uint64_t* u64 = nullptr;
+  double* real = nullptr;
+  uint64_t lo = 0, hi = 0;
+  bool lo_closed = false;
+};
+
+std::string FieldNames(const std::vector<NumField>& fields,
+                       std::string_view more = {}) {
+  std::string names;
+  for (const NumField& f : fields) {
+    if (!names.empty()) names += ", ";
+    names += f.name;
+  }
+  if (!more.empty()) names += ", " + std::string(more);
+  return names;
+}
+
+// Sets `key` (named "prefix + key" in messages) from `value` if it is one
+// of `fields`; false, with *status unchanged, when it is none of them.
+bool SetNumField(const std::vector<NumField>& fields, const std::string& key,
+                 const nlohmann::json& value, const std::string& prefix,
+                 const std::string& path, Status* status) {
+  const NumField* f = nullptr;
+  for (const NumField& x : fields) {
+    if (key == x.name) f = &x;
+  }
+  if (f == nullptr) return false;
+  const std::string name = "\"" + prefix + key + "\"";
+  if (f->real != nullptr) {
+    const double lo = static_cast<double>(f->lo);
+    if (!value.is_number() || !std::isfinite(value.get<double>()) ||
+        value.get<double>() < lo ||
+        (!f->lo_closed && value.get<double>() == lo)) {
+      *status = InvalidInput(name + " must be a number " +
+                                 (f->lo_closed ? ">= " : "> ") +
+                                 std::to_string(f->lo),
+                             SourcePos{path});
+      return true;
+    }
+    *f->real = value.get<double>();
+    return true;
+  }
+  if (!value.is_number_unsigned() || value.get<uint64_t>() < f->lo ||
+      value.get<uint64_t>() > f->hi) {
+    *status =
+        InvalidInput(name + " must be an integer in " + std::to_string(f->lo) +
+                         ".." + std::to_string(f->hi),
+                     SourcePos{path});
+    return true;
+  }
+  if (f->u32 != nullptr) *f->u32 = value.get<uint32_t>();
+  if (f->u64 != nullptr) *f->u64 = value.get<uint64_t>();
+  return true;
+}
+
+// A pipe object: {"latency": N, "interval": N}, either or both.
+Status ParsePipe(const nlohmann::json& j, const std::string& prefix,
+                 const std::string& path, sm::PipeTiming* p) {
+  const std::vector<NumField> fields = {
+      {.name = "latency", .u32 = &p->latency, .lo = 0, .hi = 1u << 20},
+      {.name = "interval", .u32 = &p->interval, .lo = 1, .hi = 1u << 16},
+  };
+  for (const auto& [key, value] : j.items()) {
+    Status s;
+    if (!SetNumField(fields, key, value, prefix, path, &s)) {
+      return InvalidInput("unknown key \"" + prefix + key + "\" (expected " +
+                              FieldNames(fields) + ")",
+                          SourcePos{path});
+    }
+    if (!s.ok()) return s;
+  }
+  return {};
+}
+
+// The "timing.memory" object: any of MemoryTiming's fields by name.
+Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
+                         sm::MemoryTiming* m) {
+  const std::string prefix = "timing.memory.";
+  const std::vector<NumField> fields = {
+      {.name = "shared_latency", .u32 = &m->shared_latency, .hi = 1u << 20},
+      {.name = "l1_latency", .u32 = &m->l1_latency, .hi = 1u << 20},
+      {.name = "l2_latency", .u32 = &m->l2_latency, .hi = 1u << 20},
+      {.name = "dram_latency", .u32 = &m->dram_latency, .hi = 1u << 20},
+      {.name = "line_bytes", .u32 = &m->line_bytes, .lo = 1, .hi = 1u << 16},
+      {.name = "sector_bytes",
+       .u32 = &m->sector_bytes,
+       .lo = 1,
+       .hi = 1u << 16},
+      {.name = "l1_bytes", .u64 = &m->l1_bytes, .lo = 1, .hi = 1ull << 32},
+      {.name = "l1_ways", .u32 = &m->l1_ways, .lo = 1, .hi = 1u << 16},
+      {.name = "l2_bytes", .u64 = &m->l2_bytes, .lo = 1, .hi = 1ull << 40},
+      {.name = "l2_ways", .u32 = &m->l2_ways, .lo = 1, .hi = 1u << 16},
+      {.name = "l2_bytes_per_cycle_per_sm",
+       .real = &m->l2_bytes_per_cycle_per_sm},
+      {.name = "dram_bytes_per_cycle_per_sm",
+       .real = &m->dram_bytes_per_cycle_per_sm},
+  };
+  for (const auto& [key, value] : j.items()) {
+    Status s;
+    if (!SetNumField(fields, key, value, prefix, path, &s)) {
+      return InvalidInput("unknown key \"" + prefix + key + "\" (expected " +
+                              FieldNames(fields) + ")",
+                          SourcePos{path});
+    }
+    if (!s.ok()) return s;
+  }
+  return {};
+}
+
+// The "timing" object: any of TimingConfig's fields by name, the pipes and
+// "memory" as objects of their fields.
+Status ParseTiming(const nlohmann::json& j, const std::string& path,
+                   sm::TimingConfig* t) {
+  const std::vector<NumField> fields = {
+      {.name = "clock_mhz", .real = &t->clock_mhz},
+      {.name = "sms", .u32 = &t->sms, .lo = 1, .hi = 1u << 16},
+      {.name = "graphics_sms",
+       .u32 = &t->graphics_sms,
+       .lo = 1,
+       .hi = 1u << 16},
+      {.name = "two_level_active",
+       .u32 = &t->two_level_active,
+       .lo = 1,
+       .hi = 1u << 16},
+      {.name = "swap_cycles_per_register",
+       .real = &t->swap_cycles_per_register,
+       .lo_closed = true},
+  };
+  const std::pair<const char*, sm::PipeTiming*> pipes[] = {
+      {"fma", &t->fma}, {"alu", &t->alu},       {"fp64", &t->fp64},
+      {"sfu", &t->sfu}, {"branch", &t->branch}, {"sync", &t->sync},
+      {"lsu", &t->lsu}, {"tex", &t->tex},
+  };
+  std::string pipe_names;
+  for (const auto& [name, pipe] : pipes) pipe_names += std::string(name) + ", ";
+  for (const auto& [key, value] : j.items()) {
+    Status s;
+    if (SetNumField(fields, key, value, "timing.", path, &s)) {
+      if (!s.ok()) return s;
+      continue;
+    }
+    sm::PipeTiming* pipe = nullptr;
+    for (const auto& [name, p] : pipes) {
+      if (key == name) pipe = p;
+    }
+    if (pipe != nullptr) {
+      if (!value.is_object()) {
+        return InvalidInput(
+            "\"timing." + key + "\" must be an object with latency, interval",
+            SourcePos{path});
+      }
+      if (Status ps = ParsePipe(value, "timing." + key + ".", path, pipe);
+          !ps.ok()) {
+        return ps;
+      }
+    } else if (key == "memory") {
+      if (!value.is_object()) {
+        return InvalidInput("\"timing.memory\" must be an object",
+                            SourcePos{path});
+      }
+      if (Status ms = ParseMemoryTiming(value, path, &t->memory); !ms.ok()) {
+        return ms;
+      }
+    } else if (key == "scheduler") {
+      if (!value.is_string() ||
+          !sm::ParseScheduler(value.get<std::string>(), &t->scheduler)) {
+        return InvalidInput(
+            "\"timing.scheduler\" must be one of lrr, gto, oldest, two_level",
+            SourcePos{path});
+      }
+    } else if (key == "context_switch") {
+      if (!value.is_string() ||
+          !sm::ParseContextSwitch(value.get<std::string>(),
+                                  &t->context_switch)) {
+        return InvalidInput(
+            "\"timing.context_switch\" must be one of free, swap",
+            SourcePos{path});
+      }
+    } else {
+      return InvalidInput(
+          "unknown key \"timing." + key + "\" (expected " +
+              FieldNames(fields, pipe_names + "memory, scheduler: "
+                                              "lrr|gto|oldest|two_level, "
+                                              "context_switch: free|swap") +
+              ")",
+          SourcePos{path});
+    }
+  }
+  // Rules between fields, on the result (a preset's values included).
+  if (t->graphics_sms > t->sms) {
+    return InvalidInput(
+        "\"timing.graphics_sms\" (" + std::to_string(t->graphics_sms) +
+            ") must be at most \"timing.sms\" (" + std::to_string(t->sms) + ")",
+        SourcePos{path});
+  }
+  if (t->memory.line_bytes % t->memory.sector_bytes != 0) {
+    return InvalidInput("\"timing.memory.sector_bytes\" (" +
+                            std::to_string(t->memory.sector_bytes) +
+                            ") must divide \"timing.memory.line_bytes\" (" +
+                            std::to_string(t->memory.line_bytes) + ")",
+                        SourcePos{path});
+  }
+  return {};
+}
+
 }  // namespace
+
+const sm::TimingConfig& H200Timing() {
+  // Parsed once from the copy compiled in. The file is generated and
+  // checked by the tests, so a failure here is a build defect: it is
+  // reported and the process stops rather than running with other values.
+  static const sm::TimingConfig kTiming = [] {
+    const std::string path =
+        "emulator/runner/presets/h200_timing.json (compiled in)";
+    sm::TimingConfig t;
+    Status s;
+    try {
+      const nlohmann::json doc = nlohmann::json::parse(kH200TimingJson);
+      if (!doc.contains("timing") || !doc["timing"].is_object()) {
+        s = InvalidInput("no \"timing\" object", SourcePos{path});
+      } else {
+        s = ParseTiming(doc["timing"], path, &t);
+      }
+    } catch (const nlohmann::json::exception& e) {
+      s = InvalidInput(std::string("malformed JSON: ") + e.what(),
+                       SourcePos{path});
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "warpsim: internal error: %s\n",
+                   s.error().ToString().c_str());
+      std::abort();
+    }
+    return t;
+  }();
+  return kTiming;
+}
 
 Result<GpuConfig> ParseGpuConfig(std::string_view text,
                                  const std::string& path) {
@@ -224,6 +471,10 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
       if (Status s = ParseSmLimits(value, path, &c.sm); !s.ok()) {
         return s.error();
       }
+    } else if (key == "timing" && value.is_object()) {
+      if (Status s = ParseTiming(value, path, &c.timing); !s.ok()) {
+        return s.error();
+      }
     } else if (key == "max_warp_instructions") {
       if (Status s = uint_field(key, 1, ~0ull, &u); !s.ok()) return s.error();
       c.max_warp_instructions = u;
@@ -236,7 +487,7 @@ Result<GpuConfig> ParseGpuConfig(std::string_view text,
               "per_primitive|mixed|tiles, open_tiles, "
               "derivatives: "
               "fine|coarse, kill: terminate|demote, "
-              "max_warp_instructions, sm: {...})",
+              "max_warp_instructions, sm: {...}, timing: {...})",
           SourcePos{path});
     }
   }

@@ -13,8 +13,14 @@
 #include "base/diagnostic.h"
 #include "pipeline/graphics.h"
 #include "sm/occupancy.h"
+#include "sm/timing_config.h"
 
 namespace warpsim::runner {
+
+// The h200 preset's timing: the "timing" object of
+// emulator/runner/presets/h200_timing.json (compiled in; see GpuConfig::
+// timing) over sm::TimingConfig's defaults.
+const sm::TimingConfig& H200Timing();
 
 struct GpuConfig {
   std::string name = "h200";
@@ -72,6 +78,20 @@ struct GpuConfig {
   // recorded cell and the residency probe's in every launch
   // (tests/sm/occupancy_test.cpp).
   sm::SmLimits sm;
+  // The SM timing model's machine (sm/timing_config.h: clock, SM counts,
+  // pipe latencies and issue intervals, memory latencies, capacities and
+  // bandwidths, scheduler); "timing": {...} in JSON. H200: every value from
+  // emulator/runner/presets/h200_timing.json, which
+  // cuda_ref/results/make_timing_preset.py generates from the recorded runs
+  // (cuda_ref/results/h200/2026-11-30: e0, e2, e3, e5, provenance.txt;
+  // vulkan_ref/results/h200/observe-2026-11-30/e7_sm_sets.summary.json for
+  // graphics_sms); its "sources" names the file, field and rule of each
+  // value, and the fields the runs do not measure are left out there and
+  // keep the struct's defaults. The file is compiled into the library (a
+  // header CMake generates from it), and the ctest h200_timing_preset fails
+  // when it is not what the results give. "teaching": the struct's
+  // defaults.
+  sm::TimingConfig timing = H200Timing();
   // A dispatch or draw stops after this many warp instructions.
   uint64_t max_warp_instructions = 4'000'000'000ull;
 };

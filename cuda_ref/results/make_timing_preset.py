@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""The h200 preset's timing values (sm::TimingConfig), from the recorded runs.
+
+  cuda_ref/results/make_timing_preset.py RUN_DIR [--vulkan-findings DIR] \\
+      [-o OUT.json] [--check]
+
+RUN_DIR is a cuda_ref run (what cuda_ref/run_h200.sh wrote: provenance.txt,
+e0_fingerprint.json, e2_latency.json, e3_instructions.json, e4_smsp.json,
+e5_hiding.json); DIR is vulkan_ref's H200 results (default:
+vulkan_ref/results/h200), whose observe-*/e7_sm_sets.summary.json gives the
+SMs that ran graphics. Writes OUT.json (or prints it without -o); with
+--check, writes nothing and exits 1 when OUT.json differs from what the
+results give (the ctest h200_timing_preset runs this).
+
+The output's "timing" object is what runner::GpuConfig's "timing" key takes
+(runner/gpu_config.h); "sources" says for every field of sm::TimingConfig
+where its value comes from: a result file and the rule applied to it, a
+cited document, or "not measured: default of sm/timing_config.h" for the
+fields the runs do not measure, which "timing" leaves out so that the
+struct's default applies. Every measured number is computed here from the
+result files; the rules are those of summarize.py (imported), which makes
+the headline tables of cuda_ref/results/h200/README.md.
+
+Standard library only.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the repository
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import summarize  # noqa: E402  (load, level, breakpoint, knee)
+
+DEFAULT = "not measured: default of sm/timing_config.h"
+# Sub-partitions (SMSPs) per SM: REFERENCE §1.2 ("Per SM: 4 processing
+# blocks (SMSPs)"); E4 is checked to agree below. Converts the per-SM
+# throughput to a per-SMSP issue interval.
+SMSPS = 4
+SMSPS_SOURCE = ("4 sub-partitions per SM (REFERENCE §1.2; "
+                "E4 confirms: %s)")
+# REFERENCE §1.5: "L1: 128-B lines, 32-B sectors; L2: 32-B sectors"
+# (CUDA Programming Guide, coalesced global memory access).
+LINE_BYTES, SECTOR_BYTES = 128, 32
+REF_LINES = ("REFERENCE §1.5: \"L1: 128-B lines, 32-B "
+             "sectors; L2: 32-B sectors\" (CUDA Programming Guide, "
+             "coalesced global memory access)")
+
+
+def nearest(x):
+    """Nearest integer, halves up (not Python's round-half-even)."""
+    return int(math.floor(x + 0.5))
+
+
+def num(x):
+    """A float written with at most 4 significant decimals, stable."""
+    return float(f"{x:.4g}") if abs(x) < 1000 else float(f"{x:.0f}")
+
+
+def rel(path):
+    return os.path.relpath(os.path.abspath(path), ROOT)
+
+
+def fail(message):
+    raise SystemExit("make_timing_preset.py: " + message)
+
+
+def need(run, name):
+    d = summarize.load(run, name)
+    if d is None:
+        fail(f"{os.path.join(rel(run), name)}.json is missing")
+    return d
+
+
+def clock(run, files, t, src):
+    """clock_mhz: the SM clock nvidia-smi read after each experiment."""
+    path = os.path.join(run, "provenance.txt")
+    if not os.path.exists(path):
+        fail(f"{rel(path)} is missing")
+    after, before = {}, {}
+    pat = re.compile(r"^(\S+) clocks (before|after) \(sm, mem\): (\d+) MHz")
+    for line in open(path).read().splitlines():
+        m = pat.match(line)
+        if m:
+            (after if m.group(2) == "after" else before)[m.group(1)] = \
+                int(m.group(3))
+    if not after:
+        fail(f"{rel(path)} has no 'clocks after' lines")
+    mhz = statistics.median_low(sorted(after.values()))
+    measured = sorted(x for d in files.values()
+                      for x in (d["clock_before"]["sm_mhz_measured"],
+                                d["clock_after"]["sm_mhz_measured"]))
+    agree = all(v == mhz for v in after.values())
+    t["clock_mhz"] = mhz
+    src["clock_mhz"] = (
+        f"{rel(path)}: the nvidia-smi SM clock after each experiment, "
+        + (f"{mhz} MHz after all {len(after)}" if agree else
+           f"median {mhz} MHz of {sorted(after.values())}")
+        + f" (the 'before' lines, {min(before.values())}.."
+        f"{max(before.values())} MHz, include idle clocks read before the "
+        "warm-up, so they are not the clock the experiments ran at); the "
+        "SM clock measured in a kernel (clock64 against globaltimer, "
+        "clock_before/clock_after.sm_mhz_measured of "
+        + ", ".join(f"{n}.json" for n in sorted(files))
+        + f") is {measured[0]:.1f}..{measured[-1]:.1f} MHz, the same within "
+        f"{100 * (mhz - measured[0]) / mhz:.1f} %; e0's "
+        "cudaDevAttrClockRate "
+        f"({files['e0_fingerprint']['device']['clock_rate_khz'] // 1000} "
+        "MHz) is the maximum clock, not a reading")
+
+
+def sm_counts(e0, vk_dir, t, src, run):
+    p = e0["results"]["properties"]
+    t["sms"] = p["multiProcessorCount"]
+    src["sms"] = (f"{rel(run)}/e0_fingerprint.json: results.properties."
+                  "multiProcessorCount")
+    found = sorted(glob.glob(os.path.join(vk_dir, "observe-*",
+                                          "e7_sm_sets.summary.json")))
+    if not found:
+        fail(f"no observe-*/e7_sm_sets.summary.json under {rel(vk_dir)}")
+    path = found[-1]  # the latest run
+    e7 = json.load(open(path))
+    ids = sorted({i for d in e7["draws"]
+                  for i in d["sm_ids"].get("fragment", [])})
+    t["graphics_sms"] = len(ids)
+    src["graphics_sms"] = (
+        f"{rel(path)}: distinct fragment SM ids (gl_SMIDNV) over its "
+        f"{len(e7['draws'])} draws: {', '.join(map(str, ids))} "
+        "(the data of FINDINGS.md Q1, written by "
+        "vulkan_ref/results/h200_findings.py)")
+
+
+def pipes(run, e3, e4, t, src):
+    r = e3["results"]
+    name = f"{rel(run)}/e3_instructions.json"
+    confirm = "no e4_smsp.json"
+    if e4 is not None:
+        hyp = [c["hypotheses"]["warpid_mod_4"] for c in
+               e4["results"]["configs"]]
+        if not all(h["correct"] == h["of"] for h in hyp):
+            fail("e4_smsp.json does not confirm 4 sub-partitions per SM")
+        confirm = ("'SMSP = %warpid mod 4' right in "
+                   f"{sum(h['correct'] for h in hyp)} of "
+                   f"{sum(h['of'] for h in hyp)} warp pairs of "
+                   "e4_smsp.json")
+    smsps = SMSPS_SOURCE % confirm
+
+    def latency(op):
+        x = [x for x in r["latency"] if x["op"] == op and x["ilp"] == 1]
+        if len(x) != 1:
+            fail(f"{name}: no single ILP-1 latency of {op}")
+        return x[0]["cycles_per_op"]
+
+    def peak(op):
+        thr = [x for x in r["throughput"] if x["op"] == op]
+        if not thr:
+            fail(f"{name}: no throughput of {op}")
+        return max(thr, key=lambda x:
+                   x["warp_instructions_per_cycle_per_sm_mean"])
+
+    def interval(op):
+        best = peak(op)
+        v = best["warp_instructions_per_cycle_per_sm_mean"]
+        return SMSPS / v, (f"{v:.3f} warp instructions/cycle/SM at "
+                           f"{best['warps_per_sm']} warps per SM, ILP "
+                           f"{best['ilp']}")
+
+    lat_rule = ("results.latency[op, ilp 1].cycles_per_op (one warp, a "
+                "dependent chain), rounded to the nearest integer")
+    int_rule = ("results.throughput: %s / the largest "
+                "warp_instructions_per_cycle_per_sm_mean over warps per SM "
+                "and ILP (summarize.py's peak), rounded")
+
+    def one(pipe, op, lat_note="", int_note=""):
+        lat = latency(op)
+        cyc, at = interval(op)
+        t[pipe] = {"latency": nearest(lat), "interval": nearest(cyc)}
+        src[pipe + ".latency"] = (f"{name}: {op} {lat:.2f} cycles; "
+                                  + lat_rule + lat_note)
+        src[pipe + ".interval"] = (f"{name}: {op} {at}: {cyc:.2f} cycles per "
+                                   "warp instruction per SMSP; "
+                                   + int_rule % smsps + int_note)
+
+    def brief(op):
+        cyc, _ = interval(op)
+        return f"{op} latency {latency(op):.2f}, interval {cyc:.2f}"
+
+    one("fma", "FFMA",
+        lat_note=f" ({brief('FADD')}; {brief('IMAD')}: integer multiply "
+        "issues at half the FFMA rate)")
+    one("alu", "LOP3",
+        lat_note=" (LOP3.LUT, a pure INT32-pipe instruction; IADD3 is not "
+        "used: ptxas mixed it ~1:1 with IMAD.IADD, which runs on the FMA "
+        f"pipe, so its figures mix two pipes: {brief('IADD3')})")
+    one("fp64", "DFMA")
+    rcp, ex2 = latency("MUFU.RCP"), latency("MUFU.EX2")
+    (rcp_c, rcp_at), (ex2_c, ex2_at) = interval("MUFU.RCP"), \
+        interval("MUFU.EX2")
+    sin_c, _ = interval("MUFU.SIN")
+    t["sfu"] = {"latency": nearest((rcp + ex2) / 2),
+                "interval": nearest((rcp_c + ex2_c) / 2)}
+    sin = (f"; MUFU.SIN, which sm::TimingConfig has no field for, is "
+           f"{latency('MUFU.SIN'):.2f} cycles at ILP 1 for FMUL.RZ + "
+           f"MUFU.SIN (ptxas adds the FMUL.RZ range reduction) and "
+           f"{sin_c:.2f} cycles per warp instruction per SMSP")
+    src["sfu.latency"] = (f"{name}: MUFU.RCP {rcp:.2f}, MUFU.EX2 {ex2:.2f} "
+                          "cycles, their mean; " + lat_rule + sin)
+    src["sfu.interval"] = (f"{name}: MUFU.RCP {rcp_at}: {rcp_c:.2f}, "
+                           f"MUFU.EX2 {ex2_at}: {ex2_c:.2f} cycles per warp "
+                           "instruction per SMSP, their mean; "
+                           + int_rule % smsps + sin)
+    for pipe in ("branch", "sync"):
+        src[pipe + ".latency"] = DEFAULT
+        src[pipe + ".interval"] = DEFAULT
+    for pipe in ("lsu", "tex"):
+        src[pipe + ".latency"] = (DEFAULT + " (the pipe's latency is the "
+                                  "memory model's, not a pipe figure)")
+        src[pipe + ".interval"] = DEFAULT
+
+
+def memory(run, e0, e2, e5, t, src):
+    m = {}
+    name2 = f"{rel(run)}/e2_latency.json"
+    r = e2["results"]
+    ca = [p for p in r["sweep"] if p["load"] == "ca"]
+    cg = [p for p in r["sweep"] if p["load"] == "cg"]
+    smem = statistics.median(p["cycles_per_step"] for p in r["shared"])
+    l1 = summarize.level(ca, 0, 16 << 10)
+    l2 = summarize.level(cg, 1 << 20, 8 << 20)
+    hbm = summarize.level(cg, 512 << 20, 1 << 40)
+    table = ("; as the E2 table of cuda_ref/results/h200/README.md "
+             "(summarize.py), rounded to the nearest integer")
+    for key, v, rule in (
+            ("shared_latency", smem, "median cycles_per_step of "
+             "results.shared (ld.shared chains)"),
+            ("l1_latency", l1, "median cycles_per_step of the ld.global.ca "
+             "footprints <= 16 KB of results.sweep"),
+            ("l2_latency", l2, "median cycles_per_step of the ld.global.cg "
+             "footprints 1-8 MB of results.sweep"),
+            ("dram_latency", hbm, "median cycles_per_step of the "
+             "ld.global.cg footprints >= 512 MB of results.sweep")):
+        if v is None:
+            fail(f"{name2}: no points for {key}")
+        m[key] = nearest(v)
+        src["memory." + key] = f"{name2}: {v:.2f} cycles, {rule}" + table
+    m["line_bytes"], m["sector_bytes"] = LINE_BYTES, SECTOR_BYTES
+    src["memory.line_bytes"] = REF_LINES
+    src["memory.sector_bytes"] = REF_LINES
+    l1_lo, l1_hi = summarize.breakpoint(ca, l1)
+    l2_lo, l2_hi = summarize.breakpoint(cg, l2)
+    if l1_lo is None or l2_lo is None:
+        fail(f"{name2}: no L1 or L2 capacity break")
+    m["l1_bytes"], m["l2_bytes"] = l1_lo, l2_lo
+    brk = ("summarize.breakpoint: the largest footprint still within 10 % "
+           "of the level, the next one above it by > 10 %")
+    src["memory.l1_bytes"] = (
+        f"{name2}: the ld.global.ca chain (L1 carveout: "
+        f"{e2['parameters']['l1_carveout_percent_shared']} % shared) still "
+        f"hits L1 at {summarize.size(l1_lo)} and misses at "
+        f"{summarize.size(l1_hi)}; the largest footprint that still hit "
+        f"({brk})")
+    src["memory.l2_bytes"] = (
+        f"{name2}: the ld.global.cg chain of one thread still hits L2 at "
+        f"{summarize.size(l2_lo)} and misses at {summarize.size(l2_hi)}; "
+        f"the largest footprint that still hit ({brk}); e0_fingerprint.json"
+        f" reports l2CacheSize {summarize.size(e0['results']['properties']['l2CacheSize'])}"
+        ", of which one SM sees this much at L2 latency")
+    for key in ("l1_ways", "l2_ways"):
+        src["memory." + key] = (
+            DEFAULT + " (REFERENCE §1.5 gives no associativity measured "
+            "on Hopper)")
+    name5 = f"{rel(run)}/e5_hiding.json"
+    for key, placement in (("l2_bytes_per_cycle_per_sm", "l2"),
+                           ("dram_bytes_per_cycle_per_sm", "hbm")):
+        def plateaus(width):
+            out = []
+            for k in sorted({p["k"] for p in e5["results"]["loads"]}):
+                pts = [p for p in e5["results"]["loads"]
+                       if p["placement"] == placement and
+                       p["bytes_per_lane"] == width and p["k"] == k and
+                       not p.get("skipped")]
+                if pts:
+                    out.append((k, summarize.knee(
+                        pts, "bytes_per_cycle_per_sm")[1]))
+            return out
+
+        wide, narrow = plateaus(16), plateaus(4)
+        if not wide:
+            fail(f"{name5}: no 16-B loads from {placement}")
+        v = statistics.median(x for _, x in wide)
+        m[key] = num(v)
+        src["memory." + key] = (
+            f"{name5}: the median over k (loads per warp in flight) of the "
+            f"plateau bytes_per_cycle_per_sm of the 16-B-per-lane "
+            f"ld.global.cg loads from {placement.upper()} (each k's largest "
+            "over warps per SM, summarize.knee, as in the E5 table): "
+            + ", ".join(f"k={k} {x:.2f}" for k, x in wide)
+            + f" -> {v:.2f} (the 4-B-per-lane loads, which need more loads "
+            "in flight to saturate: "
+            + ", ".join(f"k={k} {x:.2f}" for k, x in narrow) + ")")
+    t["memory"] = m
+
+
+def policy(src):
+    src["scheduler"] = DEFAULT + " (a model choice the runs do not tell apart)"
+    src["two_level_active"] = DEFAULT
+    src["context_switch"] = DEFAULT + " (free: resident warps keep their " \
+        "registers, REFERENCE §1.2)"
+    src["swap_cycles_per_register"] = DEFAULT
+
+
+def generate(run, vk_dir, out_path):
+    files = {n: need(run, n) for n in
+             ("e0_fingerprint", "e2_latency", "e3_instructions", "e5_hiding")}
+    e4 = summarize.load(run, "e4_smsp")
+    t, src = {}, {}
+    clock(run, files, t, src)
+    sm_counts(files["e0_fingerprint"], vk_dir, t, src, run)
+    pipes(run, files["e3_instructions"], e4, t, src)
+    memory(run, files["e0_fingerprint"], files["e2_latency"],
+           files["e5_hiding"], t, src)
+    policy(src)
+    command = ["cuda_ref/results/make_timing_preset.py", rel(run),
+               "--vulkan-findings", rel(vk_dir)]
+    if out_path:
+        command += ["-o", rel(out_path)]
+    doc = {
+        "generated_by": " ".join(command),
+        "run": rel(run),
+        "sources": src,
+        "timing": t,
+    }
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", metavar="RUN_DIR")
+    ap.add_argument("--vulkan-findings", metavar="DIR",
+                    default=os.path.join(ROOT, "vulkan_ref", "results",
+                                         "h200"))
+    ap.add_argument("-o", metavar="OUT.json", dest="out")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 when OUT.json differs from what the "
+                    "results give; write nothing")
+    a = ap.parse_args(argv)
+    if a.check and not a.out:
+        ap.error("--check needs -o OUT.json")
+    text = generate(a.run, a.vulkan_findings, a.out)
+    if a.check:
+        try:
+            old = open(a.out, encoding="utf-8").read()
+        except OSError as e:
+            print(f"make_timing_preset.py: {e}", file=sys.stderr)
+            return 1
+        if old != text:
+            import difflib
+            sys.stderr.writelines(difflib.unified_diff(
+                old.splitlines(True), text.splitlines(True),
+                rel(a.out) + " (committed)", "generated"))
+            print(f"make_timing_preset.py: {rel(a.out)} is not what the "
+                  "results give; regenerate it with: "
+                  + json.loads(text)["generated_by"], file=sys.stderr)
+            return 1
+        return 0
+    if a.out:
+        with open(a.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
