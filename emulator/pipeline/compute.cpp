@@ -287,6 +287,21 @@ Result<DispatchStats> DispatchCompute(const Program& program,
                                       const ComputeLimits& limits) {
   const bool independent = ItemsIndependent(regions, images);
   bool rerun = false;
+  if (limits.driver != nullptr) {
+    // The timing model runs the workgroups (in order of launch, with its
+    // own interleaving of their warps).
+    auto dispatch =
+        ComputeDispatch::Create(program, groups, std::move(regions),
+                                std::move(images), limits.warp_width);
+    if (!dispatch.ok()) return dispatch.error();
+    DrainLimits drain;
+    drain.max_warp_instructions = limits.max_warp_instructions;
+    drain.what = "dispatch";
+    if (Status s = limits.driver->Drain(**dispatch, drain); !s.ok()) {
+      return s.error();
+    }
+    return (*dispatch)->stats();
+  }
   if (!independent && limits.threads > 1) {
     // Workgroups of most dispatches write disjoint words: run them in
     // parallel with their accesses logged, and keep the result only when

@@ -38,6 +38,9 @@ struct ComputeLimits {
   // touched the same word and one of them wrote it: its result is always
   // the in-order one.
   uint32_t threads = 1;
+  // When set, this driver runs the dispatch (the SM timing model) and
+  // `threads` is ignored.
+  WarpDriver* driver = nullptr;
 };
 
 struct DispatchStats {

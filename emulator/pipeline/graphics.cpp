@@ -335,9 +335,10 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
       ItemsIndependent(state.vs_regions, state.vs_images) &&
       ItemsIndependent(state.fs_regions, state.fs_images);
   const uint32_t threads = independent ? state.config.threads : 1;
-  if (Status s = DrainParallel(**draw, limits, threads); !s.ok()) {
-    return s.error();
-  }
+  Status s = state.config.driver != nullptr
+                 ? state.config.driver->Drain(**draw, limits)
+                 : DrainParallel(**draw, limits, threads);
+  if (!s.ok()) return s.error();
   return (*draw)->stats();
 }
 

@@ -75,6 +75,9 @@ struct GraphicsConfig {
   // Host threads that shade warps (DrainParallel); 1 = in order on the
   // calling thread. Draws whose shaders can write memory run in order.
   uint32_t threads = 1;
+  // When set, this driver runs the draw's warps (the SM timing model) and
+  // `threads` is ignored.
+  WarpDriver* driver = nullptr;
 };
 
 // One vertex attribute stream (VERTEX_DATA).

@@ -172,6 +172,19 @@ Status DrainInOrder(WarpSource& source, const DrainLimits& limits);
 Status DrainParallel(WarpSource& source, const DrainLimits& limits,
                      uint32_t threads, uint32_t window = 0);
 
+// A driver that decides itself when items run: the SM timing model
+// (sm/timing.h) steps their warps cycle by cycle. Drain() must produce,
+// run and retire every item of `source` (retiring in id order, through
+// RetireInOrder), honour limits.max_warp_instructions, and call each item's
+// Prepare() before its warps first issue and Finish() after they all
+// finished, as RunToCompletion does: then images, buffers and statistics
+// are the same as DrainInOrder's.
+class WarpDriver {
+ public:
+  virtual ~WarpDriver() = default;
+  virtual Status Drain(WarpSource& source, const DrainLimits& limits) = 0;
+};
+
 // True when no item of a program bound to these regions and images can
 // write memory another item reads: every resource region and image is
 // read-only. (Workgroup and lane-private memory belong to one item.)

@@ -219,6 +219,9 @@ class alignas(64) Warp {
   // Branch handlers: the lanes that took the first target (InstrRecord).
   void set_taken(uint32_t lanes) { taken_ = lanes; }
   bool record_addresses() const { return record_addresses_; }
+  // Records addresses from now on (or stops): for a driver that needs them
+  // on warps made before it knew (the SM timing model's memory model).
+  void set_record_addresses(bool on) { record_addresses_ = on; }
 
   // Control-flow primitives for terminator handlers.
   // Sets the next block of every lane in `lanes` to `block`, applying the

@@ -1,0 +1,95 @@
+// The machine parameters of the SM timing model (sm/timing.h): clock,
+// SM counts, per-pipe latency and issue interval, the memory hierarchy's
+// latencies, capacities and bandwidths, and the scheduler policy.
+//
+// The defaults below are placeholders of a small teaching machine, not
+// claims about any GPU. The `h200` preset takes every value from
+// emulator/runner/presets/h200_timing.json, which
+// cuda_ref/results/make_timing_preset.py generates from the recorded H200
+// runs (each value there names the result file and field it came from).
+#ifndef WARPSIM_SM_TIMING_CONFIG_H_
+#define WARPSIM_SM_TIMING_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace warpsim::sm {
+
+// How a sub-partition's scheduler picks among its eligible warps.
+enum class SchedulerPolicy : uint8_t {
+  kLrr,       // loose round robin: the next eligible warp after the last one
+  kGto,       // greedy then oldest: the last warp while it can issue, then
+              // the oldest (earliest resident) eligible warp
+  kOldest,    // always the oldest eligible warp
+  kTwoLevel,  // an active pool of `two_level_active` warps, round robin
+              // within it; a warp that waits on memory leaves the pool
+};
+std::string_view SchedulerName(SchedulerPolicy p);  // "lrr", "gto", ...
+// False when `name` is none of lrr, gto, oldest, two_level.
+bool ParseScheduler(std::string_view name, SchedulerPolicy* out);
+
+// What happens when a warp waits on memory. kFree: nothing, every resident
+// warp keeps its registers in the register file and the scheduler just
+// issues another one (what GPUs do). kSwap: a CPU-style context switch, for
+// comparison: a warp that waits on a long-latency load is switched out, its
+// registers written to memory and read back before it issues again, which
+// costs swap_cycles_per_register x registers of the warp each way.
+enum class ContextSwitch : uint8_t { kFree, kSwap };
+std::string_view ContextSwitchName(ContextSwitch c);  // "free", "swap"
+bool ParseContextSwitch(std::string_view name, ContextSwitch* out);
+
+// One pipe: cycles from issue until a dependent instruction may issue
+// (`latency`), and cycles between two warp instructions of this pipe on
+// one sub-partition (`interval`: 1 = one per clock; 2 = a half-width unit).
+struct PipeTiming {
+  uint32_t latency = 4;
+  uint32_t interval = 1;
+};
+
+// The memory hierarchy, per access of one warp instruction: the lanes'
+// addresses are grouped into lines (line_bytes) and sectors (sector_bytes);
+// each line is looked up in the SM's L1, then the shared L2, then DRAM;
+// the instruction's result is ready after the slowest line's latency
+// plus the time its sectors wait for the L2 and DRAM bandwidth.
+struct MemoryTiming {
+  uint32_t shared_latency = 24;  // workgroup (shared) memory load to use
+  uint32_t l1_latency = 32;      // L1 hit (also lane-private "local" memory)
+  uint32_t l2_latency = 200;     // L1 miss that hits in L2
+  uint32_t dram_latency = 400;   // L2 miss
+  uint32_t line_bytes = 128;
+  uint32_t sector_bytes = 32;
+  uint64_t l1_bytes = 128 * 1024;  // per SM
+  uint32_t l1_ways = 4;
+  uint64_t l2_bytes = 4 * 1024 * 1024;  // whole GPU
+  uint32_t l2_ways = 16;
+  // Sustained bandwidth per SM, bytes per cycle (the GPU's total divided
+  // by its SMs: each SM's misses queue on its share).
+  double l2_bytes_per_cycle_per_sm = 32;
+  double dram_bytes_per_cycle_per_sm = 16;
+};
+
+struct TimingConfig {
+  double clock_mhz = 1000;    // SM clock: converts cycles to time
+  uint32_t sms = 4;           // SMs that run compute workgroups
+  uint32_t graphics_sms = 2;  // SMs that run vertex and fragment warps
+  PipeTiming fma;             // FP32 add/mul/fma, integer multiply
+  PipeTiming alu{4, 2};       // INT32 add, logic, shifts, compares, converts
+  PipeTiming fp64{8, 2};      // double precision
+  PipeTiming sfu{16, 8};      // MUFU: reciprocal, sqrt, exp2, log2, sin, cos
+  PipeTiming branch{4, 1};    // control flow
+  PipeTiming sync{4, 1};      // barriers, subgroup shuffles and votes
+  PipeTiming lsu{0, 1};       // loads and stores: issue interval only (the
+                              // latency is the memory model's)
+  PipeTiming tex{0, 4};       // image sampling: issue interval only
+  MemoryTiming memory;
+  SchedulerPolicy scheduler = SchedulerPolicy::kGto;
+  uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)
+  ContextSwitch context_switch = ContextSwitch::kFree;
+  // kSwap: cycles to save (and again to restore) one register of a warp.
+  double swap_cycles_per_register = 1;
+};
+
+}  // namespace warpsim::sm
+
+#endif  // WARPSIM_SM_TIMING_CONFIG_H_
