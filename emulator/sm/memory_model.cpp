@@ -1,0 +1,128 @@
+#include "sm/memory_model.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace warpsim::sm {
+
+LineCache::LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways)
+    : ways_(std::max(1u, ways)) {
+  const uint64_t lines =
+      std::max<uint64_t>(1, bytes / std::max(1u, line_bytes));
+  sets_ = std::max<uint64_t>(1, lines / ways_);
+  tags_.assign(sets_ * ways_, ~uint64_t{0});
+  used_.assign(sets_ * ways_, 0);
+}
+
+bool LineCache::Access(uint64_t line, bool allocate) {
+  const uint64_t set = line % sets_;
+  uint64_t* tags = tags_.data() + set * ways_;
+  uint64_t* used = used_.data() + set * ways_;
+  ++clock_;
+  uint32_t victim = 0;
+  for (uint32_t w = 0; w < ways_; ++w) {
+    if (tags[w] == line) {
+      used[w] = clock_;
+      return true;
+    }
+    if (used[w] < used[victim]) victim = w;
+  }
+  if (allocate) {
+    tags[victim] = line;
+    used[victim] = clock_;
+  }
+  return false;
+}
+
+void LineCache::Clear() {
+  std::fill(tags_.begin(), tags_.end(), ~uint64_t{0});
+  std::fill(used_.begin(), used_.end(), 0);
+}
+
+MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms)
+    : t_(timing),
+      l2_(timing.l2_bytes, timing.line_bytes, timing.l2_ways),
+      l2_free_(sms, 0.0),
+      dram_free_(sms, 0.0) {
+  l1_.reserve(sms);
+  for (uint32_t s = 0; s < sms; ++s) {
+    l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways);
+  }
+}
+
+uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
+                             const uint64_t* addresses, uint32_t lanes,
+                             uint32_t bytes, bool store) {
+  const uint64_t line_bytes = std::max(1u, t_.line_bytes);
+  const uint64_t sector_bytes = std::max(1u, t_.sector_bytes);
+  const uint64_t size = std::max(1u, bytes);
+  // The distinct lines and sectors the lanes touch (an access may straddle
+  // two sectors or lines).
+  lines_.clear();
+  sectors_.clear();
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const uint64_t a = addresses[std::countr_zero(m)];
+    for (uint64_t s = a / sector_bytes; s <= (a + size - 1) / sector_bytes;
+         ++s) {
+      sectors_.push_back(s);
+    }
+  }
+  std::sort(sectors_.begin(), sectors_.end());
+  sectors_.erase(std::unique(sectors_.begin(), sectors_.end()), sectors_.end());
+  for (uint64_t s : sectors_) {
+    const uint64_t line = s * sector_bytes / line_bytes;
+    if (lines_.empty() || lines_.back() != line) lines_.push_back(line);
+  }
+  ++counters_.requests;
+  counters_.sectors += sectors_.size();
+  // Per line: which level has it; the sectors of lines that miss a level
+  // are what that level's bandwidth carries.
+  uint32_t latency = t_.l1_latency;
+  uint64_t l2_sectors = 0, dram_sectors = 0;
+  const uint64_t sectors_per_line =
+      std::max<uint64_t>(1, line_bytes / sector_bytes);
+  size_t k = 0;
+  for (uint64_t line : lines_) {
+    uint64_t in_line = 0;
+    while (k < sectors_.size() &&
+           sectors_[k] * sector_bytes / line_bytes == line) {
+      ++in_line;
+      ++k;
+    }
+    in_line = std::min(in_line, sectors_per_line);
+    if (!store && l1_[sm].Access(line, true)) {
+      ++counters_.l1_hits;
+      continue;
+    }
+    ++counters_.l1_misses;
+    l2_sectors += in_line;
+    if (l2_.Access(line, true)) {
+      ++counters_.l2_hits;
+      latency = std::max(latency, t_.l2_latency);
+      continue;
+    }
+    ++counters_.l2_misses;
+    dram_sectors += in_line;
+    latency = std::max(latency, t_.dram_latency);
+  }
+  // Bandwidth: the request's sectors occupy the SM's share of each level
+  // from when it is free (or now); the last sector's arrival delays the
+  // data by as much as it waited.
+  double ready = static_cast<double>(now) + latency;
+  auto queue = [&](std::vector<double>& free_at, uint64_t n, double per_cycle,
+                   uint32_t level_latency) {
+    if (n == 0 || per_cycle <= 0) return;
+    double& f = free_at[sm];
+    f = std::max(f, static_cast<double>(now)) +
+        static_cast<double>(n * sector_bytes) / per_cycle;
+    ready = std::max(ready, f + level_latency -
+                                static_cast<double>(sector_bytes) / per_cycle);
+  };
+  queue(l2_free_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, t_.l2_latency);
+  queue(dram_free_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
+        t_.dram_latency);
+  return static_cast<uint32_t>(std::ceil(ready - static_cast<double>(now)));
+}
+
+}  // namespace warpsim::sm

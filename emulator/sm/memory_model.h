@@ -1,0 +1,75 @@
+// The timing model's memory hierarchy: per-SM L1 caches, one L2, DRAM.
+//
+// It answers one question per warp memory instruction: in how many cycles
+// is the data there? The lanes' byte addresses (host addresses, so that
+// two bindings of one buffer are one memory) are grouped into lines of
+// line_bytes and sectors of sector_bytes. Each distinct line is looked up
+// in the SM's L1 (set associative, least recently used; loads allocate,
+// stores write through without allocating), then in the L2 (the same kind
+// of cache, shared by all SMs, allocating on loads and stores), then
+// DRAM. The instruction's latency is the slowest line's hit latency; the
+// sectors that miss the L1 queue on the SM's share of the L2 bandwidth,
+// those that miss the L2 on its share of DRAM bandwidth, and the queueing
+// delay adds to the latency. (Stores need no answer: nothing waits for
+// them, but they use bandwidth.)
+#ifndef WARPSIM_SM_MEMORY_MODEL_H_
+#define WARPSIM_SM_MEMORY_MODEL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "sm/timing_config.h"
+
+namespace warpsim::sm {
+
+// A set-associative cache of lines with least-recently-used replacement;
+// only tags (the data lives in the emulator's memory).
+class LineCache {
+ public:
+  LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways);
+  // Looks up `line` (address / line_bytes); returns whether it hit. With
+  // `allocate`, a miss brings the line in.
+  bool Access(uint64_t line, bool allocate);
+  void Clear();
+
+ private:
+  uint32_t ways_;
+  uint64_t sets_;
+  std::vector<uint64_t> tags_;  // sets x ways; ~0 = empty
+  std::vector<uint64_t> used_;  // last use, for LRU
+  uint64_t clock_ = 0;
+};
+
+// Counts of what the accesses did, for reports.
+struct MemoryCounters {
+  uint64_t requests = 0;  // warp instructions
+  uint64_t sectors = 0;
+  uint64_t l1_hits = 0, l1_misses = 0;  // lines
+  uint64_t l2_hits = 0, l2_misses = 0;  // lines
+};
+
+class MemoryModel {
+ public:
+  MemoryModel(const MemoryTiming& timing, uint32_t sms);
+  // A global-memory access by SM `sm` at cycle `now`: `addresses[l]` for
+  // the lanes in `lanes`, each `bytes` long. Returns the cycles until a
+  // load's data is ready (stores: how long the request occupies memory,
+  // which nothing waits for).
+  uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
+                  uint32_t lanes, uint32_t bytes, bool store);
+  const MemoryCounters& counters() const { return counters_; }
+
+ private:
+  MemoryTiming t_;
+  std::vector<LineCache> l1_;
+  LineCache l2_;
+  // Per SM: the cycle from which its share of L2 and DRAM bandwidth is
+  // free again (fractional: bytes per cycle need not be whole).
+  std::vector<double> l2_free_, dram_free_;
+  MemoryCounters counters_;
+  std::vector<uint64_t> lines_, sectors_;  // scratch
+};
+
+}  // namespace warpsim::sm
+
+#endif  // WARPSIM_SM_MEMORY_MODEL_H_

@@ -1,0 +1,118 @@
+// The SM timing model: decides *when* each warp issues, and why it waited.
+//
+// It is a driver of the warp queue (pipeline/warp_queue.h): it takes the
+// items a draw or dispatch produces (vertex batches, fragment warps,
+// compute workgroups), makes them resident on SMs when the SM has room
+// (warp slots, block slots, shared memory, and registers in the register
+// file of the sub-partition each warp is assigned to), and then, cycle by
+// cycle, lets every sub-partition's scheduler issue one warp instruction of
+// one of its eligible warps. Issuing calls Warp::Step(): the InstrRecord it
+// returns (pipe, registers read and written, per-lane addresses) is all the
+// model knows of the instruction.
+//
+//   item produced ─► waits for room ─► resident on SM s: each warp gets a
+//   slot and registers on sub-partition (slot mod 4) ─► issues when its
+//   operands are ready, its pipe is free and the scheduler picks it ─►
+//   retires: registers and slots freed ─► RetireInOrder (API order)
+//
+// A warp is eligible in a cycle when it is not at a barrier, every register
+// its next instruction reads or writes is ready (a scoreboard: each write
+// sets the register's ready cycle to issue + latency, the pipe's latency
+// for arithmetic and the memory model's for loads), and its pipe can take
+// another instruction on this sub-partition (the pipe's issue interval).
+// A warp that waits on memory simply is not eligible: the scheduler issues
+// another one, at no cost, because every resident warp's registers already
+// live in the register file (the "free" context switch). The `swap` mode
+// charges what a CPU-style switch would: the registers written out and
+// read back.
+//
+// Memory: the lanes' addresses are grouped into 128-byte lines and 32-byte
+// sectors; each line is looked up in the SM's L1 (loads allocate; stores
+// write through), then in the GPU's L2, then DRAM; a warp's load is ready
+// when its slowest line is, and the sectors that miss queue on the SM's
+// share of the L2 and DRAM bandwidth. Workgroup memory costs the shared
+// latency, lane-private memory an L1 hit.
+//
+// Stall reasons: every resident warp is in exactly one state each cycle
+// (trace::StallReason, named as Nsight Compute names them); the model
+// counts warp-cycles per state, per SM and per draw or dispatch.
+//
+// Simplifications (said so in the reports' documentation): SPIR-V carries
+// no compiler-set stall counts or dependency barriers, so a scoreboard with
+// per-pipe latencies stands in for them; no instruction cache, operand
+// collector or register banks; no bank conflicts in shared memory; runs
+// (draws and dispatches) do not overlap each other.
+#ifndef WARPSIM_SM_TIMING_H_
+#define WARPSIM_SM_TIMING_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/diagnostic.h"
+#include "pipeline/warp_queue.h"
+#include "sm/occupancy.h"
+#include "sm/timing_config.h"
+#include "trace/trace.h"
+
+namespace warpsim::sm {
+
+// One draw or dispatch, timed.
+struct RunTiming {
+  std::string name;  // as set by BeginRun()
+  bool graphics = false;
+  uint64_t begin = 0, end = 0;  // cycles: first warp launch, last retire
+  uint64_t cycles = 0;          // end - begin
+  uint64_t warp_instructions = 0;
+  uint64_t warps = 0;
+  uint32_t sms_used = 0;
+  // Warp instructions per cycle per SM, over the SMs that ran its warps.
+  double ipc = 0;
+  // Resident warps per SM the occupancy rules allow for its first item's
+  // shape (registers, threads, shared memory), over max_warps_per_sm; and
+  // the mean resident warps per used SM over the run's cycles, over the
+  // same maximum.
+  double theoretical_occupancy = 0;
+  double achieved_occupancy = 0;
+  std::string limiter;  // "registers", "warp_slots", "block_slots", ...
+  uint32_t registers_per_thread = 0;
+  trace::StallCounts stall_cycles{};  // warp-cycles by state
+  uint64_t warp_switches = 0;  // issues by a warp other than the previous
+};
+
+struct SmTiming {
+  uint64_t busy_cycles = 0;        // cycles with at least one resident warp
+  uint64_t issued = 0;             // warp instructions
+  double ipc = 0;                  // issued / busy_cycles
+  double mean_resident_warps = 0;  // over busy cycles
+  uint32_t peak_registers = 0;     // allocated at once, all sub-partitions
+  trace::StallCounts stall_cycles{};
+};
+
+class TimingModel : public pipeline::WarpDriver {
+ public:
+  // `min_registers_per_thread`: the fewest registers a thread is given
+  // (GpuConfig). `trace`: filled as the model runs when not null.
+  TimingModel(const TimingConfig& config, const SmLimits& limits,
+              uint32_t min_registers_per_thread, trace::Trace* trace = nullptr);
+  ~TimingModel() override;
+
+  // Names the next Drain() in runs() and the trace ("draw 0 ...").
+  void BeginRun(std::string name);
+  Status Drain(pipeline::WarpSource& source,
+               const pipeline::DrainLimits& limits) override;
+
+  const std::vector<RunTiming>& runs() const;
+  uint64_t cycles() const;  // since the model was made
+  std::vector<SmTiming> sms() const;
+  const TimingConfig& config() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace warpsim::sm
+
+#endif  // WARPSIM_SM_TIMING_H_

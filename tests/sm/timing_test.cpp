@@ -1,0 +1,270 @@
+// Tests of emulator/sm/timing.cpp: the SM timing model driving compute
+// dispatches, with cycle counts computed by hand from the test's own
+// machine (one SM, latencies below), and the results of timing mode equal
+// to functional mode's.
+//
+// The shaders are GLSL, so a few instructions around the part under test
+// (loads of the inputs, the store, the address arithmetic) are the
+// compiler's; the tests compare two shaders that differ only in the part
+// under test, so that those cancel: e.g. 32 more dependent FMUL + FADD
+// pairs must take exactly 32 x 2 x the FMA latency more cycles.
+#include "sm/timing.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pipeline/compute.h"
+#include "runner/shader_build.h"
+#include "spirv/compile.h"
+
+namespace warpsim::sm {
+namespace {
+
+constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
+
+simt::Program BuildGlsl(const std::string& source) {
+  auto words =
+      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "t.comp");
+  INFO((words.ok() ? "" : words.error().ToString()));
+  REQUIRE(words.ok());
+  simt::LowerOptions options;
+  auto built = runner::BuildProgram(*words, kEnv, "t.comp", options, {});
+  INFO((built.ok() ? "" : built.error().ToString()));
+  REQUIRE(built.ok());
+  return std::move(built->program);
+}
+
+// The test machine: one SM of four sub-partitions, FMA latency 4 and one
+// instruction per cycle, ALU latency 4 every 2 cycles, memory 20 / 100 /
+// 300 cycles.
+TimingConfig TestConfig() {
+  TimingConfig c;
+  c.clock_mhz = 1000;
+  c.sms = 1;
+  c.graphics_sms = 1;
+  c.fma = {4, 1};
+  c.alu = {4, 2};
+  c.branch = {4, 1};
+  c.memory.shared_latency = 20;
+  c.memory.l1_latency = 20;
+  c.memory.l2_latency = 100;
+  c.memory.dram_latency = 300;
+  c.memory.l2_bytes_per_cycle_per_sm = 1e9;  // no bandwidth limit
+  c.memory.dram_bytes_per_cycle_per_sm = 1e9;
+  c.scheduler = SchedulerPolicy::kGto;
+  return c;
+}
+
+struct Timed {
+  RunTiming run;
+  std::vector<float> buffer;
+  uint64_t warp_instructions = 0;
+};
+
+// Dispatches `groups` workgroups of `source` on the timing model (or, with
+// `functional`, without it) over a buffer of 4096 floats holding 1, 2, 3,
+// ..., and returns the run's timing and the buffer.
+Timed Run(const std::string& source, uint32_t groups,
+          const TimingConfig& config = TestConfig(),
+          const SmLimits& limits = SmLimits{}, bool functional = false) {
+  const simt::Program program = BuildGlsl(source);
+  Timed out;
+  out.buffer.resize(4096);
+  for (size_t i = 0; i < out.buffer.size(); ++i) {
+    out.buffer[i] = 1.0f + static_cast<float>(i % 7) * 0.125f;
+  }
+  std::vector<simt::MemRegion> regions(program.num_regions);
+  regions[program.resources[0].region] = {
+      reinterpret_cast<uint8_t*>(out.buffer.data()),
+      out.buffer.size() * sizeof(float), true};
+  TimingModel model(config, limits, 0);
+  pipeline::ComputeLimits cl;
+  if (!functional) cl.driver = &model;
+  const uint32_t g[3] = {groups, 1, 1};
+  auto stats = pipeline::DispatchCompute(program, g, regions, {}, cl);
+  INFO((stats.ok() ? "" : stats.error().ToString()));
+  REQUIRE(stats.ok());
+  out.warp_instructions = stats->warp_instructions;
+  if (!functional) {
+    REQUIRE(model.runs().size() == 1);
+    out.run = model.runs()[0];
+  }
+  return out;
+}
+
+// A shader whose lanes each run `chains` interleaved dependent chains of
+// `steps` x (v *= m; v += c) on values from the buffer.
+std::string Chains(uint32_t local_size, uint32_t chains, uint32_t steps,
+                   const std::string& before = "") {
+  std::string s =
+      "#version 450\nlayout(local_size_x = " + std::to_string(local_size) +
+      ") in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n"
+      "  uint i = gl_GlobalInvocationID.x;\n"
+      "  float m = b.v[4000], c = b.v[4001];\n";
+  s += before;
+  for (uint32_t k = 0; k < chains; ++k) {
+    s += "  float x" + std::to_string(k) + " = b.v[i * 4 + " +
+         std::to_string(k) + "];\n";
+  }
+  // Each step multiplies every chain, then adds to every chain: with
+  // `chains` chains an instruction's input was written `chains`
+  // instructions earlier.
+  for (uint32_t n = 0; n < steps; ++n) {
+    for (uint32_t k = 0; k < chains; ++k) {
+      s += "  x" + std::to_string(k) + " *= m;\n";
+    }
+    for (uint32_t k = 0; k < chains; ++k) {
+      s += "  x" + std::to_string(k) + " += c;\n";
+    }
+  }
+  std::string sum = "x0";
+  for (uint32_t k = 1; k < chains; ++k) sum += " + x" + std::to_string(k);
+  s += "  b.v[i * 4] = " + sum + ";\n}\n";
+  return s;
+}
+
+TEST_CASE("a dependent FMA chain costs its latency per instruction",
+          "[sm][timing]") {
+  const Timed a = Run(Chains(32, 1, 32), 1);
+  const Timed b = Run(Chains(32, 1, 64), 1);
+  // 32 more steps of a dependent FMUL and FADD: 64 instructions, each
+  // waiting for the one before: 64 x 4 cycles.
+  CHECK(b.warp_instructions - a.warp_instructions == 64);
+  CHECK(b.run.cycles - a.run.cycles == 64 * 4);
+  // Waiting on a fixed-latency result is "wait".
+  CHECK(b.run.stall_cycles[static_cast<size_t>(trace::StallReason::kWait)] >
+        b.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kLongScoreboard)]);
+}
+
+TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
+  // Four interleaved chains: each instruction's input was written four
+  // instructions earlier, which the latency of 4 allows: the 64 more
+  // instructions of 8 more steps issue back to back.
+  const Timed a = Run(Chains(32, 4, 16), 1);
+  const Timed b = Run(Chains(32, 4, 24), 1);
+  CHECK(b.warp_instructions - a.warp_instructions == 64);
+  CHECK(b.run.cycles - a.run.cycles == 64);
+}
+
+TEST_CASE("a second warp hides the first one's latency", "[sm][timing]") {
+  TimingConfig one_sp = TestConfig();
+  SmLimits limits;
+  limits.sub_partitions = 1;  // both warps on one scheduler
+  const Timed one = Run(Chains(32, 1, 64), 1, one_sp, limits);
+  const Timed two = Run(Chains(64, 1, 64), 1, one_sp, limits);
+  // Each warp issues one instruction every 4 cycles; two warps fill two
+  // of every four issue slots, so the second warp adds a few cycles at
+  // most, not its 512.
+  CHECK(two.run.cycles < one.run.cycles + 16);
+  CHECK(two.run.cycles >= one.run.cycles);
+  CHECK(two.run.ipc > one.run.ipc * 1.9);
+}
+
+TEST_CASE("registers limit how many warps are resident", "[sm][timing]") {
+  const std::string shader = Chains(32, 1, 64);
+  SmLimits tight;
+  // One sub-partition whose register file holds one warp: every warp
+  // takes the whole file (one allocation unit of 2048 registers).
+  tight.sub_partitions = 1;
+  tight.registers_per_sm = 2048;
+  tight.register_allocation_unit = 2048;
+  SmLimits one_sp;
+  one_sp.sub_partitions = 1;
+  const Timed both = Run(shader, 2, TestConfig(), one_sp);
+  const Timed serial = Run(shader, 2, TestConfig(), tight);
+  const Timed single = Run(shader, 1, TestConfig(), one_sp);
+  // Two workgroups of one warp: together they take about as long as one;
+  // with room for one warp only, the second starts when the first retired.
+  CHECK(both.run.cycles < single.run.cycles + 16);
+  CHECK(serial.run.cycles >= 2 * single.run.cycles - 2);
+  CHECK(serial.run.cycles <= 2 * single.run.cycles + 2);
+  CHECK(serial.run.achieved_occupancy < both.run.achieved_occupancy);
+  CHECK(serial.run.theoretical_occupancy < both.run.theoretical_occupancy);
+}
+
+TEST_CASE("a load's latency is hidden by other warps' loads", "[sm][timing]") {
+  // Every warp loads, then uses the value at once: one warp waits the
+  // DRAM latency; eight warps on four sub-partitions wait for theirs at
+  // the same time.
+  const std::string load =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  b.v[i] = b.v[i + 2048] * 2.0;\n}\n";
+  const Timed one = Run(load, 1);
+  const Timed eight = Run(load, 8);
+  CHECK(one.run.cycles >= 300);
+  CHECK(eight.run.cycles < one.run.cycles + 64);
+  CHECK(one.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kLongScoreboard)] >= 290);
+}
+
+TEST_CASE("a barrier holds warps until the workgroup arrives", "[sm][timing]") {
+  // Warp 0 runs a long chain before the barrier, warp 1 none: warp 1
+  // waits at the barrier.
+  const std::string shader =
+      "#version 450\nlayout(local_size_x = 64) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "shared float s[64];\n"
+      "void main() {\n  uint i = gl_LocalInvocationIndex;\n"
+      "  float x = b.v[i], m = b.v[4000], c = b.v[4001];\n"
+      "  if (i < 32) {\n" +
+      [] {
+        std::string body;
+        for (int n = 0; n < 32; ++n) body += "    x = x * m + c;\n";
+        return body;
+      }() +
+      "  }\n  s[i] = x;\n  barrier();\n  b.v[i] = s[63 - i];\n}\n";
+  const Timed t = Run(shader, 1);
+  const Timed f = Run(shader, 1, TestConfig(), SmLimits{}, true);
+  CHECK(t.run.stall_cycles[static_cast<size_t>(trace::StallReason::kBarrier)] >=
+        32 * 2 * 4 - 16);
+  CHECK(t.buffer == f.buffer);
+}
+
+TEST_CASE("swap mode costs more than free context switches", "[sm][timing]") {
+  const std::string load =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  float x = b.v[i + 2048];\n  float y = b.v[i + 1024];\n"
+      "  b.v[i] = x * y;\n}\n";
+  TimingConfig swap = TestConfig();
+  swap.context_switch = ContextSwitch::kSwap;
+  swap.swap_cycles_per_register = 2;
+  const Timed free_mode = Run(load, 16);
+  const Timed swap_mode = Run(load, 16, swap);
+  CHECK(swap_mode.run.cycles > free_mode.run.cycles);
+  CHECK(swap_mode.buffer == free_mode.buffer);
+}
+
+TEST_CASE(
+    "timing mode computes what functional mode computes, the same "
+    "way twice",
+    "[sm][timing]") {
+  const std::string shader = Chains(64, 2, 20);
+  for (SchedulerPolicy p :
+       {SchedulerPolicy::kGto, SchedulerPolicy::kLrr, SchedulerPolicy::kOldest,
+        SchedulerPolicy::kTwoLevel}) {
+    TimingConfig c = TestConfig();
+    c.scheduler = p;
+    c.two_level_active = 2;
+    const Timed t1 = Run(shader, 12, c);
+    const Timed t2 = Run(shader, 12, c);
+    const Timed f = Run(shader, 12, c, SmLimits{}, true);
+    INFO(SchedulerName(p));
+    CHECK(t1.buffer == f.buffer);
+    CHECK(t1.warp_instructions == f.warp_instructions);
+    CHECK(t1.run.cycles == t2.run.cycles);
+    CHECK(t1.run.stall_cycles == t2.run.stall_cycles);
+    CHECK(t1.run.warp_instructions == f.warp_instructions);
+  }
+}
+
+}  // namespace
+}  // namespace warpsim::sm
