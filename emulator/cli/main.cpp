@@ -58,6 +58,10 @@ const char kRunHelp[] =
     "                   [--warp-width N] [--max-warp-instructions N] "
     "[--quiet]\n"
     "                   [--shader-cache DIR|off] [--threads N]\n"
+    "                   [--timing [--scheduler gto|lrr|oldest|two_level]\n"
+    "                    [--context-switch free|swap] [--trace TRACE.json]\n"
+    "                    [--trace-detail summary|warps|instructions]\n"
+    "                    [--trace-max-events N]]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
     "  --out DIR                  write outputs into DIR: report.json and\n"
@@ -73,7 +77,9 @@ const char kRunHelp[] =
     "                             derivatives (fine|coarse),\n"
     "                             kill (terminate|demote),\n"
     "                             max_warp_instructions, sm (an object:\n"
-    "                             the SM limits `warpsim occupancy` uses)\n"
+    "                             the SM limits `warpsim occupancy` uses),\n"
+    "                             timing (an object: the timing model's\n"
+    "                             clock, pipes, memory and scheduler)\n"
     "  --warp-width N             lanes per warp, 1..32 (default 32)\n"
     "  --max-warp-instructions N  stop a dispatch or draw after N warp\n"
     "                             instructions (exit code 4)\n"
@@ -86,6 +92,26 @@ const char kRunHelp[] =
     "  --threads N                host threads that shade warps (default 0:\n"
     "                             every core); the results are the same for\n"
     "                             any N\n"
+    "  --timing                   timing mode: the SM timing model runs every\n"
+    "                             draw and dispatch (one host thread); the\n"
+    "                             same images, buffers and EXPECT results,\n"
+    "                             and the report gains cycles, IPC,\n"
+    "                             occupancy and stall reasons (\"timing\",\n"
+    "                             and per draw and dispatch)\n"
+    "  --scheduler NAME           warp scheduler: gto (greedy then oldest,\n"
+    "                             the default), lrr (loose round robin),\n"
+    "                             oldest, two_level\n"
+    "  --context-switch free|swap free: a waiting warp costs nothing (its\n"
+    "                             registers stay in the register file);\n"
+    "                             swap: charge saving and restoring them\n"
+    "  --trace FILE               write a Chrome trace-event JSON of the\n"
+    "                             timing run (open it in ui.perfetto.dev)\n"
+    "  --trace-detail LEVEL       summary (counters), warps (default: and a\n"
+    "                             slice per resident warp, register\n"
+    "                             allocations), instructions (and every\n"
+    "                             issued instruction)\n"
+    "  --trace-max-events N       at most N instruction events (default\n"
+    "                             1000000)\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
     "3 unsupported feature (named on stderr), 4 --max-warp-instructions\n"
@@ -117,7 +143,10 @@ bool WriteFileAtomically(const std::string& path, const std::string& data) {
 }
 
 int RunCommand(int argc, char** argv) {
-  std::string file, out_dir, json_path;
+  std::string file, out_dir, json_path, trace_path;
+  std::optional<warpsim::sm::SchedulerPolicy> scheduler;
+  std::optional<warpsim::sm::ContextSwitch> context_switch;
+  bool trace_options = false;  // a --trace* option was given
   bool quiet = false;
   warpsim::runner::RunOptions options;
   options.shader_cache_dir = warpsim::runner::DefaultShaderCacheDir();
@@ -167,6 +196,42 @@ int RunCommand(int argc, char** argv) {
                      kRunHelp);
       }
       options.threads = static_cast<uint32_t>(n);
+    } else if (a == "--timing") {
+      options.timing_mode = true;
+    } else if (a == "--scheduler") {
+      const char* v = value("--scheduler");
+      warpsim::sm::SchedulerPolicy p;
+      if (!v || !warpsim::sm::ParseScheduler(v, &p)) {
+        return Usage("--scheduler needs gto, lrr, oldest or two_level",
+                     kRunHelp);
+      }
+      scheduler = p;
+    } else if (a == "--context-switch") {
+      const char* v = value("--context-switch");
+      warpsim::sm::ContextSwitch c;
+      if (!v || !warpsim::sm::ParseContextSwitch(v, &c)) {
+        return Usage("--context-switch needs free or swap", kRunHelp);
+      }
+      context_switch = c;
+    } else if (a == "--trace") {
+      const char* v = value("--trace");
+      if (!v || *v == 0) return Usage("--trace needs a file name", kRunHelp);
+      trace_path = v;
+      trace_options = true;
+    } else if (a == "--trace-detail") {
+      const char* v = value("--trace-detail");
+      if (!v || !warpsim::trace::ParseDetail(v, &options.trace_detail)) {
+        return Usage("--trace-detail needs summary, warps or instructions",
+                     kRunHelp);
+      }
+      trace_options = true;
+    } else if (a == "--trace-max-events") {
+      uint64_t n = 0;
+      if (!ParseUint(value("--trace-max-events"), &n)) {
+        return Usage("--trace-max-events needs a number", kRunHelp);
+      }
+      options.trace_max_events = n;
+      trace_options = true;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--shader-cache") {
@@ -184,6 +249,13 @@ int RunCommand(int argc, char** argv) {
     }
   }
   if (file.empty()) return Usage("run needs an .amber file", kRunHelp);
+  if (!options.timing_mode && (trace_options || scheduler || context_switch)) {
+    return Usage("--scheduler, --context-switch and --trace* need --timing",
+                 kRunHelp);
+  }
+  // (After the loop: a later --gpu-config does not undo them.)
+  if (scheduler) options.timing.scheduler = *scheduler;
+  if (context_switch) options.timing.context_switch = *context_switch;
 
   const warpsim::runner::RunReport report =
       warpsim::runner::RunAmberFile(file, options);
@@ -237,6 +309,18 @@ int RunCommand(int argc, char** argv) {
     }
     written.push_back(json_path);
   }
+  if (!trace_path.empty() && report.trace) {
+    const auto parent = std::filesystem::path(trace_path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    const warpsim::Status s =
+        warpsim::trace::WriteChromeTrace(*report.trace, trace_path);
+    if (!s.ok()) {
+      std::cerr << s.error().ToString() << "\n";
+      return 2;
+    }
+    written.push_back(trace_path);
+  }
   if (!quiet || code != 0) {
     size_t passed = 0;
     for (const auto& e : report.expectations) passed += e.passed ? 1 : 0;
@@ -249,6 +333,32 @@ int RunCommand(int argc, char** argv) {
       std::cout << "  pipeline " << p.name << " " << p.stage << " shader "
                 << p.shader << ": " << p.registers_per_thread
                 << " registers/thread, " << p.instructions << " instructions\n";
+    }
+    if (report.timing) {
+      const warpsim::runner::TimingReport& t = *report.timing;
+      std::cout << "  timing: " << t.cycles << " cycles ("
+                << (t.clock_mhz > 0
+                        ? static_cast<double>(t.cycles) / t.clock_mhz
+                        : 0.0)
+                << " us at " << t.clock_mhz << " MHz), scheduler "
+                << t.scheduler << ", context switch " << t.context_switch
+                << "\n";
+      for (size_t i = 0; i < report.draws.size(); ++i) {
+        if (!report.draws[i].timing) continue;
+        const auto& d = *report.draws[i].timing;
+        std::cout << "  draw " << i << ": " << d.cycles << " cycles, IPC "
+                  << d.ipc << " per SM on " << d.sms_used << " SMs, occupancy "
+                  << d.achieved_occupancy << " achieved of "
+                  << d.theoretical_occupancy << " (" << d.limiter << ")\n";
+      }
+      for (size_t i = 0; i < report.dispatches.size(); ++i) {
+        if (!report.dispatches[i].timing) continue;
+        const auto& d = *report.dispatches[i].timing;
+        std::cout << "  dispatch " << i << ": " << d.cycles << " cycles, IPC "
+                  << d.ipc << " per SM on " << d.sms_used << " SMs, occupancy "
+                  << d.achieved_occupancy << " achieved of "
+                  << d.theoretical_occupancy << " (" << d.limiter << ")\n";
+      }
     }
     for (const auto& w : written) std::cout << "  wrote " << w << "\n";
   }

@@ -7,6 +7,36 @@
 
 namespace warpsim::runner {
 
+namespace {
+
+// Warp-cycles by state, every state named as trace::StallReasonName names
+// it ("selected" is the cycles the warps issued).
+nlohmann::json StallsJson(const trace::StallCounts& stalls) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t r = 0; r < trace::kStallReasons; ++r) {
+    j[std::string(trace::StallReasonName(static_cast<trace::StallReason>(r)))] =
+        stalls[r];
+  }
+  return j;
+}
+
+// A draw's or dispatch's timing fields (timing mode), added to its entry.
+void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
+  nlohmann::json& j = *out;
+  j["cycles"] = t.cycles;
+  j["first_cycle"] = t.begin;
+  j["ipc"] = t.ipc;
+  j["sms_used"] = t.sms_used;
+  j["theoretical_occupancy"] = t.theoretical_occupancy;
+  j["achieved_occupancy"] = t.achieved_occupancy;
+  j["limiter"] = t.limiter;
+  j["registers_per_thread"] = t.registers_per_thread;
+  j["warp_switches"] = t.warp_switches;
+  j["stall_cycles"] = StallsJson(t.stall_cycles);
+}
+
+}  // namespace
+
 const char* RunStatusName(RunStatus s) {
   switch (s) {
     case RunStatus::kPass:
@@ -114,6 +144,7 @@ std::string ReportToJson(const RunReport& report) {
     draws.back()["primitives_per_fragment_warp"] = per_warp;
     lane_use(&draws.back(), d.stats.warp_instructions,
              d.stats.lane_instructions, d.stats.helper_lane_instructions);
+    if (d.timing) AddRunTiming(*d.timing, &draws.back());
   }
   j["draws"] = draws;
   nlohmann::json dispatches = nlohmann::json::array();
@@ -123,6 +154,7 @@ std::string ReportToJson(const RunReport& report) {
                           {"warps", d.stats.warps}});
     lane_use(&dispatches.back(), d.stats.warp_instructions,
              d.stats.lane_instructions, d.stats.helper_lane_instructions);
+    if (d.timing) AddRunTiming(*d.timing, &dispatches.back());
   }
   j["dispatches"] = dispatches;
   j["stats"] = {{"dispatches", report.stats.dispatches},
@@ -135,6 +167,28 @@ std::string ReportToJson(const RunReport& report) {
   lane_use(&j["stats"], report.stats.warp_instructions,
            report.stats.lane_instructions,
            report.stats.helper_lane_instructions);
+  if (report.timing) {
+    const TimingReport& t = *report.timing;
+    nlohmann::json sms = nlohmann::json::array();
+    for (size_t i = 0; i < t.sms.size(); ++i) {
+      const sm::SmTiming& s = t.sms[i];
+      sms.push_back({{"sm", t.sm_ids[i]},
+                     {"busy_cycles", s.busy_cycles},
+                     {"instructions", s.issued},
+                     {"ipc", s.ipc},
+                     {"mean_resident_warps", s.mean_resident_warps},
+                     {"peak_registers", s.peak_registers},
+                     {"stall_cycles", StallsJson(s.stall_cycles)}});
+    }
+    j["timing"] = {
+        {"clock_mhz", t.clock_mhz},
+        {"cycles", t.cycles},
+        {"microseconds",
+         t.clock_mhz > 0 ? static_cast<double>(t.cycles) / t.clock_mhz : 0.0},
+        {"scheduler", t.scheduler},
+        {"context_switch", t.context_switch},
+        {"sms", sms}};
+  }
   if (report.diagnostic) {
     const char* kind = "invalid_input";
     if (report.status == RunStatus::kUnsupported) kind = "unsupported";

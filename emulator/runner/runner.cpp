@@ -133,7 +133,34 @@ class SceneRunner {
       : scene_(scene),
         options_(options),
         report_(report),
-        cache_(options.shader_cache_dir) {}
+        cache_(options.shader_cache_dir) {
+    if (options.timing_mode) {
+      trace_ = std::make_shared<trace::Trace>();
+      trace_->detail = options.trace_detail;
+      trace_->max_instruction_events = options.trace_max_events;
+      timing_ = std::make_unique<sm::TimingModel>(
+          options.timing, options.sm, options.min_registers_per_thread,
+          trace_.get());
+    }
+  }
+
+  // The timing model's summary and trace (timing mode).
+  void CollectTiming(RunReport* report) const {
+    if (!timing_) return;
+    TimingReport t;
+    t.clock_mhz = timing_->config().clock_mhz;
+    t.cycles = timing_->cycles();
+    t.scheduler = sm::SchedulerName(timing_->config().scheduler);
+    t.context_switch = sm::ContextSwitchName(timing_->config().context_switch);
+    const std::vector<sm::SmTiming> sms = timing_->sms();
+    for (uint32_t i = 0; i < sms.size(); ++i) {
+      if (sms[i].busy_cycles == 0) continue;
+      t.sms.push_back(sms[i]);
+      t.sm_ids.push_back(i);
+    }
+    report->timing = std::move(t);
+    report->trace = trace_;
+  }
 
   Status Run() {
     for (const std::string& f : scene_.device_features) {
@@ -218,6 +245,12 @@ class SceneRunner {
     limits.warp_width = options_.warp_width;
     limits.max_warp_instructions = options_.max_warp_instructions;
     limits.threads = Threads();
+    if (timing_) {
+      timing_->BeginRun(
+          "dispatch " + std::to_string(report_->dispatches.size()) +
+          " (pipeline " + p->name + ", line " + std::to_string(line) + ")");
+      limits.driver = timing_.get();
+    }
     auto stats = pipeline::DispatchCompute((*program)->program, groups,
                                            std::move(regions),
                                            std::move(images), limits);
@@ -225,7 +258,8 @@ class SceneRunner {
       CountStoppedWork(stats.error());
       return stats.error();
     }
-    report_->dispatches.push_back({p->name, *stats});
+    report_->dispatches.push_back({p->name, *stats, {}});
+    if (timing_) report_->dispatches.back().timing = timing_->runs().back();
     report_->stats.warp_instructions += stats->warp_instructions;
     report_->stats.lane_instructions += stats->lane_instructions;
     report_->stats.helper_lane_instructions += stats->helper_lane_instructions;
@@ -464,12 +498,18 @@ class SceneRunner {
       in.stride = 8;
       state.vertex_inputs.push_back(in);
     }
+    if (timing_) {
+      timing_->BeginRun("draw " + std::to_string(report_->draws.size()) +
+                        " (pipeline " + p.name + ")");
+      state.config.driver = timing_.get();
+    }
     auto stats = pipeline::Draw(state, call);
     if (!stats.ok()) {
       CountStoppedWork(stats.error());
       return stats.error();
     }
-    report_->draws.push_back({p.name, *stats});
+    report_->draws.push_back({p.name, *stats, {}});
+    if (timing_) report_->draws.back().timing = timing_->runs().back();
     report_->stats.warp_instructions += stats->warp_instructions;
     report_->stats.lane_instructions += stats->lane_instructions;
     report_->stats.helper_lane_instructions += stats->helper_lane_instructions;
@@ -861,6 +901,10 @@ class SceneRunner {
   RunOptions options_;
   RunReport* report_;
   ShaderCache cache_;  // compiled shaders on disk (off: no directory)
+  // Timing mode: the SM timing model every draw and dispatch runs on, and
+  // what it records.
+  std::shared_ptr<trace::Trace> trace_;
+  std::unique_ptr<sm::TimingModel> timing_;
   BuildSettings settings_;
   std::map<std::string, std::vector<uint8_t>> buffers_;
   std::map<std::string, BuiltProgram> programs_;
@@ -926,6 +970,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   runner.CollectImages(&report);
   if (options.keep_buffers) runner.CollectBuffers(&report);
   runner.CollectCacheStats(&report);
+  runner.CollectTiming(&report);
   report.stats.host_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

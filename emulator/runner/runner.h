@@ -15,6 +15,8 @@
 #include "runner/gpu_config.h"
 #include "scene/scene.h"
 #include "simt/image.h"
+#include "sm/timing.h"
+#include "trace/trace.h"
 
 namespace warpsim::runner {
 
@@ -83,11 +85,23 @@ struct PipelineReport {
 struct DrawReport {
   std::string pipeline;
   pipeline::DrawStats stats;
+  std::optional<sm::RunTiming> timing;  // in timing mode
 };
 
 struct DispatchReport {
   std::string pipeline;
   pipeline::DispatchStats stats;
+  std::optional<sm::RunTiming> timing;  // in timing mode
+};
+
+// The SM timing model's view of the whole run (RunOptions::timing_mode).
+struct TimingReport {
+  double clock_mhz = 0;
+  uint64_t cycles = 0;  // every draw and dispatch, one after another
+  std::string scheduler;
+  std::string context_switch;
+  std::vector<sm::SmTiming> sms;  // the SMs that ran warps, by index
+  std::vector<uint32_t> sm_ids;   // their indices
 };
 
 // A colour attachment's final contents.
@@ -119,6 +133,10 @@ struct RunReport {
   std::vector<BufferOutput> buffers;  // every buffer, when keep_buffers
   RunStats stats;
   uint32_t warp_width = 0;  // of the GPU configuration the run used
+  std::optional<TimingReport> timing;
+  // What the timing model recorded (RunOptions::trace_detail), for
+  // trace::WriteChromeTrace and the visualizer; null unless timing.
+  std::shared_ptr<const trace::Trace> trace;
 };
 
 // A run is configured by the GPU description (gpu_config.h), and where it
@@ -132,6 +150,13 @@ struct RunOptions : GpuConfig {
   uint32_t threads = 1;
   // Fill RunReport::buffers at the end of the run (off: no copies).
   bool keep_buffers = false;
+  // Timing mode: the SM timing model (sm/timing.h) runs every draw and
+  // dispatch with GpuConfig::timing; the same images, buffers and
+  // statistics, plus cycles (RunReport::timing, DrawReport::timing).
+  bool timing_mode = false;
+  // In timing mode: what RunReport::trace records.
+  trace::Detail trace_detail = trace::Detail::kWarps;
+  uint64_t trace_max_events = 1'000'000;
 };
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);

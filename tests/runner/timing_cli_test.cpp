@@ -1,0 +1,192 @@
+// `warpsim run --timing` (emulator/cli/main.cpp, runner's timing mode):
+// the same images and report as functional mode plus the timing fields,
+// the same output twice, the trace file, and the options' errors.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/test_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using warpsim::testing::RunCommand;
+
+std::string TempDir() {
+  static const std::string dir = [] {
+    auto p = fs::temp_directory_path() /
+             ("warpsim_timing_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(p);
+    return p.string();
+  }();
+  return dir;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+warpsim::testing::CommandResult Warpsim(const std::string& args) {
+  return RunCommand(std::string(WARPSIM_BINARY) + " " + args +
+                    " --shader-cache off");
+}
+
+std::vector<std::string> Samples() {
+  std::vector<std::string> files;
+  for (const char* dir : {"samples/graphics", "samples/compute"}) {
+    for (const auto& e :
+         fs::directory_iterator(fs::path(WARPSIM_SOURCE_DIR) / dir)) {
+      if (e.path().extension() == ".amber") files.push_back(e.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Every key of the functional entry, with its value, except the run's
+// host time.
+void CheckSameFields(const nlohmann::json& functional,
+                     const nlohmann::json& timed) {
+  for (const auto& [key, value] : functional.items()) {
+    if (key == "host_seconds") continue;
+    INFO(key);
+    REQUIRE(timed.contains(key));
+    CHECK(timed[key] == value);
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "timing mode gives functional mode's images and report, plus "
+    "cycles",
+    "[runner][cli][timing]") {
+  for (const std::string& file : Samples()) {
+    INFO(file);
+    const std::string name = fs::path(file).stem().string();
+    const std::string f_dir = TempDir() + "/f_" + name;
+    const std::string t_dir = TempDir() + "/t_" + name;
+    const auto f = Warpsim("run " + file + " --out " + f_dir);
+    const auto t = Warpsim("run " + file + " --timing --out " + t_dir);
+    INFO(t.output);
+    REQUIRE(f.exit_code == 0);
+    REQUIRE(t.exit_code == 0);
+    for (const auto& e : fs::directory_iterator(f_dir)) {
+      if (e.path().extension() != ".png") continue;
+      const std::string png = e.path().filename().string();
+      INFO(png);
+      CHECK(Slurp(f_dir + "/" + png) == Slurp(t_dir + "/" + png));
+    }
+    const auto fr = nlohmann::json::parse(Slurp(f_dir + "/report.json"));
+    const auto tr = nlohmann::json::parse(Slurp(t_dir + "/report.json"));
+    CHECK(!fr.contains("timing"));
+    REQUIRE(tr.contains("timing"));
+    CHECK(tr["timing"]["cycles"].get<uint64_t>() > 0);
+    CHECK(tr["timing"]["scheduler"] == "gto");
+    CHECK(!tr["timing"]["sms"].empty());
+    CheckSameFields(fr["stats"], tr["stats"]);
+    for (const char* list : {"draws", "dispatches"}) {
+      REQUIRE(fr[list].size() == tr[list].size());
+      for (size_t i = 0; i < fr[list].size(); ++i) {
+        CheckSameFields(fr[list][i], tr[list][i]);
+        const auto& d = tr[list][i];
+        CHECK(d["cycles"].get<uint64_t>() > 0);
+        CHECK(d["ipc"].get<double>() > 0);
+        CHECK(d["achieved_occupancy"].get<double>() > 0);
+        CHECK(d["achieved_occupancy"].get<double>() <=
+              d["theoretical_occupancy"].get<double>() + 1e-9);
+        // Every warp-cycle is in one state; the selected ones are the
+        // issued instructions.
+        CHECK(d["stall_cycles"]["selected"] == d["warp_instructions"]);
+      }
+    }
+  }
+}
+
+TEST_CASE("timing mode writes the same report and trace twice",
+          "[runner][cli][timing]") {
+  const std::string file = std::string(WARPSIM_SOURCE_DIR) +
+                           "/samples/graphics/divergent_branches.amber";
+  std::string reports[2], traces[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string dir = TempDir() + "/twice" + std::to_string(k);
+    const auto r = Warpsim("run " + file + " --timing --trace " + dir +
+                           "/trace.json --trace-detail instructions --json " +
+                           dir + "/report.json");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    auto report = nlohmann::json::parse(Slurp(dir + "/report.json"));
+    report["stats"].erase("host_seconds");
+    reports[k] = report.dump();
+    traces[k] = Slurp(dir + "/trace.json");
+  }
+  CHECK(reports[0] == reports[1]);
+  CHECK(traces[0] == traces[1]);
+  // The trace has a slice per resident warp and per issued instruction.
+  const auto trace = nlohmann::json::parse(traces[0]);
+  const auto report = nlohmann::json::parse(reports[0]);
+  size_t warp_slices = 0, instruction_slices = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || !e.contains("args")) continue;
+    if (e["args"].contains("registers")) ++warp_slices;
+    if (e["args"].contains("pc")) ++instruction_slices;
+  }
+  CHECK(warp_slices == report["stats"]["warps"].get<size_t>());
+  CHECK(instruction_slices ==
+        report["stats"]["warp_instructions"].get<size_t>());
+}
+
+TEST_CASE("swap context switches cost more than free ones",
+          "[runner][cli][timing]") {
+  const std::string file =
+      std::string(WARPSIM_SOURCE_DIR) + "/samples/microbench/e5_loads.amber";
+  uint64_t cycles[2] = {0, 0};
+  const char* modes[2] = {"free", "swap"};
+  for (int k = 0; k < 2; ++k) {
+    const std::string json = TempDir() + "/switch_" + modes[k] + ".json";
+    const auto r = Warpsim("run " + file + " --timing --context-switch " +
+                           modes[k] + " --json " + json);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto report = nlohmann::json::parse(Slurp(json));
+    CHECK(report["timing"]["context_switch"] == modes[k]);
+    cycles[k] = report["timing"]["cycles"].get<uint64_t>();
+  }
+  CHECK(cycles[1] > cycles[0]);
+}
+
+TEST_CASE("timing options are checked", "[runner][cli][timing]") {
+  const std::string file =
+      std::string(WARPSIM_SOURCE_DIR) + "/samples/compute/divergence.amber";
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"--timing --scheduler fifo", "--scheduler needs gto, lrr"},
+      {"--timing --context-switch later", "--context-switch needs free or"},
+      {"--timing --trace-detail all", "--trace-detail needs summary"},
+      {"--timing --trace-max-events many", "--trace-max-events needs a"},
+      {"--trace /tmp/x.json", "need --timing"},
+      {"--scheduler lrr", "need --timing"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const auto r = Warpsim("run " + file + " " + c.args);
+    CHECK(r.exit_code == 64);
+    CHECK(r.output.find(c.message) != std::string::npos);
+  }
+  for (const char* s : {"gto", "lrr", "oldest", "two_level"}) {
+    const auto r = Warpsim("run " + file + " --timing --scheduler " + s);
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find(std::string("scheduler ") + s) != std::string::npos);
+  }
+}
