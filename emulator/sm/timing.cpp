@@ -61,7 +61,7 @@ struct ItemState {
   uint32_t sm = 0;
   uint32_t warps_left = 0;
   uint32_t shared_bytes = 0;
-  bool block = false;  // counts against max_blocks_per_sm
+  bool block = false;             // counts against max_blocks_per_sm
   std::vector<WarpState*> warps;  // in their sub-partitions' `states`
 };
 
