@@ -9,11 +9,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "pipeline/compute.h"
 #include "pipeline/graphics.h"
+#include "runner/gpu_config.h"
 #include "runner/shader_build.h"
+#include "sm/timing.h"
 
 namespace {
 
@@ -196,8 +199,9 @@ void main() {
 // Draws a full-screen rectangle of state.range(0) x state.range(0) pixels
 // with fragment shader `fs_source`, on `threads` host threads. CPU time
 // counts the calling thread only: with threads, compare real time.
+// `timing`: on the SM timing model with the h200 preset (one thread).
 void RunFullScreenFrame(benchmark::State& state, const char* fs_source,
-                        uint32_t threads = 1) {
+                        uint32_t threads = 1, bool timing = false) {
   const BuiltProgram vs =
       BuildStage(kPassthroughVs, warpsim::spirv::ShaderStage::kVertex,
                  spv::ExecutionModel::Vertex);
@@ -236,9 +240,17 @@ void RunFullScreenFrame(benchmark::State& state, const char* fs_source,
   gs.vertex_inputs.push_back(in);
   warpsim::pipeline::DrawCall call;
   call.count = 4;
-  uint64_t warp_instructions = 0, pixels = 0;
+  uint64_t warp_instructions = 0, pixels = 0, cycles = 0;
+  const auto h200 = warpsim::runner::GpuConfigPreset("h200");
   for (auto _ : state) {
+    std::unique_ptr<warpsim::sm::TimingModel> model;
+    if (timing) {
+      model = std::make_unique<warpsim::sm::TimingModel>(
+          h200->timing, h200->sm, h200->min_registers_per_thread);
+      gs.config.driver = model.get();
+    }
     auto stats = warpsim::pipeline::Draw(gs, call);
+    if (model) cycles += model->cycles();
     if (!stats.ok()) {
       state.SkipWithError(stats.error().ToString().c_str());
       return;
@@ -250,6 +262,10 @@ void RunFullScreenFrame(benchmark::State& state, const char* fs_source,
   state.SetItemsProcessed(static_cast<int64_t>(warp_instructions));
   state.counters["pixels_per_s"] = benchmark::Counter(
       static_cast<double>(pixels), benchmark::Counter::kIsRate);
+  if (timing) {
+    state.counters["cycles"] = benchmark::Counter(
+        static_cast<double>(cycles), benchmark::Counter::kAvgIterations);
+  }
 }
 
 // A frame in the style of the GraphicsFuzz tests (loop-heavy FS).
@@ -262,6 +278,12 @@ void BM_FrameDivergent(benchmark::State& state) {
 // range(1): host threads (DrainParallel).
 void BM_FrameGraphicsFuzzThreads(benchmark::State& state) {
   RunFullScreenFrame(state, kFuzzFs, static_cast<uint32_t>(state.range(1)));
+}
+
+// The same frame on the SM timing model (issue 9: at least 2 M warp
+// instructions/s, at most 5x slower than BM_FrameGraphicsFuzz/256).
+void BM_FrameGraphicsFuzzTiming(benchmark::State& state) {
+  RunFullScreenFrame(state, kFuzzFs, 1, true);
 }
 
 void BM_AluHeavy(benchmark::State& state) { RunDispatch(state, kAluShader); }
@@ -282,6 +304,7 @@ BENCHMARK(BM_FrameGraphicsFuzz)
     ->Arg(2048)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FrameDivergent)->Arg(512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FrameGraphicsFuzzTiming)->Arg(256)->Unit(benchmark::kMillisecond);
 // The parallel functional mode (DrainParallel): one and two threads, wall
 // time, in one run.
 BENCHMARK(BM_FrameGraphicsFuzzThreads)

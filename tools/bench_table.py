@@ -107,21 +107,29 @@ def round_ratios(path_base, path_new):
 
 
 def single_table(prefix):
-    """One run (NAME.json): each benchmark's wall time per iteration, and
-    its speed-up over the first benchmark of the same family (the name
-    before the first '/')."""
+    """One run (NAME.json): each benchmark's wall time per iteration, its
+    warp instructions per second, its speed-up over the first benchmark of
+    the same family (the name before the first '/'), and its time over the
+    table's first benchmark's."""
     ctx, runs = load(prefix + ".json")
     lines = ["Recorded %s, %s CPUs, load average %s; `%s.json`."
              % (ctx.get("date", "?"), ctx.get("num_cpus", "?"),
                 ", ".join("%.1f" % x for x in ctx.get("load_avg", [])) or "?",
                 os.path.relpath(prefix)), "",
-             "| benchmark | ms/iter (wall) | speed-up |", "|---|---|---|"]
+             "| benchmark | ms/iter (wall) | M warp instr/s | speed-up "
+             "| time / first row's |", "|---|---|---|---|---|"]
     first = {}
+    first_row = None
     for name, b in runs.items():  # in the order the run wrote them
         family = name.split("/")[0]
         first.setdefault(family, b["real_time"])
-        lines.append("| %s | %.1f | %.2f |"
-                     % (name, b["real_time"], first[family] / b["real_time"]))
+        if first_row is None:
+            first_row = b["real_time"]
+        lines.append("| %s | %.1f | %.2f | %.2f | %.2f |"
+                     % (name, b["real_time"],
+                        (rate(b, "items_per_second") or 0) * 1e-6,
+                        first[family] / b["real_time"],
+                        b["real_time"] / first_row))
     return "\n".join(lines) + "\n"
 
 
