@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The timing model against the H200: the microbenchmark scenes of this
+folder run with `warpsim run --timing`, measured the way cuda_ref measured
+the H200, side by side with cuda_ref's recorded values.
+
+CUDA times a region inside the kernel (clock64 around the timed loop); a
+warpsim report gives a dispatch's cycles from first warp launch to last
+retire, which also holds the warm-up and the set-up. So every emulated
+figure here is a difference: the same scene generated (by make_scenes.py's
+own functions) with two lengths of the timed part, and the cycles of the
+longer minus those of the shorter, divided by the steps or operations
+added. That is what CUDA's in-kernel figure is: cycles per step of the
+timed part.
+
+    samples/microbench/timing_vs_h200.py [--warpsim build/warpsim]
+        [--out samples/microbench/results/timing-vs-h200.json]
+    samples/microbench/timing_vs_h200.py --update samples/microbench/README.md \\
+        samples/microbench/results/timing-vs-h200.json
+
+The first form runs the scenes (about a minute) and writes the JSON (with
+the warpsim commit, the date and the command); the second writes the
+table between "<!-- table timing-vs-h200 -->" and its end marker.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "tools"))
+import make_scenes  # noqa: E402
+from readme_section import replace_section  # noqa: E402
+
+RUN = "cuda_ref/results/h200/2026-11-30"
+
+
+def cuda(name):
+    with open(ROOT / RUN / name) as f:
+        return json.load(f)["results"]
+
+
+def run_scene(warpsim, scene):
+    """Runs a make_scenes Scene in timing mode; returns {pipeline: cycles}
+    of its dispatches (the scene must pass)."""
+    # The scene's shader paths are relative to this folder: write it here.
+    fd, path = tempfile.mkstemp(prefix=".timing_", suffix=".amber", dir=HERE)
+    report = path + ".json"
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(scene.text())
+        r = subprocess.run([warpsim, "run", path, "--timing", "--quiet",
+                            "--shader-cache", "off", "--json", report],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("%s failed (%d): %s%s" % (
+                scene.name, r.returncode, r.stdout, r.stderr))
+        with open(report) as f:
+            rep = json.load(f)
+    finally:
+        for p in (path, report):
+            if os.path.exists(p):
+                os.remove(p)
+    return [(d["pipeline"], d["cycles"]) for d in rep["dispatches"]]
+
+
+def with_setting(module_attr, value, make):
+    old = getattr(make_scenes, module_attr)
+    setattr(make_scenes, module_attr, value)
+    try:
+        return make()
+    finally:
+        setattr(make_scenes, module_attr, old)
+
+
+def e2(warpsim):
+    rows = []
+    sweep = cuda("e2_latency.json")
+    for kind, label in (("global", "ca"), ("shared", "shared")):
+        short = with_setting("E2_STEPS", 1 << 14,
+                             lambda: run_scene(warpsim, make_scenes.scene_e2(kind)))
+        long_ = with_setting("E2_STEPS", 1 << 15,
+                             lambda: run_scene(warpsim, make_scenes.scene_e2(kind)))
+        added = (1 << 15) - (1 << 14)
+        for (name, c1), (_, c2) in zip(short, long_):
+            tag = name.split("_")[-1]  # 6k, 24k, 384k
+            footprint = int(tag[:-1]) * 1024
+            if kind == "global":
+                ref = [r for r in sweep["sweep"]
+                       if r["load"] == "ca" and r["footprint_bytes"] == footprint]
+                level = "L1" if footprint <= 192 * 1024 else "L2"
+            else:
+                ref = sweep["shared"]
+                level = "shared"
+            h200 = sorted(r["cycles_per_step"] for r in ref)
+            h200 = h200[len(h200) // 2] if h200 else None
+            rows.append({
+                "experiment": "E2", "what": "pointer chase, %s, %s" % (level, tag),
+                "unit": "cycles per step",
+                "emulated": (c2 - c1) / added, "h200": h200,
+                "h200_source": "%s/e2_latency.json %s%s" % (
+                    RUN, "sweep" if kind == "global" else "shared",
+                    " footprint %d load ca" % footprint if kind == "global"
+                    else " (median of the footprints)"),
+                "note": "a SPIR-V step is OpAccessChain (alu, 4 cycles) + "
+                        "OpLoad; CUDA's is one load through a 64-bit "
+                        "pointer"})
+    return rows
+
+
+# What a SPIR-V step of each E3 scene is where it differs from the SASS
+# step CUDA timed (the shaders' headers, shaders/microbench/e3_*.comp).
+E3_NOTES = {
+    "imad": "SPIR-V step: OpIMul + OpIAdd, which NVIDIA's compiler fuses "
+            "into one IMAD; the model runs both",
+    "lop3": "SPIR-V step: OpBitwiseAnd + OpBitwiseXor, one LOP3 in SASS",
+    "ex2": "SPIR-V step: OpFNegate + Exp2; SASS folds the negation into "
+           "MUFU.EX2's operand",
+    "sin": "SASS step: FMUL.RZ + MUFU.SIN (range reduction); the model "
+           "gives sin the SFU's latency (17)",
+    "iadd3": "the H200's IADD3 chain was compiled partly to IMAD.IADD (fma "
+             "pipe, interval 1); the model's integer adds use the alu "
+             "pipe (interval 2, from LOP3)",
+}
+
+
+def e3(warpsim):
+    rows = []
+    latency = cuda("e3_instructions.json")["latency"]
+    names = {"ffma": "FFMA", "fadd": "FADD", "imad": "IMAD", "iadd3": "IADD3",
+             "lop3": "LOP3", "rcp": "MUFU.RCP", "ex2": "MUFU.EX2",
+             "sin": "MUFU.SIN", "dfma": "DFMA"}
+    for op in make_scenes.e3_ops():
+        r1, r2 = 9, 17
+        short = with_setting("E3_REPS", r1,
+                             lambda: run_scene(warpsim, make_scenes.scene_e3(op)))
+        long_ = with_setting("E3_REPS", r2,
+                             lambda: run_scene(warpsim, make_scenes.scene_e3(op)))
+        for (name, c1), (_, c2) in zip(short, long_):
+            ilp = int(name.replace("ilp", ""))
+            ops = (r2 - r1) * make_scenes.E3_BODY * ilp
+            ref = [r for r in latency
+                   if r["op"].upper() == names[op].split(".")[-1] or
+                   r["op"].upper() == names[op]]
+            ref = [r for r in ref if r["ilp"] == ilp]
+            rows.append({
+                "experiment": "E3", "what": "%s ILP %d" % (names[op], ilp),
+                "unit": "cycles per step of one chain",
+                "emulated": (c2 - c1) / ops,
+                "h200": ref[0]["cycles_per_op"] if ref else None,
+                "h200_source": "%s/e3_instructions.json latency op %s ilp %d"
+                               % (RUN, ref[0]["op"] if ref else names[op], ilp),
+                "note": E3_NOTES.get(op, "")})
+    return rows
+
+
+def e6(warpsim):
+    """Cycles per serialized FFMA: the least-squares slope over the
+    two-way configurations, as cuda_ref's fit."""
+    rows = []
+    div = cuda("e6_divergence.json")
+    dispatches = run_scene(warpsim, make_scenes.scene_e6_two_way())
+    xs, ys = [], []
+    for (name, cycles), cfg in zip(dispatches, make_scenes.E6_TWO_WAY):
+        k, na, nb = cfg
+        ref = [r for r in div["two_way"]
+               if (r["k"], r["n_a"], r["n_b"]) == (k, na, nb)]
+        xs.append(ref[0]["serialized_ffma"])
+        ys.append(cycles)
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
+             sum((x - mx) ** 2 for x in xs))
+    rows.append({
+        "experiment": "E6", "what": "two-way divergence: per serialized FFMA",
+        "unit": "cycles", "emulated": slope,
+        "h200": div["fit"]["ffma_cycles"],
+        "h200_source": "%s/e6_divergence.json fit.ffma_cycles" % RUN,
+        "note": "least-squares slope over the %d two_way configurations; "
+                "the loop's counter, compare and branch run after each 8 "
+                "FFMA in SPIR-V order (the H200's compiler interleaves "
+                "them with the chain)" % n})
+    return rows
+
+
+def measure(args):
+    rows = e2(args.warpsim) + e3(args.warpsim) + e6(args.warpsim)
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    out = {
+        "generated_by": "samples/microbench/timing_vs_h200.py",
+        "command": " ".join(sys.argv),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
+        "warpsim_commit": commit + ("-dirty" if dirty else ""),
+        "gpu_config": "h200 preset (emulator/runner/presets/h200_timing.json)",
+        "h200_run": RUN,
+        "rows": rows,
+    }
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(table(out), end="")
+    return 0
+
+
+def table(data):
+    lines = ["Recorded %s by warpsim %s with the %s, against %s; `%s`." % (
+        data["date"], data["warpsim_commit"][:12], data["gpu_config"],
+        data["h200_run"], "samples/microbench/results/timing-vs-h200.json"),
+        "",
+        "| experiment | what | unit | emulated | H200 | emulated / H200 | within 10 % | note |",
+        "|---|---|---|---|---|---|---|---|"]
+    within = total = 0
+    for r in data["rows"]:
+        ratio = r["emulated"] / r["h200"] if r["h200"] else None
+        ok = ratio is not None and abs(ratio - 1) <= 0.10
+        total += 1
+        within += ok
+        lines.append("| %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
+            r["experiment"], r["what"], r["unit"], r["emulated"],
+            "%.2f" % r["h200"] if r["h200"] is not None else "-",
+            "%.2f" % ratio if ratio is not None else "-",
+            "yes" if ok else "no", r["note"]))
+    lines += ["", "%d of %d within 10 %%." % (within, total)]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--warpsim", default=str(ROOT / "build" / "warpsim"))
+    ap.add_argument("--out", default=str(HERE / "results" / "timing-vs-h200.json"))
+    ap.add_argument("--update", nargs=2, metavar=("README", "RESULT"))
+    args = ap.parse_args()
+    if args.update:
+        with open(args.update[1]) as f:
+            data = json.load(f)
+        return replace_section(args.update[0], "<!-- table timing-vs-h200 -->",
+                               "<!-- end table timing-vs-h200 -->",
+                               table(data), "timing_vs_h200.py")
+    return measure(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
