@@ -61,7 +61,7 @@ const char kRunHelp[] =
     "                   [--timing [--scheduler gto|lrr|oldest|two_level]\n"
     "                    [--context-switch free|swap] [--trace TRACE.json]\n"
     "                    [--trace-detail summary|warps|instructions]\n"
-    "                    [--trace-max-events N]]\n"
+    "                    [--trace-max-events N] [--csv DIR]]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
     "  --out DIR                  write outputs into DIR: report.json and\n"
@@ -112,6 +112,10 @@ const char kRunHelp[] =
     "                             issued instruction)\n"
     "  --trace-max-events N       at most N instruction events (default\n"
     "                             1000000)\n"
+    "  --csv DIR                  write the timing figures as CSV: "
+    "DIR/sms.csv\n"
+    "                             (one row per SM) and DIR/runs.csv (one row\n"
+    "                             per draw and dispatch)\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
     "3 unsupported feature (named on stderr), 4 --max-warp-instructions\n"
@@ -143,7 +147,7 @@ bool WriteFileAtomically(const std::string& path, const std::string& data) {
 }
 
 int RunCommand(int argc, char** argv) {
-  std::string file, out_dir, json_path, trace_path;
+  std::string file, out_dir, json_path, trace_path, csv_dir;
   std::optional<warpsim::sm::SchedulerPolicy> scheduler;
   std::optional<warpsim::sm::ContextSwitch> context_switch;
   bool trace_options = false;  // a --trace* option was given
@@ -217,6 +221,11 @@ int RunCommand(int argc, char** argv) {
       const char* v = value("--trace");
       if (!v || *v == 0) return Usage("--trace needs a file name", kRunHelp);
       trace_path = v;
+      trace_options = true;
+    } else if (a == "--csv") {
+      const char* v = value("--csv");
+      if (!v || *v == 0) return Usage("--csv needs a directory", kRunHelp);
+      csv_dir = v;
       trace_options = true;
     } else if (a == "--trace-detail") {
       const char* v = value("--trace-detail");
@@ -308,6 +317,20 @@ int RunCommand(int argc, char** argv) {
       return 2;
     }
     written.push_back(json_path);
+  }
+  if (!csv_dir.empty() && report.timing) {
+    std::error_code ec;
+    std::filesystem::create_directories(csv_dir, ec);
+    for (const auto& [name, text] :
+         {std::pair{"sms.csv", warpsim::runner::TimingSmsCsv(report)},
+          std::pair{"runs.csv", warpsim::runner::TimingRunsCsv(report)}}) {
+      const std::string path = (std::filesystem::path(csv_dir) / name).string();
+      if (!WriteFileAtomically(path, text)) {
+        std::cerr << "warpsim: cannot write " << path << "\n";
+        return 2;
+      }
+      written.push_back(path);
+    }
   }
   if (!trace_path.empty() && report.trace) {
     const auto parent = std::filesystem::path(trace_path).parent_path();

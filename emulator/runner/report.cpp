@@ -1,7 +1,10 @@
 // The report of a run (runner.h): status names and exit codes, lane use,
 // and the JSON report.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "runner/runner.h"
 
@@ -204,6 +207,96 @@ std::string ReportToJson(const RunReport& report) {
   // Names, paths and messages are bytes from the input, not always UTF-8:
   // invalid sequences become U+FFFD instead of making dump() throw.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+
+std::string StallHeader() {
+  std::string h;
+  for (size_t r = 0; r < trace::kStallReasons; ++r) {
+    h += ",stall_";
+    h += trace::StallReasonName(static_cast<trace::StallReason>(r));
+  }
+  return h;
+}
+
+std::string StallColumns(const trace::StallCounts& stalls) {
+  std::string c;
+  for (uint64_t v : stalls) c += "," + std::to_string(v);
+  return c;
+}
+
+// A double as the JSON report writes it (shortest round-trip form).
+std::string Num(double v) { return nlohmann::json(v).dump(); }
+
+// A CSV field: quoted, with quotes doubled.
+std::string Quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string TimingSmsCsv(const RunReport& report) {
+  std::string out =
+      "sm,busy_cycles,instructions,ipc,mean_resident_warps,"
+      "peak_registers" +
+      StallHeader() + "\n";
+  if (!report.timing) return out;
+  const TimingReport& t = *report.timing;
+  for (size_t i = 0; i < t.sms.size(); ++i) {
+    const sm::SmTiming& s = t.sms[i];
+    out += std::to_string(t.sm_ids[i]) + "," + std::to_string(s.busy_cycles) +
+           "," + std::to_string(s.issued) + "," + Num(s.ipc) + "," +
+           Num(s.mean_resident_warps) + "," + std::to_string(s.peak_registers) +
+           StallColumns(s.stall_cycles) + "\n";
+  }
+  return out;
+}
+
+std::string TimingRunsCsv(const RunReport& report) {
+  std::string out =
+      "kind,index,pipeline,first_cycle,cycles,warp_instructions,ipc,sms_used,"
+      "theoretical_occupancy,achieved_occupancy,limiter,"
+      "registers_per_thread,warp_switches" +
+      StallHeader() + "\n";
+  auto row = [&](const char* kind, size_t i, const std::string& pipeline,
+                 const sm::RunTiming& t) {
+    out +=
+        std::string(kind) + "," + std::to_string(i) + "," + Quoted(pipeline) +
+        "," + std::to_string(t.begin) + "," + std::to_string(t.cycles) + "," +
+        std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
+        std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) + "," +
+        Num(t.achieved_occupancy) + "," + t.limiter + "," +
+        std::to_string(t.registers_per_thread) + "," +
+        std::to_string(t.warp_switches) + StallColumns(t.stall_cycles) + "\n";
+  };
+  // API order: draws and dispatches interleave in the run; their first
+  // cycles order them.
+  std::vector<std::tuple<uint64_t, const char*, size_t, const std::string*,
+                         const sm::RunTiming*>>
+      runs;
+  for (size_t i = 0; i < report.draws.size(); ++i) {
+    const auto& d = report.draws[i];
+    if (d.timing) {
+      runs.emplace_back(d.timing->begin, "draw", i, &d.pipeline, &*d.timing);
+    }
+  }
+  for (size_t i = 0; i < report.dispatches.size(); ++i) {
+    const auto& d = report.dispatches[i];
+    if (d.timing) {
+      runs.emplace_back(d.timing->begin, "dispatch", i, &d.pipeline,
+                        &*d.timing);
+    }
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+    return std::get<0>(a) < std::get<0>(b);
+  });
+  for (const auto& [begin, kind, i, pipeline, t] : runs) {
+    row(kind, i, *pipeline, *t);
+  }
+  return out;
 }
 
 }  // namespace warpsim::runner

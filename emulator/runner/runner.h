@@ -167,6 +167,12 @@ RunReport RunAmberFile(const std::string& path, const RunOptions& options);
 // pipelines[...], draws[...], dispatches[...], diagnostic.
 std::string ReportToJson(const RunReport& report);
 
+// Timing mode's figures as CSV (a header line, then one row per SM that
+// ran warps / per draw and dispatch in API order); the columns are the
+// report's fields, stall cycles one column per state.
+std::string TimingSmsCsv(const RunReport& report);
+std::string TimingRunsCsv(const RunReport& report);
+
 // CLI exit code: 0 pass, 1 expectation failed, 2 invalid input, 3
 // unsupported, 4 warp instruction limit reached.
 int ExitCodeFor(RunStatus status);

@@ -176,6 +176,7 @@ TEST_CASE("timing options are checked", "[runner][cli][timing]") {
       {"--timing --trace-max-events many", "--trace-max-events needs a"},
       {"--trace /tmp/x.json", "need --timing"},
       {"--scheduler lrr", "need --timing"},
+      {"--csv /tmp/x", "need --timing"},
   };
   for (const Case& c : cases) {
     INFO(c.args);
@@ -189,4 +190,44 @@ TEST_CASE("timing options are checked", "[runner][cli][timing]") {
     CHECK(r.exit_code == 0);
     CHECK(r.output.find(std::string("scheduler ") + s) != std::string::npos);
   }
+}
+
+TEST_CASE("--csv writes the timing figures per SM and per run",
+          "[runner][cli][timing]") {
+  const std::string file =
+      std::string(WARPSIM_SOURCE_DIR) + "/samples/compute/prefix_sum.amber";
+  const std::string dir = TempDir() + "/csv";
+  const auto r = Warpsim("run " + file + " --timing --csv " + dir + " --json " +
+                         dir + "/report.json");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(Slurp(dir + "/report.json"));
+  auto lines = [](const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      std::vector<std::string> cells;
+      std::istringstream cs(line);
+      for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+      rows.push_back(cells);
+    }
+    return rows;
+  };
+  const auto sms = lines(Slurp(dir + "/sms.csv"));
+  REQUIRE(sms.size() == report["timing"]["sms"].size() + 1);
+  for (size_t i = 1; i < sms.size(); ++i) {
+    const auto& j = report["timing"]["sms"][i - 1];
+    CHECK(sms[i].size() == sms[0].size());
+    CHECK(sms[i][0] == std::to_string(j["sm"].get<uint32_t>()));
+    CHECK(sms[i][2] == std::to_string(j["instructions"].get<uint64_t>()));
+  }
+  const auto runs = lines(Slurp(dir + "/runs.csv"));
+  REQUIRE(runs.size() == report["dispatches"].size() + 1);
+  CHECK(runs[0][4] == "cycles");
+  CHECK(runs[1][4] ==
+        std::to_string(report["dispatches"][0]["cycles"].get<uint64_t>()));
+  // stall_selected: the warp instructions.
+  CHECK(runs[1][13] ==
+        std::to_string(
+            report["dispatches"][0]["warp_instructions"].get<uint64_t>()));
 }
