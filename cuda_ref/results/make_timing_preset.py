@@ -191,9 +191,10 @@ def pipes(run, e3, e4, t, src):
         cyc, _ = interval(op)
         return f"{op} latency {latency(op):.2f}, interval {cyc:.2f}"
 
-    one("fma", "FFMA",
-        lat_note=f" ({brief('FADD')}; {brief('IMAD')}: integer multiply "
-        "issues at half the FFMA rate)")
+    one("fma", "FFMA", lat_note=f" ({brief('FADD')})")
+    one("imul", "IMAD",
+        lat_note=" (OpIMul: integer multiply, which issues at half the "
+        "FFMA rate)")
     one("alu", "LOP3",
         lat_note=" (LOP3.LUT, a pure INT32-pipe instruction; IADD3 is not "
         "used: ptxas mixed it ~1:1 with IMAD.IADD, which runs on the FMA "
@@ -202,19 +203,18 @@ def pipes(run, e3, e4, t, src):
     rcp, ex2 = latency("MUFU.RCP"), latency("MUFU.EX2")
     (rcp_c, rcp_at), (ex2_c, ex2_at) = interval("MUFU.RCP"), \
         interval("MUFU.EX2")
-    sin_c, _ = interval("MUFU.SIN")
     t["sfu"] = {"latency": nearest((rcp + ex2) / 2),
                 "interval": nearest((rcp_c + ex2_c) / 2)}
-    sin = (f"; MUFU.SIN, which sm::TimingConfig has no field for, is "
-           f"{latency('MUFU.SIN'):.2f} cycles at ILP 1 for FMUL.RZ + "
-           f"MUFU.SIN (ptxas adds the FMUL.RZ range reduction) and "
-           f"{sin_c:.2f} cycles per warp instruction per SMSP")
+    sin = "; MUFU.SIN is sfu_trig's"
     src["sfu.latency"] = (f"{name}: MUFU.RCP {rcp:.2f}, MUFU.EX2 {ex2:.2f} "
                           "cycles, their mean; " + lat_rule + sin)
     src["sfu.interval"] = (f"{name}: MUFU.RCP {rcp_at}: {rcp_c:.2f}, "
                            f"MUFU.EX2 {ex2_at}: {ex2_c:.2f} cycles per warp "
                            "instruction per SMSP, their mean; "
                            + int_rule % smsps + sin)
+    one("sfu_trig", "MUFU.SIN",
+        lat_note=" (GLSL sin and cos: ptxas emits FMUL.RZ, the range "
+        "reduction, then MUFU.SIN, two dependent instructions per step)")
     for pipe in ("branch", "sync"):
         src[pipe + ".latency"] = DEFAULT
         src[pipe + ".interval"] = DEFAULT

@@ -266,9 +266,10 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
        .lo_closed = true},
   };
   const std::pair<const char*, sm::PipeTiming*> pipes[] = {
-      {"fma", &t->fma}, {"alu", &t->alu},       {"fp64", &t->fp64},
-      {"sfu", &t->sfu}, {"branch", &t->branch}, {"sync", &t->sync},
-      {"lsu", &t->lsu}, {"tex", &t->tex},
+      {"fma", &t->fma},   {"alu", &t->alu},           {"fp64", &t->fp64},
+      {"sfu", &t->sfu},   {"branch", &t->branch},     {"sync", &t->sync},
+      {"imul", &t->imul}, {"sfu_trig", &t->sfu_trig}, {"lsu", &t->lsu},
+      {"tex", &t->tex},
   };
   std::string pipe_names;
   for (const auto& [name, pipe] : pipes) pipe_names += std::string(name) + ", ";

@@ -1,5 +1,7 @@
 #include "sm/timing.h"
 
+#include <spirv/unified1/GLSL.std.450.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -243,6 +245,25 @@ struct TimingModel::Impl {
         break;
     }
     return config.alu;
+  }
+
+  // The figures of one instruction: its pipe's, except integer multiply
+  // and sine / cosine, which have their own (on the pipe they issue to).
+  const PipeTiming& TimingOf(const simt::InstrRecord& rec) const {
+    switch (rec.op) {
+      case spv::Op::OpIMul:
+      case spv::Op::OpUMulExtended:
+      case spv::Op::OpSMulExtended:
+        return config.imul;
+      case spv::Op::OpExtInst:
+        if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
+          return config.sfu_trig;
+        }
+        break;
+      default:
+        break;
+    }
+    return Pipe(rec.pipe);
   }
 
   uint32_t RegsPerThread(const pipeline::WorkItem& item) const {
@@ -560,7 +581,7 @@ struct TimingModel::Impl {
     sm.sample_issued += 1;
     if (sp.last != &w) run.warp_switches += 1;
     sp.last = &w;
-    const PipeTiming& pipe = Pipe(rec.pipe);
+    const PipeTiming& pipe = TimingOf(rec);
     sp.pipe_free[static_cast<size_t>(rec.pipe)] =
         now + std::max(1u, pipe.interval);
     uint32_t latency = pipe.latency;

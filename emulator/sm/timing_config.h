@@ -76,12 +76,17 @@ struct TimingConfig {
   PipeTiming fma;             // FP32 add/mul/fma, integer multiply
   PipeTiming alu{4, 2};       // INT32 add, logic, shifts, compares, converts
   PipeTiming fp64{8, 2};      // double precision
-  PipeTiming sfu{16, 8};      // MUFU: reciprocal, sqrt, exp2, log2, sin, cos
-  PipeTiming branch{4, 1};    // control flow
-  PipeTiming sync{4, 1};      // barriers, subgroup shuffles and votes
-  PipeTiming lsu{0, 1};       // loads and stores: issue interval only (the
-                              // latency is the memory model's)
-  PipeTiming tex{0, 4};       // image sampling: issue interval only
+  PipeTiming sfu{16, 8};      // MUFU: reciprocal, sqrt, exp2, log2
+  // Two instructions take their own figures, with their own issue
+  // counters: integer multiply (IMAD: the FMA pipe at half rate), and sine
+  // and cosine (a range-reducing FMUL, then MUFU).
+  PipeTiming imul{4, 2};
+  PipeTiming sfu_trig{20, 8};
+  PipeTiming branch{4, 1};  // control flow
+  PipeTiming sync{4, 1};    // barriers, subgroup shuffles and votes
+  PipeTiming lsu{0, 1};     // loads and stores: issue interval only (the
+                            // latency is the memory model's)
+  PipeTiming tex{0, 4};     // image sampling: issue interval only
   MemoryTiming memory;
   SchedulerPolicy scheduler = SchedulerPolicy::kGto;
   uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)

@@ -123,7 +123,7 @@ E3_NOTES = {
     "ex2": "SPIR-V step: OpFNegate + Exp2; SASS folds the negation into "
            "MUFU.EX2's operand",
     "sin": "SASS step: FMUL.RZ + MUFU.SIN (range reduction); the model "
-           "gives sin the SFU's latency (17)",
+           "gives sin and cos sfu_trig's figures, measured on this step",
     "iadd3": "the H200's IADD3 chain was compiled partly to IMAD.IADD (fma "
              "pipe, interval 1); the model's integer adds use the alu "
              "pipe (interval 2, from LOP3)",

@@ -192,7 +192,7 @@ TEST_CASE("timing options are checked", "[runner][cli][timing]") {
   }
 }
 
-TEST_CASE("--csv writes the timing figures per SM and per run",
+TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
           "[runner][cli][timing]") {
   const std::string file =
       std::string(WARPSIM_SOURCE_DIR) + "/samples/compute/prefix_sum.amber";
