@@ -313,6 +313,9 @@ def policy(src):
     src["context_switch"] = DEFAULT + " (free: resident warps keep their " \
         "registers, REFERENCE §1.2)"
     src["swap_cycles_per_register"] = DEFAULT
+    src["fuse_pairs"] = DEFAULT + " (true: the pairs NVIDIA's compiler " \
+        "emits as one SASS instruction, e.g. a multiply and its add as " \
+        "IMAD or FFMA, issue as one)"
 
 
 def generate(run, vk_dir, out_path):

@@ -301,6 +301,12 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       if (Status ms = ParseMemoryTiming(value, path, &t->memory); !ms.ok()) {
         return ms;
       }
+    } else if (key == "fuse_pairs") {
+      if (!value.is_boolean()) {
+        return InvalidInput("\"timing.fuse_pairs\" must be true or false",
+                            SourcePos{path});
+      }
+      t->fuse_pairs = value.get<bool>();
     } else if (key == "scheduler") {
       if (!value.is_string() ||
           !sm::ParseScheduler(value.get<std::string>(), &t->scheduler)) {
@@ -321,7 +327,8 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
           "unknown key \"timing." + key + "\" (expected " +
               FieldNames(fields, pipe_names + "memory, scheduler: "
                                               "lrr|gto|oldest|two_level, "
-                                              "context_switch: free|swap") +
+                                              "context_switch: free|swap, "
+                                              "fuse_pairs: true|false") +
               ")",
           SourcePos{path});
     }

@@ -35,6 +35,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["limiter"] = t.limiter;
   j["registers_per_thread"] = t.registers_per_thread;
   j["warp_switches"] = t.warp_switches;
+  j["fused_instructions"] = t.fused_instructions;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
 }
 
@@ -259,18 +260,20 @@ std::string TimingRunsCsv(const RunReport& report) {
   std::string out =
       "kind,index,pipeline,first_cycle,cycles,warp_instructions,ipc,sms_used,"
       "theoretical_occupancy,achieved_occupancy,limiter,"
-      "registers_per_thread,warp_switches" +
+      "registers_per_thread,warp_switches,fused_instructions" +
       StallHeader() + "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
-    out +=
-        std::string(kind) + "," + std::to_string(i) + "," + Quoted(pipeline) +
-        "," + std::to_string(t.begin) + "," + std::to_string(t.cycles) + "," +
-        std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
-        std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) + "," +
-        Num(t.achieved_occupancy) + "," + t.limiter + "," +
-        std::to_string(t.registers_per_thread) + "," +
-        std::to_string(t.warp_switches) + StallColumns(t.stall_cycles) + "\n";
+    out += std::string(kind) + "," + std::to_string(i) + "," +
+           Quoted(pipeline) + "," + std::to_string(t.begin) + "," +
+           std::to_string(t.cycles) + "," +
+           std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
+           std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) +
+           "," + Num(t.achieved_occupancy) + "," + t.limiter + "," +
+           std::to_string(t.registers_per_thread) + "," +
+           std::to_string(t.warp_switches) + "," +
+           std::to_string(t.fused_instructions) + StallColumns(t.stall_cycles) +
+           "\n";
   };
   // API order: draws and dispatches interleave in the run; their first
   // cycles order them.

@@ -168,6 +168,33 @@ bool IsAtomic(spv::Op op) {
   }
 }
 
+bool IsBitwise(spv::Op op) {
+  return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
+         op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;
+}
+
+// Whether NVIDIA's compiler turns instruction `a` followed by `b`, which
+// reads `a`'s result, into one SASS instruction: a multiply and an add
+// into IMAD or FFMA (FFMA: floating-point contraction, which GLSL allows
+// unless the result is `precise`), two bitwise operations into LOP3, and a
+// negation into the consumer's operand modifier. The timing model issues
+// such a pair as one instruction (TimingConfig::fuse_pairs).
+bool Fusible(spv::Op a, spv::Op b) {
+  switch (a) {
+    case spv::Op::OpIMul:
+      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
+    case spv::Op::OpFMul:
+      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub;
+    case spv::Op::OpFNegate:
+      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub ||
+             b == spv::Op::OpFMul || b == spv::Op::OpExtInst;
+    case spv::Op::OpSNegate:
+      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
+    default:
+      return IsBitwise(a) && IsBitwise(b);
+  }
+}
+
 }  // namespace
 
 struct TimingModel::Impl {
@@ -569,6 +596,22 @@ struct TimingModel::Impl {
     return lat;
   }
 
+  // An instruction event for the trace (--trace-detail instructions).
+  void LogInstruction(const WarpState& w, const simt::InstrRecord& rec,
+                      uint32_t latency) {
+    if (trace == nullptr || trace->detail != trace::Detail::kInstructions) {
+      return;
+    }
+    if (trace->instructions.size() < trace->max_instruction_events) {
+      trace->instructions.push_back(
+          {now, w.sm, w.sp, w.slot, w.id, rec.pc,
+           spirv::OpcodeName(static_cast<uint32_t>(rec.op)), rec.active,
+           latency});
+    } else {
+      trace->instructions_truncated = true;
+    }
+  }
+
   // Issues `w`'s next instruction at `now`.
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
                uint64_t& lanes) {
@@ -602,6 +645,43 @@ struct TimingModel::Impl {
         w.ready_reason[r] = reason;
       }
     }
+    bool logged = false;  // in the trace
+    if (config.fuse_pairs && rec.addresses == nullptr &&
+        rec.writes.size() == 1 && rec.blocking == simt::Blocking::kNone) {
+      // The compiler's fused pair: the next instruction, which reads this
+      // one's result, runs as part of this issue (functionally it is its
+      // own instruction; its result is ready when the longer of the two
+      // latencies has passed).
+      const simt::InstrPeek next = w.warp->Peek();
+      if (next.active == rec.active && Fusible(rec.op, next.op) &&
+          std::find(next.reads.begin(), next.reads.end(), rec.writes[0]) !=
+              next.reads.end() &&
+          next.writes.size() == 1) {
+        LogInstruction(w, rec, latency);
+        const simt::InstrRecord fused = w.warp->Step();
+        run.warp_instructions += 1;
+        run.fused_instructions += 1;
+        lanes += PopCount32(fused.active);
+        const PipeTiming& second = TimingOf(fused);
+        const uint32_t both = std::max(latency, second.latency);
+        uint64_t& busy = sp.pipe_free[static_cast<size_t>(rec.pipe)];
+        busy = std::max(busy, now + std::max(1u, second.interval));
+        for (uint32_t r : fused.writes) {
+          if (r < w.ready.size()) {
+            w.ready[r] = now + both;
+            w.ready_reason[r] = reason;
+          }
+        }
+        LogInstruction(w, fused, both);
+        logged = true;
+        if (fused.blocking == simt::Blocking::kError) {
+          Diagnostic d = *w.warp->error();
+          const std::string where = w.item->item->Where(w.index);
+          if (!where.empty()) d.message = where + ": " + d.message;
+          return d;
+        }
+      }
+    }
     w.next_issue = now + 1;
     w.next_issue_reason = StallReason::kWait;
     if (rec.pipe == simt::Pipe::kBranch) {
@@ -621,16 +701,7 @@ struct TimingModel::Impl {
     if (long_wait && config.scheduler == SchedulerPolicy::kTwoLevel) {
       w.in_pool = false;
     }
-    if (trace != nullptr && trace->detail == trace::Detail::kInstructions) {
-      if (trace->instructions.size() < trace->max_instruction_events) {
-        trace->instructions.push_back(
-            {now, w.sm, w.sp, w.slot, w.id, rec.pc,
-             spirv::OpcodeName(static_cast<uint32_t>(rec.op)), rec.active,
-             latency});
-      } else {
-        trace->instructions_truncated = true;
-      }
-    }
+    if (!logged) LogInstruction(w, rec, latency);
     if (rec.blocking == simt::Blocking::kError) {
       Diagnostic d = *w.warp->error();
       const std::string where = w.item->item->Where(w.index);

@@ -65,6 +65,9 @@ struct RunTiming {
   uint64_t begin = 0, end = 0;  // cycles: first warp launch, last retire
   uint64_t cycles = 0;          // end - begin
   uint64_t warp_instructions = 0;
+  // Of them, the second instructions of pairs issued as one
+  // (TimingConfig::fuse_pairs): warp instructions = issued + fused.
+  uint64_t fused_instructions = 0;
   uint64_t warps = 0;
   uint32_t sms_used = 0;
   // Warp instructions per cycle per SM, over the SMs that ran its warps.

@@ -88,6 +88,10 @@ struct TimingConfig {
                             // latency is the memory model's)
   PipeTiming tex{0, 4};     // image sampling: issue interval only
   MemoryTiming memory;
+  // Issue the pairs NVIDIA's compiler makes one SASS instruction of (a
+  // multiply and its add: IMAD, FFMA; two bitwise operations: LOP3; a
+  // negation and its consumer) as one instruction (sm/timing.cpp Fusible).
+  bool fuse_pairs = true;
   SchedulerPolicy scheduler = SchedulerPolicy::kGto;
   uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)
   ContextSwitch context_switch = ContextSwitch::kFree;

@@ -117,11 +117,12 @@ def e2(warpsim):
 # What a SPIR-V step of each E3 scene is where it differs from the SASS
 # step CUDA timed (the shaders' headers, shaders/microbench/e3_*.comp).
 E3_NOTES = {
-    "imad": "SPIR-V step: OpIMul + OpIAdd, which NVIDIA's compiler fuses "
-            "into one IMAD; the model runs both",
-    "lop3": "SPIR-V step: OpBitwiseAnd + OpBitwiseXor, one LOP3 in SASS",
+    "imad": "SPIR-V step: OpIMul + OpIAdd, one IMAD in SASS; the model "
+            "issues the pair as one (fuse_pairs)",
+    "lop3": "SPIR-V step: OpBitwiseAnd + OpBitwiseXor, one LOP3 in SASS; "
+            "issued as one (fuse_pairs)",
     "ex2": "SPIR-V step: OpFNegate + Exp2; SASS folds the negation into "
-           "MUFU.EX2's operand",
+           "MUFU.EX2's operand, the model too (fuse_pairs)",
     "sin": "SASS step: FMUL.RZ + MUFU.SIN (range reduction); the model "
            "gives sin and cos sfu_trig's figures, measured on this step",
     "iadd3": "the H200's IADD3 chain was compiled partly to IMAD.IADD (fma "

@@ -54,6 +54,7 @@ TimingConfig TestConfig() {
   c.memory.l2_bytes_per_cycle_per_sm = 1e9;  // no bandwidth limit
   c.memory.dram_bytes_per_cycle_per_sm = 1e9;
   c.scheduler = SchedulerPolicy::kGto;
+  c.fuse_pairs = false;  // every SPIR-V instruction issues (but see below)
   return c;
 }
 
@@ -139,6 +140,37 @@ TEST_CASE("a dependent FMA chain costs its latency per instruction",
   CHECK(b.run.stall_cycles[static_cast<size_t>(trace::StallReason::kWait)] >
         b.run.stall_cycles[static_cast<size_t>(
             trace::StallReason::kLongScoreboard)]);
+}
+
+TEST_CASE("a multiply and its add issue as one instruction (fused)",
+          "[sm][timing]") {
+  TimingConfig fused = TestConfig();
+  fused.fuse_pairs = true;
+  // x = x * m + c written as one statement: OpFMul then the OpFAdd that
+  // reads it, which NVIDIA's compiler contracts into one FFMA.
+  auto shader = [](int steps) {
+    std::string s =
+        "#version 450\nlayout(local_size_x = 32) in;\n"
+        "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+        "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+        "  float m = b.v[4000], c = b.v[4001], x = b.v[i];\n";
+    for (int n = 0; n < steps; ++n) s += "  x = x * m + c;\n";
+    return s + "  b.v[i] = x;\n}\n";
+  };
+  const Timed a = Run(shader(32), 1, fused);
+  const Timed b = Run(shader(64), 1, fused);
+  const Timed unfused = Run(shader(64), 1);
+  // 32 more pairs: 64 more warp instructions, 32 more issues of latency 4.
+  CHECK(b.warp_instructions - a.warp_instructions == 64);
+  CHECK(b.run.fused_instructions - a.run.fused_instructions == 32);
+  CHECK(b.run.cycles - a.run.cycles == 32 * 4);
+  CHECK(b.run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
+            b.run.fused_instructions ==
+        b.warp_instructions);
+  // Unfused, each pair costs two latencies.
+  CHECK(unfused.run.cycles - b.run.cycles >= 64 * 4 - 8);
+  CHECK(unfused.run.fused_instructions == 0);
+  CHECK(unfused.buffer == b.buffer);
 }
 
 TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
