@@ -192,13 +192,11 @@ bool SetNumField(const std::vector<NumField>& fields, const std::string& key,
   return true;
 }
 
-// A pipe object: {"latency": N, "interval": N}, either or both.
-Status ParsePipe(const nlohmann::json& j, const std::string& prefix,
-                 const std::string& path, sm::PipeTiming* p) {
-  const std::vector<NumField> fields = {
-      {.name = "latency", .u32 = &p->latency, .lo = 0, .hi = 1u << 20},
-      {.name = "interval", .u32 = &p->interval, .lo = 1, .hi = 1u << 16},
-  };
+// Sets `fields` from every key of the object `j`; a key none of them has
+// is invalid input naming it (with `prefix`) and the keys there are.
+Status SetNumFields(const std::vector<NumField>& fields,
+                    const nlohmann::json& j, const std::string& prefix,
+                    const std::string& path) {
   for (const auto& [key, value] : j.items()) {
     Status s;
     if (!SetNumField(fields, key, value, prefix, path, &s)) {
@@ -209,6 +207,16 @@ Status ParsePipe(const nlohmann::json& j, const std::string& prefix,
     if (!s.ok()) return s;
   }
   return {};
+}
+
+// A pipe object: {"latency": N, "interval": N}, either or both.
+Status ParsePipe(const nlohmann::json& j, const std::string& prefix,
+                 const std::string& path, sm::PipeTiming* p) {
+  const std::vector<NumField> fields = {
+      {.name = "latency", .u32 = &p->latency, .lo = 0, .hi = 1u << 20},
+      {.name = "interval", .u32 = &p->interval, .lo = 1, .hi = 1u << 16},
+  };
+  return SetNumFields(fields, j, prefix, path);
 }
 
 // The "timing.memory" object: any of MemoryTiming's fields by name.
@@ -234,16 +242,7 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "dram_bytes_per_cycle_per_sm",
        .real = &m->dram_bytes_per_cycle_per_sm},
   };
-  for (const auto& [key, value] : j.items()) {
-    Status s;
-    if (!SetNumField(fields, key, value, prefix, path, &s)) {
-      return InvalidInput("unknown key \"" + prefix + key + "\" (expected " +
-                              FieldNames(fields) + ")",
-                          SourcePos{path});
-    }
-    if (!s.ok()) return s;
-  }
-  return {};
+  return SetNumFields(fields, j, prefix, path);
 }
 
 // The "timing" object: any of TimingConfig's fields by name, the pipes and

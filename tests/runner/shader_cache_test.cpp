@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/temp_dir.h"
 #include "runner/runner.h"
 #include "runner/shader_build.h"
 #include "scene/amber_parser.h"
@@ -25,28 +26,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed at scope end.
-class TempDir {
+// A fresh directory for one test, removed at scope end.
+class TempDir : public warpsim::testing::TempDir {
  public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("warpsim_shader_cache_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string str() const { return path_.string(); }
-  std::string Sub(const std::string& name) const {
-    return (path_ / name).string();
-  }
-
- private:
-  fs::path path_;
+  TempDir() : warpsim::testing::TempDir("warpsim_shader_cache_test") {}
 };
 
 // Files directly in `dir` (0 when it does not exist).

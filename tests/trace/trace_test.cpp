@@ -17,42 +17,18 @@
 #include <utility>
 #include <vector>
 
+#include "common/temp_dir.h"
+
 namespace warpsim::trace {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A fresh directory under the system temp dir, removed at scope end.
-class TempDir {
+// A fresh directory for one test, removed at scope end.
+class TempDir : public warpsim::testing::TempDir {
  public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("warpsim_trace_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Sub(const std::string& name) const {
-    return (path_ / name).string();
-  }
-  // The names of the files in the directory, sorted.
-  std::vector<std::string> Files() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path_)) {
-      names.push_back(e.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  fs::path path_;
+  TempDir() : warpsim::testing::TempDir("warpsim_trace_test") {}
 };
 
 std::string ReadFile(const std::string& path) {
