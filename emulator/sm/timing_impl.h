@@ -1,0 +1,271 @@
+// Internals of the SM timing model (timing.h), shared by timing.cpp
+// (residency, the cycle loop) and timing_issue.cpp (evaluating warps,
+// picking one, issuing it). Not for other modules.
+#ifndef WARPSIM_SM_TIMING_IMPL_H_
+#define WARPSIM_SM_TIMING_IMPL_H_
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipeline/warp_queue.h"
+#include "simt/warp.h"
+#include "sm/memory_model.h"
+#include "sm/timing.h"
+#include "trace/trace.h"
+
+namespace warpsim::sm {
+namespace internal {
+
+using trace::StallReason;
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr size_t kPipes = static_cast<size_t>(simt::Pipe::kSync) + 1;
+// Items produced ahead of those resident (they wait for room in order).
+constexpr size_t kMaxPending = 64;
+// Cycles between two counter samples of an SM in the trace.
+constexpr uint64_t kSampleInterval = 256;
+
+inline size_t R(StallReason r) { return static_cast<size_t>(r); }
+
+struct ItemState;
+
+// A resident warp: where it lives, its scoreboard, what it waits for.
+struct WarpState {
+  // What the scheduler reads every cycle, first (one cache line).
+  uint64_t next_issue = 0;
+  uint64_t deps_ready = 0;  // the next instruction's operands are ready
+  uint64_t ready_at = 0;    // this cycle's evaluation: when it can issue
+  uint64_t id = 0;          // launch order, run-wide
+  simt::Pipe pipe = simt::Pipe::kNone;  // the next instruction's pipe
+  StallReason next_issue_reason = StallReason::kWait;
+  StallReason deps_reason = StallReason::kWait;
+  StallReason state = StallReason::kWait;  // this cycle's
+  bool in_pool = true;                     // two-level scheduler's active pool
+  bool done = false;
+  bool at_barrier = false;  // (the warp's, kept here)
+  uint32_t slot = 0;
+  // The rest.
+  simt::Warp* warp = nullptr;
+  ItemState* item = nullptr;
+  uint32_t index = 0;  // within its item
+  uint32_t sm = 0, sp = 0;
+  uint32_t reg_first = 0, reg_count = 0, regs_per_thread = 0;
+  // Per register: the cycle its pending write is ready, and what kind of
+  // result it waits for.
+  std::vector<uint64_t> ready;
+  std::vector<StallReason> ready_reason;
+  uint64_t issued = 0;
+  uint64_t begin = 0;
+};
+
+struct ItemState {
+  std::unique_ptr<pipeline::WorkItem> item;
+  uint32_t sm = 0;
+  uint32_t warps_left = 0;
+  uint32_t shared_bytes = 0;
+  bool block = false;             // counts against max_blocks_per_sm
+  std::vector<WarpState*> warps;  // in their sub-partitions' `states`
+};
+
+struct SubPartition {
+  // Per warp slot: the state of the warp that holds it (kept here, side by
+  // side, so that the scheduler's scan over them stays in the cache).
+  std::vector<WarpState> states;
+  std::vector<WarpState*> slots;  // nullptr: free
+  std::vector<WarpState*> list;   // the resident warps, by slot
+  // Free ranges of the register file (first, count), by first register.
+  std::vector<std::pair<uint32_t, uint32_t>> free;
+  uint64_t pipe_free[kPipes] = {};
+  WarpState* last = nullptr;  // the warp issued last
+  uint32_t rr = 0;            // loose round robin: the slot after the last
+  uint32_t resident = 0;
+  // The cycle it must look at its warps again (0: now), and how many of
+  // them were in each state when it last did.
+  uint64_t wake = 0;
+  std::array<uint32_t, trace::kStallReasons> counts{};
+};
+
+struct Sm {
+  std::vector<SubPartition> sp;
+  uint32_t warps = 0, blocks = 0, shared = 0, registers = 0;
+  SmTiming stats;
+  double resident_warp_cycles = 0;
+  bool used_in_run = false;
+  double run_resident_warp_cycles = 0;
+  uint64_t run_issued = 0;
+  // Since the last trace sample.
+  uint64_t sample_issued = 0;
+  trace::StallCounts sample_stalls{};
+};
+
+inline uint32_t RoundUp(uint32_t v, uint32_t unit) {
+  return unit == 0 ? v : (v + unit - 1) / unit * unit;
+}
+
+// First fit in a sorted free list; returns the first register or ~0u.
+inline uint32_t Allocate(std::vector<std::pair<uint32_t, uint32_t>>& free,
+                         uint32_t count) {
+  for (size_t i = 0; i < free.size(); ++i) {
+    if (free[i].second < count) continue;
+    const uint32_t first = free[i].first;
+    free[i].first += count;
+    free[i].second -= count;
+    if (free[i].second == 0) free.erase(free.begin() + i);
+    return first;
+  }
+  return ~0u;
+}
+
+inline void Release(std::vector<std::pair<uint32_t, uint32_t>>& free,
+                    uint32_t first, uint32_t count) {
+  auto it =
+      std::lower_bound(free.begin(), free.end(), std::make_pair(first, 0u));
+  it = free.insert(it, {first, count});
+  // Merge with the neighbours.
+  if (it + 1 != free.end() && it->first + it->second == (it + 1)->first) {
+    it->second += (it + 1)->second;
+    free.erase(it + 1);
+  }
+  if (it != free.begin() && (it - 1)->first + (it - 1)->second == it->first) {
+    (it - 1)->second += it->second;
+    free.erase(it);
+  }
+}
+
+inline trace::Stage StageOf(pipeline::WorkKind k) {
+  switch (k) {
+    case pipeline::WorkKind::kVertexBatch:
+      return trace::Stage::kVertex;
+    case pipeline::WorkKind::kFragment:
+      return trace::Stage::kFragment;
+    case pipeline::WorkKind::kComputeWorkgroup:
+      return trace::Stage::kCompute;
+  }
+  return trace::Stage::kCompute;
+}
+
+inline bool IsAtomic(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpAtomicLoad:
+    case spv::Op::OpAtomicStore:
+    case spv::Op::OpAtomicExchange:
+    case spv::Op::OpAtomicCompareExchange:
+    case spv::Op::OpAtomicIIncrement:
+    case spv::Op::OpAtomicIDecrement:
+    case spv::Op::OpAtomicIAdd:
+    case spv::Op::OpAtomicISub:
+    case spv::Op::OpAtomicSMin:
+    case spv::Op::OpAtomicUMin:
+    case spv::Op::OpAtomicSMax:
+    case spv::Op::OpAtomicUMax:
+    case spv::Op::OpAtomicAnd:
+    case spv::Op::OpAtomicOr:
+    case spv::Op::OpAtomicXor:
+    case spv::Op::OpAtomicFAddEXT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+inline bool IsBitwise(spv::Op op) {
+  return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
+         op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;
+}
+
+// Whether NVIDIA's compiler turns instruction `a` followed by `b`, which
+// reads `a`'s result, into one SASS instruction: a multiply and an add
+// into IMAD or FFMA (FFMA: floating-point contraction, which GLSL allows
+// unless the result is `precise`), two bitwise operations into LOP3, and a
+// negation into the consumer's operand modifier. The timing model issues
+// such a pair as one instruction (TimingConfig::fuse_pairs).
+inline bool Fusible(spv::Op a, spv::Op b) {
+  switch (a) {
+    case spv::Op::OpIMul:
+      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
+    case spv::Op::OpFMul:
+      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub;
+    case spv::Op::OpFNegate:
+      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub ||
+             b == spv::Op::OpFMul || b == spv::Op::OpExtInst;
+    case spv::Op::OpSNegate:
+      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
+    default:
+      return IsBitwise(a) && IsBitwise(b);
+  }
+}
+
+}  // namespace internal
+
+using trace::StallReason;
+
+struct TimingModel::Impl {
+  using ItemState = internal::ItemState;
+  using WarpState = internal::WarpState;
+  using SubPartition = internal::SubPartition;
+  using Sm = internal::Sm;
+  TimingConfig config;
+  SmLimits limits;
+  uint32_t min_regs;
+  trace::Trace* trace;
+  MemoryModel memory;
+  std::vector<Sm> sms;
+  std::vector<uint32_t> active_sms;  // SMs with resident warps
+  uint32_t slots_per_sp;
+  uint32_t regs_per_sp;
+  uint64_t now = 0;
+  uint64_t next_warp_id = 0;
+  uint32_t next_compute_sm = 0;
+  uint64_t next_sample = internal::kSampleInterval;
+  uint64_t last_sample = 0;
+  std::vector<RunTiming> runs;
+  std::string next_name;
+
+  Impl(const TimingConfig& c, const SmLimits& l, uint32_t min_registers,
+       trace::Trace* t);
+  void UpdateActive();
+  const PipeTiming& Pipe(simt::Pipe p) const;
+  // The figures of one instruction: its pipe's, except integer multiply
+  // and sine / cosine, which have their own (on the pipe they issue to).
+  const PipeTiming& TimingOf(const simt::InstrRecord& rec) const;
+  uint32_t RegsPerThread(const pipeline::WorkItem& item) const;
+  // Places every warp of `item` on SM `s`, or nothing; false when it does
+  // not fit.
+  bool Place(ItemState& st, uint32_t s);
+  // Two-level scheduling: the active pool takes the oldest warps outside
+  // it while it has fewer than two_level_active.
+  void RefillPool(SubPartition& sp);
+  // Tries to make `st` resident: compute workgroups on the next SM in
+  // round-robin order that has room, graphics warps on the graphics SM
+  // with the fewest resident warps that has room.
+  bool TryLaunch(ItemState& st);
+  // Reads the next instruction's operands: when they are ready.
+  void Refresh(WarpState& w);
+  // This cycle's state of a warp and the cycle it can issue at.
+  void Evaluate(WarpState& w, const SubPartition& sp);
+  // Evaluates every warp of `sp` (their states, counted in sp.counts) and
+  // returns the one the scheduler issues, or nullptr; `earliest`: the
+  // first cycle another warp could issue.
+  WarpState* EvaluateAndPick(SubPartition& sp, uint64_t* earliest);
+  // The cycles until a memory instruction's result is ready.
+  uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
+                         StallReason* reason, bool store);
+  // An instruction event for the trace (--trace-detail instructions).
+  void LogInstruction(const WarpState& w, const simt::InstrRecord& rec,
+                      uint32_t latency);
+  // Issues `w`'s next instruction at `now`.
+  Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
+               uint64_t& lanes);
+  void RetireWarp(WarpState& w, RunTiming& run);
+  void Sample(bool force);
+  Status Drain(pipeline::WarpSource& source,
+               const pipeline::DrainLimits& limits_in);
+};
+
+}  // namespace warpsim::sm
+
+#endif  // WARPSIM_SM_TIMING_IMPL_H_

@@ -1,0 +1,317 @@
+// The SM timing model, part 2: evaluating a sub-partition's warps, picking
+// one by the scheduling policy, and issuing it (timing_impl.h).
+#include <spirv/unified1/GLSL.std.450.h>
+
+#include <bit>
+
+#include "base/bits.h"
+#include "sm/timing_impl.h"
+#include "spirv/grammar.h"
+
+namespace warpsim::sm {
+
+using namespace internal;  // NOLINT: the model's own internals
+
+const PipeTiming& TimingModel::Impl::Pipe(simt::Pipe p) const {
+  switch (p) {
+    case simt::Pipe::kFma:
+      return config.fma;
+    case simt::Pipe::kFp64:
+      return config.fp64;
+    case simt::Pipe::kSfu:
+      return config.sfu;
+    case simt::Pipe::kLsu:
+      return config.lsu;
+    case simt::Pipe::kTex:
+      return config.tex;
+    case simt::Pipe::kBranch:
+      return config.branch;
+    case simt::Pipe::kSync:
+      return config.sync;
+    case simt::Pipe::kNone:
+    case simt::Pipe::kAlu:
+      break;
+  }
+  return config.alu;
+}
+
+// The figures of one instruction: its pipe's, except integer multiply
+// and sine / cosine, which have their own (on the pipe they issue to).
+const PipeTiming& TimingModel::Impl::TimingOf(
+    const simt::InstrRecord& rec) const {
+  switch (rec.op) {
+    case spv::Op::OpIMul:
+    case spv::Op::OpUMulExtended:
+    case spv::Op::OpSMulExtended:
+      return config.imul;
+    case spv::Op::OpExtInst:
+      if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
+        return config.sfu_trig;
+      }
+      break;
+    default:
+      break;
+  }
+  return Pipe(rec.pipe);
+}
+
+// Reads the next instruction's operands: when they are ready.
+void TimingModel::Impl::Refresh(WarpState& w) {
+  w.done = w.warp->done();
+  w.at_barrier = w.warp->at_barrier();
+  if (w.done) return;
+  const simt::InstrPeek p = w.warp->Peek();
+  w.pipe = p.pipe;
+  w.deps_ready = 0;
+  w.deps_reason = StallReason::kWait;
+  auto check = [&](uint32_t r) {
+    if (r < w.ready.size() && w.ready[r] > w.deps_ready) {
+      w.deps_ready = w.ready[r];
+      w.deps_reason = w.ready_reason[r];
+    }
+  };
+  for (uint32_t r : p.reads) check(r);
+  for (uint32_t r : p.writes) check(r);
+}
+
+// This cycle's state of a warp and the cycle it can issue at.
+void TimingModel::Impl::Evaluate(WarpState& w, const SubPartition& sp) {
+  if (w.at_barrier) {
+    w.state = StallReason::kBarrier;
+    w.ready_at = kNever;
+    return;
+  }
+  uint64_t t = w.next_issue;
+  StallReason why = w.next_issue_reason;
+  if (w.deps_ready > t) {
+    t = w.deps_ready;
+    why = w.deps_reason;
+  }
+  const uint64_t pipe_free = sp.pipe_free[static_cast<size_t>(w.pipe)];
+  if (pipe_free > t) {
+    t = pipe_free;
+    why = w.pipe == simt::Pipe::kLsu   ? StallReason::kLgThrottle
+          : w.pipe == simt::Pipe::kTex ? StallReason::kTexThrottle
+                                       : StallReason::kMathPipeThrottle;
+  }
+  if (!w.in_pool && t <= now) {
+    // Two-level: ready, but outside the active pool.
+    w.state = StallReason::kNotSelected;
+    w.ready_at = now + 1;
+    return;
+  }
+  w.ready_at = t;
+  w.state = t <= now ? StallReason::kNotSelected : why;
+}
+
+// Evaluates every warp of `sp` (their states, counted in sp.counts) and
+// returns the one the scheduler issues, or nullptr; `earliest`: the
+// first cycle another warp could issue.
+WarpState* TimingModel::Impl::EvaluateAndPick(SubPartition& sp,
+                                              uint64_t* earliest) {
+  sp.counts.fill(0);
+  WarpState* oldest = nullptr;    // the oldest eligible
+  WarpState* after_rr = nullptr;  // the first eligible at slot >= rr
+  WarpState* first = nullptr;     // the first eligible
+  bool last_eligible = false;
+  uint64_t soonest = kNever;
+  for (WarpState* w : sp.list) {
+    if (w->done) continue;
+    Evaluate(*w, sp);
+    sp.counts[R(w->state)] += 1;
+    if (w->ready_at > now || !w->in_pool) {
+      soonest = std::min(soonest, w->ready_at);
+      continue;
+    }
+    if (oldest == nullptr || w->id < oldest->id) oldest = w;
+    if (first == nullptr) first = w;
+    if (after_rr == nullptr && w->slot >= sp.rr) after_rr = w;
+    if (w == sp.last) last_eligible = true;
+  }
+  WarpState* pick = nullptr;
+  switch (config.scheduler) {
+    case SchedulerPolicy::kGto:
+      pick = last_eligible ? sp.last : oldest;
+      break;
+    case SchedulerPolicy::kOldest:
+      pick = oldest;
+      break;
+    case SchedulerPolicy::kLrr:
+    case SchedulerPolicy::kTwoLevel:
+      pick = after_rr != nullptr ? after_rr : first;
+      if (pick != nullptr) {
+        sp.rr = pick->slot + 1 < slots_per_sp ? pick->slot + 1 : 0;
+      }
+      break;
+  }
+  if (pick != nullptr) {
+    sp.counts[R(pick->state)] -= 1;
+    sp.counts[R(StallReason::kSelected)] += 1;
+    pick->state = StallReason::kSelected;
+    // The other eligible warps could issue next cycle.
+    if (oldest != pick || first != pick) soonest = std::min(soonest, now + 1);
+  }
+  *earliest = soonest;
+  return pick;
+}
+
+// The cycles until a memory instruction's result is ready.
+uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
+                                          const simt::InstrRecord& rec,
+                                          StallReason* reason, bool store) {
+  *reason = StallReason::kLongScoreboard;
+  if (rec.addresses == nullptr || rec.active == 0) {
+    return config.memory.l1_latency;
+  }
+  const uint32_t first = static_cast<uint32_t>(std::countr_zero(rec.active));
+  const uint32_t region = static_cast<uint32_t>(rec.addresses[first] >> 32);
+  switch (simt::SpaceOfRegion(region)) {
+    case simt::MemorySpace::kWorkgroup:
+      *reason = StallReason::kShortScoreboard;
+      return config.memory.shared_latency;
+    case simt::MemorySpace::kPrivate:
+      return config.memory.l1_latency;
+    case simt::MemorySpace::kGlobal:
+      break;
+  }
+  // Host addresses: one buffer bound twice is one memory.
+  const simt::ExecContext& c = w.item->item->context;
+  uint64_t host[32];
+  const uint32_t width = std::min(32u, w.warp->width());
+  for (uint32_t m = rec.active & simt::LowLanes(width); m != 0; m &= m - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
+    const uint32_t r = static_cast<uint32_t>(rec.addresses[l] >> 32);
+    const uint64_t off = static_cast<uint32_t>(rec.addresses[l]);
+    uint64_t base = uint64_t{r} << 40;  // unknown region: its own space
+    if (r < c.regions.size() && c.regions[r].data != nullptr) {
+      base = reinterpret_cast<uintptr_t>(c.regions[r].data);
+    } else if (r < c.images.size() && c.images[r].data != nullptr) {
+      base = reinterpret_cast<uintptr_t>(c.images[r].data);
+    }
+    host[l] = base + off;
+  }
+  uint32_t lat =
+      memory.Access(w.sm, now, host, rec.active & simt::LowLanes(width),
+                    rec.access_bytes, store);
+  if (IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
+  return lat;
+}
+
+// An instruction event for the trace (--trace-detail instructions).
+void TimingModel::Impl::LogInstruction(const WarpState& w,
+                                       const simt::InstrRecord& rec,
+                                       uint32_t latency) {
+  if (trace == nullptr || trace->detail != trace::Detail::kInstructions) {
+    return;
+  }
+  if (trace->instructions.size() < trace->max_instruction_events) {
+    trace->instructions.push_back(
+        {now, w.sm, w.sp, w.slot, w.id, rec.pc,
+         spirv::OpcodeName(static_cast<uint32_t>(rec.op)), rec.active,
+         latency});
+  } else {
+    trace->instructions_truncated = true;
+  }
+}
+
+// Issues `w`'s next instruction at `now`.
+Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
+                                RunTiming& run, uint64_t& lanes) {
+  const simt::InstrRecord rec = w.warp->Step();
+  run.warp_instructions += 1;
+  lanes += PopCount32(rec.active);
+  w.issued += 1;
+  sm.stats.issued += 1;
+  sm.run_issued += 1;
+  sm.sample_issued += 1;
+  if (sp.last != &w) run.warp_switches += 1;
+  sp.last = &w;
+  const PipeTiming& pipe = TimingOf(rec);
+  sp.pipe_free[static_cast<size_t>(rec.pipe)] =
+      now + std::max(1u, pipe.interval);
+  uint32_t latency = pipe.latency;
+  StallReason reason = rec.pipe == simt::Pipe::kSfu
+                           ? StallReason::kShortScoreboard
+                           : StallReason::kWait;
+  bool long_wait = false;
+  if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
+      rec.addresses != nullptr) {
+    const bool store = rec.writes.empty() && !IsAtomic(rec.op);
+    latency = MemoryLatency(w, rec, &reason, store);
+    long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
+  }
+  latency = std::max(1u, latency);
+  for (uint32_t r : rec.writes) {
+    if (r < w.ready.size()) {
+      w.ready[r] = now + latency;
+      w.ready_reason[r] = reason;
+    }
+  }
+  bool logged = false;  // in the trace
+  if (config.fuse_pairs && rec.addresses == nullptr && rec.writes.size() == 1 &&
+      rec.blocking == simt::Blocking::kNone) {
+    // The compiler's fused pair: the next instruction, which reads this
+    // one's result, runs as part of this issue (functionally it is its
+    // own instruction; its result is ready when the longer of the two
+    // latencies has passed).
+    const simt::InstrPeek next = w.warp->Peek();
+    if (next.active == rec.active && Fusible(rec.op, next.op) &&
+        std::find(next.reads.begin(), next.reads.end(), rec.writes[0]) !=
+            next.reads.end() &&
+        next.writes.size() == 1) {
+      LogInstruction(w, rec, latency);
+      const simt::InstrRecord fused = w.warp->Step();
+      run.warp_instructions += 1;
+      run.fused_instructions += 1;
+      lanes += PopCount32(fused.active);
+      const PipeTiming& second = TimingOf(fused);
+      const uint32_t both = std::max(latency, second.latency);
+      uint64_t& busy = sp.pipe_free[static_cast<size_t>(rec.pipe)];
+      busy = std::max(busy, now + std::max(1u, second.interval));
+      for (uint32_t r : fused.writes) {
+        if (r < w.ready.size()) {
+          w.ready[r] = now + both;
+          w.ready_reason[r] = reason;
+        }
+      }
+      LogInstruction(w, fused, both);
+      logged = true;
+      if (fused.blocking == simt::Blocking::kError) {
+        Diagnostic d = *w.warp->error();
+        const std::string where = w.item->item->Where(w.index);
+        if (!where.empty()) d.message = where + ": " + d.message;
+        return d;
+      }
+    }
+  }
+  w.next_issue = now + 1;
+  w.next_issue_reason = StallReason::kWait;
+  if (rec.pipe == simt::Pipe::kBranch) {
+    w.next_issue = now + std::max(1u, config.branch.latency);
+    w.next_issue_reason = StallReason::kWait;
+  }
+  if (long_wait && config.context_switch == ContextSwitch::kSwap) {
+    // A CPU-style switch: the registers go out now and come back after
+    // the data; both occupy the sub-partition's load/store pipe.
+    const uint64_t cost = static_cast<uint64_t>(
+        config.swap_cycles_per_register * w.regs_per_thread);
+    uint64_t& lsu = sp.pipe_free[static_cast<size_t>(simt::Pipe::kLsu)];
+    lsu = std::max(lsu, now) + 2 * cost;
+    w.next_issue = now + latency + cost;
+    w.next_issue_reason = StallReason::kNoInstruction;
+  }
+  if (long_wait && config.scheduler == SchedulerPolicy::kTwoLevel) {
+    w.in_pool = false;
+  }
+  if (!logged) LogInstruction(w, rec, latency);
+  if (rec.blocking == simt::Blocking::kError) {
+    Diagnostic d = *w.warp->error();
+    const std::string where = w.item->item->Where(w.index);
+    if (!where.empty()) d.message = where + ": " + d.message;
+    return d;
+  }
+  Refresh(w);
+  return {};
+}
+
+}  // namespace warpsim::sm
