@@ -131,6 +131,47 @@ E3_NOTES = {
 }
 
 
+def hbm_scene(footprint, steps):
+    """The E2 global chase over a chain too large for an inline buffer:
+    Amber's SERIES_FROM 32 INC_BY 1 makes word w hold w + 32, so the walk
+    from word 0 visits every 32nd word (128 bytes apart), as the sweep's
+    chain does; 16 warm-up steps, then `steps` (no wrap-around)."""
+    words = footprint // 4
+    s = make_scenes.Scene("e2_hbm", "\nE2 global chase over %d MB "
+                          "(timing_vs_h200.py).\n" % (footprint >> 20))
+    s.add(make_scenes.shader("e2_pointer_chase"))
+    s.add("BUFFER chain DATA_TYPE uint32 SIZE %d SERIES_FROM 32 INC_BY 1\n"
+          "BUFFER params DATA_TYPE uint32 DATA 16 %d END\n"
+          "BUFFER out DATA_TYPE uint32 SIZE 2 FILL 0\n" % (words, steps))
+    s.add(make_scenes.pipeline("chase_hbm", "e2_pointer_chase",
+                               ["chain", "params", "out"]))
+    s.add("RUN chase_hbm 1 1 1\n")
+    s.add("EXPECT out IDX 0 EQ 16 %d" % (16 + steps))
+    return s
+
+
+def e2_beyond_l2(warpsim):
+    rows = []
+    sweep = cuda("e2_latency.json")["sweep"]
+    for mb in (32, 64):
+        footprint = mb << 20
+        (_, c1), = run_scene(warpsim, hbm_scene(footprint, 1 << 14))
+        (_, c2), = run_scene(warpsim, hbm_scene(footprint, 1 << 15))
+        ref = [r for r in sweep
+               if r["load"] == "ca" and r["footprint_bytes"] == footprint]
+        rows.append({
+            "experiment": "E2", "what": "pointer chase, %d MB" % mb,
+            "unit": "cycles per step",
+            "emulated": (c2 - c1) / ((1 << 15) - (1 << 14)),
+            "h200": ref[0]["cycles_per_step"] if ref else None,
+            "h200_source": "%s/e2_latency.json sweep footprint %d load ca"
+                           % (RUN, footprint),
+            "note": "beyond the model's L2 (24 MB, LRU): every step misses; "
+                    "the H200 still hits part of the time at 32 MB"
+                    if mb == 32 else "DRAM"})
+    return rows
+
+
 def e3(warpsim):
     rows = []
     latency = cuda("e3_instructions.json")["latency"]
@@ -191,7 +232,8 @@ def e6(warpsim):
 
 
 def measure(args):
-    rows = e2(args.warpsim) + e3(args.warpsim) + e6(args.warpsim)
+    rows = (e2(args.warpsim) + e2_beyond_l2(args.warpsim) + e3(args.warpsim) +
+            e6(args.warpsim))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
