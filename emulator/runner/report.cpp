@@ -182,6 +182,7 @@ std::string ReportToJson(const RunReport& report) {
                      {"ipc", s.ipc},
                      {"mean_resident_warps", s.mean_resident_warps},
                      {"peak_registers", s.peak_registers},
+                     {"peak_warps", s.peak_warps},
                      {"stall_cycles", StallsJson(s.stall_cycles)}});
     }
     j["timing"] = {
@@ -242,7 +243,7 @@ std::string Quoted(const std::string& s) {
 std::string TimingSmsCsv(const RunReport& report) {
   std::string out =
       "sm,busy_cycles,instructions,ipc,mean_resident_warps,"
-      "peak_registers" +
+      "peak_registers,peak_warps" +
       StallHeader() + "\n";
   if (!report.timing) return out;
   const TimingReport& t = *report.timing;
@@ -251,7 +252,8 @@ std::string TimingSmsCsv(const RunReport& report) {
     out += std::to_string(t.sm_ids[i]) + "," + std::to_string(s.busy_cycles) +
            "," + std::to_string(s.issued) + "," + Num(s.ipc) + "," +
            Num(s.mean_resident_warps) + "," + std::to_string(s.peak_registers) +
-           StallColumns(s.stall_cycles) + "\n";
+           "," + std::to_string(s.peak_warps) + StallColumns(s.stall_cycles) +
+           "\n";
   }
   return out;
 }

@@ -144,6 +144,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     sp.wake = 0;
     sm.registers += per_warp;
     sm.stats.peak_registers = std::max(sm.stats.peak_registers, sm.registers);
+    sm.stats.peak_warps = std::max(sm.stats.peak_warps, sm.warps);
     // (Two-level: RefillPool() admits it.)
     ws.in_pool = config.scheduler != SchedulerPolicy::kTwoLevel;
     Refresh(ws);

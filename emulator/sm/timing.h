@@ -90,6 +90,7 @@ struct SmTiming {
   double ipc = 0;                  // issued / busy_cycles
   double mean_resident_warps = 0;  // over busy cycles
   uint32_t peak_registers = 0;     // allocated at once, all sub-partitions
+  uint32_t peak_warps = 0;         // resident at once
   trace::StallCounts stall_cycles{};
 };
 

@@ -238,3 +238,26 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
         std::to_string(
             report["dispatches"][0]["fused_instructions"].get<uint64_t>()));
 }
+
+TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",
+          "[runner][cli][timing]") {
+  // 2048 fragment warps of 16-register threads on the h200 preset's 4
+  // graphics SMs: the warp slots (64 per SM) are the limit, and each SM
+  // reaches it.
+  const std::string file = std::string(WARPSIM_SOURCE_DIR) +
+                           "/samples/timing_families/loop_trips.amber";
+  const std::string json = TempDir() + "/fill.json";
+  const auto r = Warpsim("run " + file + " --timing --json " + json);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(Slurp(json));
+  REQUIRE(report["timing"]["sms"].size() == 4);
+  for (const auto& sm : report["timing"]["sms"]) {
+    CHECK(sm["peak_warps"] == 64);
+    CHECK(sm["peak_registers"].get<uint32_t>() <= 65536);
+  }
+  for (const auto& d : report["draws"]) {
+    CHECK(d["limiter"] == "warp_slots");
+    CHECK(d["theoretical_occupancy"] == 1.0);
+  }
+}
