@@ -150,12 +150,17 @@ def write_provenance(run, out, plot, date=None, where=None):
             kept = [l for l in f.read().splitlines()
                     if not l.startswith(("plot: ", "plotted: "))]
     else:
+        # A plot drawn from another experiment's file: the GPU and driver
+        # of the run, and the date and command of that result file.
         gpu = []
         run_prov = os.path.join(run, "provenance.txt")
         if os.path.exists(run_prov):
             with open(run_prov) as f:
                 gpu = [l for l in f.read().splitlines() if l.startswith("gpu: ")]
-        kept = gpu + [f"measured: {d['date']}", f"command: {d['command']}"]
+        driver = [f"driver: {g.split(', ')[1]}" for g in gpu[:1]
+                  if len(g.split(", ")) > 1]
+        kept = gpu + driver + [f"date: {d['date']} (the result file's)",
+                               f"command: {d['command']}"]
     with open(path, "w") as f:
         f.write("\n".join(kept + lines) + "\n")
 
