@@ -29,6 +29,24 @@ bool WorkItem::done() const {
   return true;
 }
 
+Diagnostic WorkItem::WarpError(size_t warp) const {
+  Diagnostic d = *warps[warp]->error();
+  const std::string where = Where(warp);
+  if (!where.empty()) d.message = where + ": " + d.message;
+  return d;
+}
+
+Diagnostic InstructionLimitExceeded(const DrainLimits& limits,
+                                    uint64_t warp_instructions,
+                                    uint64_t lane_instructions) {
+  return LimitExceeded(
+      "the " + limits.what + " executed more than " +
+          std::to_string(limits.max_warp_instructions) +
+          " warp instructions without finishing (stopped after " +
+          std::to_string(warp_instructions) + "; a shader may not terminate)",
+      warp_instructions, lane_instructions);
+}
+
 Status RetireInOrder::Finish(std::unique_ptr<WorkItem> item) {
   const uint64_t id = item->id;
   if (id < next_id_ || held_.count(id) != 0) {
@@ -118,22 +136,14 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
                         LogAccesses(item, op, active, addresses, bytes);
                       });
       }
-      if (const Diagnostic* error = w->error()) {
-        Diagnostic d = *error;
-        const std::string where = item.Where(&w - &item.warps[0]);
-        if (!where.empty()) d.message = where + ": " + d.message;
-        return d;
-      }
+      if (w->error() != nullptr) return item.WarpError(&w - &item.warps[0]);
       const uint64_t executed =
           before.warp_instructions + context.warp_instructions;
       if (limits.max_warp_instructions != 0 &&
           executed > limits.max_warp_instructions) {
-        return LimitExceeded(
-            "the " + limits.what + " executed more than " +
-                std::to_string(limits.max_warp_instructions) +
-                " warp instructions without finishing (stopped after " +
-                std::to_string(executed) + "; a shader may not terminate)",
-            executed, before.lane_instructions + context.lane_instructions);
+        return InstructionLimitExceeded(
+            limits, executed,
+            before.lane_instructions + context.lane_instructions);
       }
     }
     if (any_running) continue;

@@ -75,6 +75,9 @@ struct WorkItem {
   // Names warp `warp` of the item in a runtime error ("workgroup (1, 0,
   // 0), subgroup 2: ..."); empty when the item has nothing to add.
   virtual std::string Where(size_t warp) const { return {}; }
+  // Warp `warp`'s runtime error (Warp::error(), which must be set), named
+  // by Where().
+  Diagnostic WarpError(size_t warp) const;
   // Per-lane set-up that reads nothing another item writes (a fragment
   // warp's interpolated inputs), done by the thread that runs the item
   // (RunToCompletion calls it first) so that drivers running items in
@@ -132,6 +135,12 @@ struct DrainLimits {
   // touched each other's memory.
   bool track_accesses = false;
 };
+
+// The diagnostic of a source whose items executed `warp_instructions`,
+// more than limits.max_warp_instructions (a shader that may not terminate).
+Diagnostic InstructionLimitExceeded(const DrainLimits& limits,
+                                    uint64_t warp_instructions,
+                                    uint64_t lane_instructions);
 
 // Instructions executed by a source's items.
 struct Executed {

@@ -421,13 +421,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     if (limits_in.max_warp_instructions != 0 &&
         run.warp_instructions > limits_in.max_warp_instructions) {
-      return LimitExceeded(
-          "the " + limits_in.what + " executed more than " +
-              std::to_string(limits_in.max_warp_instructions) +
-              " warp instructions without finishing (stopped after " +
-              std::to_string(run.warp_instructions) +
-              "; a shader may not terminate)",
-          run.warp_instructions, lanes);
+      return pipeline::InstructionLimitExceeded(limits_in,
+                                                run.warp_instructions, lanes);
     }
     // Account this cycle, or the quiet cycles up to the next event (no
     // state changes in between), with the states just counted.

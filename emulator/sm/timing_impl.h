@@ -199,6 +199,13 @@ inline bool Fusible(spv::Op a, spv::Op b) {
   }
 }
 
+// Whether `a` may begin such a pair (before looking at the next
+// instruction, which costs a Peek()).
+inline bool BeginsPair(spv::Op a) {
+  return a == spv::Op::OpIMul || a == spv::Op::OpFMul ||
+         a == spv::Op::OpFNegate || a == spv::Op::OpSNegate || IsBitwise(a);
+}
+
 }  // namespace internal
 
 using trace::StallReason;

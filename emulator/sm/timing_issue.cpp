@@ -248,8 +248,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
   }
   bool logged = false;  // in the trace
-  if (config.fuse_pairs && rec.addresses == nullptr && rec.writes.size() == 1 &&
-      rec.blocking == simt::Blocking::kNone) {
+  if (config.fuse_pairs && BeginsPair(rec.op) && rec.addresses == nullptr &&
+      rec.writes.size() == 1 && rec.blocking == simt::Blocking::kNone) {
     // The compiler's fused pair: the next instruction, which reads this
     // one's result, runs as part of this issue (functionally it is its
     // own instruction; its result is ready when the longer of the two
@@ -277,10 +277,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       LogInstruction(w, fused, both);
       logged = true;
       if (fused.blocking == simt::Blocking::kError) {
-        Diagnostic d = *w.warp->error();
-        const std::string where = w.item->item->Where(w.index);
-        if (!where.empty()) d.message = where + ": " + d.message;
-        return d;
+        return w.item->item->WarpError(w.index);
       }
     }
   }
@@ -305,10 +302,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   if (!logged) LogInstruction(w, rec, latency);
   if (rec.blocking == simt::Blocking::kError) {
-    Diagnostic d = *w.warp->error();
-    const std::string where = w.item->item->Where(w.index);
-    if (!where.empty()) d.message = where + ": " + d.message;
-    return d;
+    return w.item->item->WarpError(w.index);
   }
   Refresh(w);
   return {};
