@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.h"
 #include "common/test_util.h"
 
 namespace {
@@ -16,14 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 using warpsim::testing::RunCommand;
 
+// One directory for the file's outputs, removed at exit.
 std::string TempDir() {
-  static const std::string dir = [] {
-    auto p = fs::temp_directory_path() /
-             ("warpsim_timing_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(p);
-    return p.string();
-  }();
-  return dir;
+  static const warpsim::testing::TempDir dir("warpsim_timing_cli_test");
+  return dir.str();
 }
 
 std::string Slurp(const std::string& path) {
