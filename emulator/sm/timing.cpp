@@ -209,7 +209,7 @@ bool TimingModel::Impl::TryLaunch(ItemState& st) {
   return false;
 }
 
-void TimingModel::Impl::RetireWarp(WarpState& w, RunTiming& run) {
+void TimingModel::Impl::RetireWarp(WarpState& w) {
   Sm& sm = sms[w.sm];
   SubPartition& sp = sm.sp[w.sp];
   sp.slots[w.slot] = nullptr;
@@ -220,7 +220,6 @@ void TimingModel::Impl::RetireWarp(WarpState& w, RunTiming& run) {
   Release(sp.free, w.reg_first, w.reg_count);
   sm.registers -= w.reg_count;
   sm.warps -= 1;
-  run.warps += 1;
   if (trace != nullptr && trace->detail != trace::Detail::kSummary) {
     trace->registers.push_back(
         {now + 1, w.sm, w.sp, w.id, w.reg_first, w.reg_count, false});
@@ -232,7 +231,7 @@ void TimingModel::Impl::RetireWarp(WarpState& w, RunTiming& run) {
     span.begin = w.begin;
     span.end = now + 1;
     span.stage = StageOf(w.item->item->kind);
-    span.run = static_cast<uint32_t>(trace->runs.size());
+    span.run = static_cast<uint32_t>(trace->runs.size() - 1);  // Drain's
     span.label = w.item->item->Where(w.index);
     if (span.label.empty()) {
       span.label = std::string(pipeline::WorkKindName(w.item->item->kind)) +
@@ -330,7 +329,6 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       }
       if (first_item) {
         first_item = false;
-        run.graphics = !st->block;
         run.registers_per_thread = RegsPerThread(item);
         Occupancy occ;
         if (st->block) {
@@ -470,7 +468,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       for (WarpState*& w : st->warps) {
         if (w == nullptr) continue;
         if (w->done) {
-          RetireWarp(*w, run);
+          RetireWarp(*w);
           w->warp = nullptr;
           w = nullptr;
           st->warps_left -= 1;

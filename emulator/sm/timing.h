@@ -61,14 +61,12 @@ namespace warpsim::sm {
 // One draw or dispatch, timed.
 struct RunTiming {
   std::string name;  // as set by BeginRun()
-  bool graphics = false;
   uint64_t begin = 0, end = 0;  // cycles: first warp launch, last retire
   uint64_t cycles = 0;          // end - begin
   uint64_t warp_instructions = 0;
   // Of them, the second instructions of pairs issued as one
   // (TimingConfig::fuse_pairs): warp instructions = issued + fused.
   uint64_t fused_instructions = 0;
-  uint64_t warps = 0;
   uint32_t sms_used = 0;
   // Warp instructions per cycle per SM, over the SMs that ran its warps.
   double ipc = 0;

@@ -267,7 +267,7 @@ struct TimingModel::Impl {
   // Issues `w`'s next instruction at `now`.
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
                uint64_t& lanes);
-  void RetireWarp(WarpState& w, RunTiming& run);
+  void RetireWarp(WarpState& w);
   void Sample(bool force);
   Status Drain(pipeline::WarpSource& source,
                const pipeline::DrainLimits& limits_in);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -132,9 +133,23 @@ TEST_CASE("timing mode writes the same report and trace twice",
   const auto trace = nlohmann::json::parse(traces[0]);
   const auto report = nlohmann::json::parse(reports[0]);
   size_t warp_slices = 0, instruction_slices = 0;
+  std::map<std::string, uint64_t> first_cycle;  // run name -> its start
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e.contains("args") &&
+        !e["args"].contains("registers") && !e["args"].contains("pc")) {
+      first_cycle[e["name"]] = e["ts"];
+    }
+  }
+  REQUIRE(first_cycle.size() == 2);
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] != "X" || !e.contains("args")) continue;
-    if (e["args"].contains("registers")) ++warp_slices;
+    if (e["args"].contains("registers")) {
+      ++warp_slices;
+      // The draw the warp belongs to (the sample has two).
+      const std::string run = e["args"]["run"];
+      CHECK(run.rfind("draw ", 0) == 0);
+      CHECK(e["ts"].get<uint64_t>() >= first_cycle.at(run));
+    }
     if (e["args"].contains("pc")) ++instruction_slices;
   }
   CHECK(warp_slices == report["stats"]["warps"].get<size_t>());
