@@ -60,7 +60,7 @@ namespace warpsim::sm {
 
 // One draw or dispatch, timed.
 struct RunTiming {
-  std::string name;  // as set by BeginRun()
+  std::string name;             // as set by BeginRun()
   uint64_t begin = 0, end = 0;  // cycles: first warp launch, last retire
   uint64_t cycles = 0;          // end - begin
   uint64_t warp_instructions = 0;
