@@ -51,6 +51,22 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms)
   }
 }
 
+uint64_t MemoryModel::DeviceAddress(const void* host, uint64_t size) {
+  const uint64_t begin = reinterpret_cast<uintptr_t>(host);
+  const uint64_t end = begin + std::max<uint64_t>(1, size);
+  // The block seen before that starts last at or before `begin`.
+  auto it = blocks_.upper_bound(begin);
+  if (it != blocks_.begin()) {
+    const auto& [first, block] = *std::prev(it);
+    if (end <= block.end) return block.device + (begin - first);
+  }
+  const uint64_t device = next_device_;
+  blocks_[begin] = {end, device};
+  next_device_ = (device + (end - begin) + kDeviceAlignment - 1) /
+                 kDeviceAlignment * kDeviceAlignment;
+  return device;
+}
+
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
                              const uint64_t* addresses, uint32_t lanes,
                              uint32_t bytes, bool store) {

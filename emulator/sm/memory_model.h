@@ -1,9 +1,9 @@
 // The timing model's memory hierarchy: per-SM L1 caches, one L2, DRAM.
 //
 // It answers one question per warp memory instruction: in how many cycles
-// is the data there? The lanes' byte addresses (host addresses, so that
-// two bindings of one buffer are one memory) are grouped into lines of
-// line_bytes and sectors of sector_bytes. Each distinct line is looked up
+// is the data there? The lanes' byte addresses (device addresses that
+// DeviceAddress() gives the emulator's host memory) are grouped into
+// lines of line_bytes and sectors of sector_bytes. Each distinct line is looked up
 // in the SM's L1 (set associative, least recently used; loads allocate,
 // stores write through without allocating), then in the L2 (the same kind
 // of cache, shared by all SMs, allocating on loads and stores), then
@@ -16,6 +16,7 @@
 #define WARPSIM_SM_MEMORY_MODEL_H_
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "sm/timing_config.h"
@@ -58,8 +59,24 @@ class MemoryModel {
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
                   uint32_t lanes, uint32_t bytes, bool store);
   const MemoryCounters& counters() const { return counters_; }
+  // The device address of host memory [host, host + size): each block of
+  // host memory first seen gets the next free device range, aligned to
+  // kDeviceAlignment bytes as a driver aligns allocations, so that cache
+  // sets, lines and sectors do not depend on where the host's allocator
+  // put the data (which changes with unrelated options). A block inside
+  // one seen before is the same memory (one buffer bound twice, or a
+  // part of it), at the same offset; one that overlaps a block seen
+  // before without being inside it gets a range of its own.
+  uint64_t DeviceAddress(const void* host, uint64_t size);
+  static constexpr uint64_t kDeviceAlignment = 512;
 
  private:
+  struct Block {
+    uint64_t end;     // host
+    uint64_t device;  // the device address of the block's first byte
+  };
+  std::map<uint64_t, Block> blocks_;  // by first host address
+  uint64_t next_device_ = uint64_t{1} << 32;
   MemoryTiming t_;
   std::vector<LineCache> l1_;
   LineCache l2_;

@@ -69,6 +69,9 @@ struct ItemState {
   uint32_t shared_bytes = 0;
   bool block = false;             // counts against max_blocks_per_sm
   std::vector<WarpState*> warps;  // in their sub-partitions' `states`
+  // Per region (context.regions, context.images): its device address
+  // (MemoryModel::DeviceAddress), 0 until first used.
+  std::vector<uint64_t> device_base;
 };
 
 struct SubPartition {

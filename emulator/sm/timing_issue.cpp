@@ -174,24 +174,30 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
     case simt::MemorySpace::kGlobal:
       break;
   }
-  // Host addresses: one buffer bound twice is one memory.
-  const simt::ExecContext& c = w.item->item->context;
-  uint64_t host[32];
+  // Device addresses (one buffer bound twice is one memory).
+  ItemState& st = *w.item;
+  const simt::ExecContext& c = st.item->context;
+  uint64_t device[32];
   const uint32_t width = std::min(32u, w.warp->width());
   for (uint32_t m = rec.active & simt::LowLanes(width); m != 0; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
     const uint32_t r = static_cast<uint32_t>(rec.addresses[l] >> 32);
     const uint64_t off = static_cast<uint32_t>(rec.addresses[l]);
-    uint64_t base = uint64_t{r} << 40;  // unknown region: its own space
-    if (r < c.regions.size() && c.regions[r].data != nullptr) {
-      base = reinterpret_cast<uintptr_t>(c.regions[r].data);
-    } else if (r < c.images.size() && c.images[r].data != nullptr) {
-      base = reinterpret_cast<uintptr_t>(c.images[r].data);
+    if (r >= st.device_base.size()) st.device_base.resize(r + 1, 0);
+    uint64_t& base = st.device_base[r];
+    if (base == 0) {
+      if (r < c.regions.size() && c.regions[r].data != nullptr) {
+        base = memory.DeviceAddress(c.regions[r].data, c.regions[r].size);
+      } else if (r < c.images.size() && c.images[r].data != nullptr) {
+        base = memory.DeviceAddress(c.images[r].data, c.images[r].size);
+      } else {
+        base = uint64_t{r} << 48;  // unknown region: its own space
+      }
     }
-    host[l] = base + off;
+    device[l] = base + off;
   }
   uint32_t lat =
-      memory.Access(w.sm, now, host, rec.active & simt::LowLanes(width),
+      memory.Access(w.sm, now, device, rec.active & simt::LowLanes(width),
                     rec.access_bytes, store);
   if (IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;

@@ -157,6 +157,27 @@ TEST_CASE("timing mode writes the same report and trace twice",
         report["stats"]["warp_instructions"].get<size_t>());
 }
 
+TEST_CASE("timing does not depend on where the host allocated the memory",
+          "[runner][cli][timing]") {
+  // Writing a trace and images changes the host's allocations; the
+  // memory model sees device addresses, so the cycles stay the same.
+  const std::string file =
+      std::string(WARPSIM_SOURCE_DIR) + "/samples/compute/prefix_sum.amber";
+  nlohmann::json timing[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::string dir = TempDir() + "/host" + std::to_string(k);
+    const std::string extra =
+        k == 0 ? "" : " --trace " + dir + "/trace.json --out " + dir;
+    const auto r = Warpsim("run " + file + " --timing --json " + dir +
+                           "/report.json" + extra);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto report = nlohmann::json::parse(Slurp(dir + "/report.json"));
+    timing[k] = {report["timing"], report["dispatches"]};
+  }
+  CHECK(timing[0] == timing[1]);
+}
+
 TEST_CASE("swap context switches cost more than free ones",
           "[runner][cli][timing]") {
   const std::string file =

@@ -1,0 +1,59 @@
+// sm/memory_model: device addresses for host memory, lines and sectors,
+// cache hits and misses, hand-computed.
+#include "sm/memory_model.h"
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+using warpsim::sm::MemoryModel;
+using warpsim::sm::MemoryTiming;
+
+MemoryTiming Small() {
+  MemoryTiming t;
+  t.l1_latency = 30;
+  t.l2_latency = 200;
+  t.dram_latency = 500;
+  t.line_bytes = 128;
+  t.sector_bytes = 32;
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("device addresses: aligned, in order of first use, not host's") {
+  MemoryModel m(Small(), 1);
+  std::vector<uint8_t> a(1000), b(40);
+  const uint64_t da = m.DeviceAddress(a.data() + 3, 997);
+  const uint64_t db = m.DeviceAddress(b.data(), b.size());
+  CHECK(da % MemoryModel::kDeviceAlignment == 0);
+  CHECK(db % MemoryModel::kDeviceAlignment == 0);
+  // b's range follows a's, rounded up to the alignment.
+  CHECK(db == da + 1024);
+  // A part of a block seen before is the same memory, at its offset.
+  CHECK(m.DeviceAddress(a.data() + 103, 50) == da + 100);
+  CHECK(m.DeviceAddress(a.data() + 3, 997) == da);
+  // A block that sticks out of one seen before gets its own range.
+  const uint64_t dc = m.DeviceAddress(a.data() + 900, 200);
+  CHECK(dc == db + 512);
+}
+
+TEST_CASE("a warp's loads: one line per 128 bytes, the second time an L1 hit") {
+  MemoryModel m(Small(), 1);
+  std::vector<uint8_t> buf(4096);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;  // 128 bytes
+  const uint32_t miss = m.Access(0, 0, addr, ~0u, 4, false);
+  CHECK(miss >= 500);  // DRAM
+  CHECK(m.counters().sectors == 4);
+  CHECK(m.counters().l1_misses == 1);
+  CHECK(m.Access(0, 1000, addr, ~0u, 4, false) == 30);
+  CHECK(m.counters().l1_hits == 1);
+  // Strided by 128 bytes: 32 lines, 32 sectors.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * (l % 32) % 4096;
+  m.Access(0, 2000, addr, ~0u, 4, false);
+  CHECK(m.counters().sectors == 4 + 4 + 32);
+}
