@@ -3,8 +3,8 @@
 // It answers one question per warp memory instruction: in how many cycles
 // is the data there? The lanes' byte addresses (device addresses that
 // DeviceAddress() gives the emulator's host memory) are grouped into
-// lines of line_bytes and sectors of sector_bytes. Each distinct line is looked up
-// in the SM's L1 (set associative, least recently used; loads allocate,
+// lines of line_bytes and sectors of sector_bytes. Each distinct line is looked
+// up in the SM's L1 (set associative, least recently used; loads allocate,
 // stores write through without allocating), then in the L2 (the same kind
 // of cache, shared by all SMs, allocating on loads and stores), then
 // DRAM. The instruction's latency is the slowest line's hit latency; the

@@ -125,6 +125,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     ws.sp = spots[w].sp;
     ws.slot = slot;
     ws.id = next_warp_id++;
+    sp.age[sp.resident] = static_cast<uint8_t>(slot);  // the youngest
     ws.reg_first = spots[w].first;
     ws.reg_count = per_warp;
     ws.regs_per_thread = regs;
@@ -133,6 +134,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     ws.ready_reason.assign(ws.ready.size(), StallReason::kWait);
     ws.next_issue = now;
     ws.begin = now;
+    ws.since = now;
     ws.done = ws.warp->done();
     sp.slots[slot] = &ws;
     sp.list.insert(std::lower_bound(sp.list.begin(), sp.list.end(), &ws,
@@ -147,6 +149,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     sm.stats.peak_warps = std::max(sm.stats.peak_warps, sm.warps);
     // (Two-level: RefillPool() admits it.)
     ws.in_pool = config.scheduler != SchedulerPolicy::kTwoLevel;
+    if (ws.in_pool) sp.pool |= uint64_t{1} << slot;
     Refresh(ws);
     if (trace != nullptr && trace->detail != trace::Detail::kSummary) {
       trace->registers.push_back(
@@ -174,6 +177,7 @@ void TimingModel::Impl::RefillPool(SubPartition& sp) {
     }
     if (oldest == nullptr) return;
     oldest->in_pool = true;
+    sp.pool |= uint64_t{1} << oldest->slot;
     ++n;
   }
 }
@@ -213,6 +217,12 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
   Sm& sm = sms[w.sm];
   SubPartition& sp = sm.sp[w.sp];
   sp.slots[w.slot] = nullptr;
+  auto* end = sp.age.begin() + sp.resident;
+  (void)std::remove(sp.age.begin(), end, static_cast<uint8_t>(w.slot));
+  sp.SetReadyAt(w.slot, kNever, now);
+  sp.pool &= ~(uint64_t{1} << w.slot);
+  sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &=
+      ~(uint64_t{1} << w.slot);
   sp.list.erase(std::find(sp.list.begin(), sp.list.end(), &w));
   sp.resident -= 1;
   sp.wake = 0;
@@ -248,13 +258,20 @@ void TimingModel::Impl::Sample(bool force) {
   if (!force && now < next_sample) return;
   const uint64_t interval = now - last_sample;
   if (interval == 0) return;
+  for (Sm& sm : sms) {
+    for (SubPartition& sp : sm.sp) {
+      for (WarpState* w : sp.list) Account(*w, now);
+    }
+  }
   for (uint32_t s = 0; s < sms.size(); ++s) {
     Sm& sm = sms[s];
-    if (sm.sample_issued == 0 && sm.warps == 0) {
-      bool any = false;
-      for (uint64_t v : sm.sample_stalls) any |= v != 0;
-      if (!any) continue;
+    trace::StallCounts stalls;
+    bool any = false;
+    for (size_t r = 0; r < stalls.size(); ++r) {
+      stalls[r] = sm.stats.stall_cycles[r] - sm.sample_base[r];
+      any |= stalls[r] != 0;
     }
+    if (sm.sample_issued == 0 && sm.warps == 0 && !any) continue;
     trace::CounterSample c;
     c.cycle = now;
     c.sm = s;
@@ -262,10 +279,10 @@ void TimingModel::Impl::Sample(bool force) {
     c.registers_allocated = sm.registers;
     c.issued = sm.sample_issued;
     c.interval = interval;
-    c.stalls = sm.sample_stalls;
+    c.stalls = stalls;
     trace->counters.push_back(c);
     sm.sample_issued = 0;
-    sm.sample_stalls = {};
+    sm.sample_base = sm.stats.stall_cycles;
   }
   last_sample = now;
   next_sample = (now / kSampleInterval + 1) * kSampleInterval;
@@ -273,6 +290,14 @@ void TimingModel::Impl::Sample(bool force) {
 
 Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
                                 const pipeline::DrainLimits& limits_in) {
+  if (slots_per_sp > kMaxSlotsPerSubPartition) {
+    return Unsupported(
+        "the timing model handles at most " +
+        std::to_string(kMaxSlotsPerSubPartition) +
+        " warp slots per sub-partition; the GPU configuration has " +
+        std::to_string(slots_per_sp) + " (sm.max_warps_per_sm / " +
+        "sm.sub_partitions)");
+  }
   RunTiming run;
   run.name = next_name.empty() ? limits_in.what : next_name;
   next_name.clear();
@@ -281,6 +306,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     sm.used_in_run = false;
     sm.run_resident_warp_cycles = 0;
     sm.run_issued = 0;
+    sm.run_base = sm.stats.stall_cycles;
   }
   if (trace != nullptr) trace->runs.push_back({run.name, now, now});
   pipeline::RetireInOrder merge(&source);
@@ -295,6 +321,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     double resident = 0;
     uint64_t issued = 0;
     for (Sm& sm : sms) {
+      for (size_t r = 0; r < trace::kStallReasons; ++r) {
+        run.stall_cycles[r] += sm.stats.stall_cycles[r] - sm.run_base[r];
+      }
       if (!sm.used_in_run) continue;
       run.sms_used += 1;
       resident += sm.run_resident_warp_cycles;
@@ -385,10 +414,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
           "a work source produced nothing although every earlier item "
           "retired");
     }
-    // One cycle. A sub-partition re-evaluates its warps only when
-    // something may have changed (`wake`): it issued, a warp arrived or
-    // left, a barrier opened, or the earliest of its warps' ready cycles
-    // came; otherwise its warps keep their states (and counts).
+    // One cycle. A sub-partition picks only when something may have
+    // changed (`wake`): it issued, a warp arrived or left, a barrier
+    // opened, or the earliest of its warps' ready cycles came.
     bool issued_any = false;
     uint64_t next_event = kNever;
     for (uint32_t s : active_sms) {
@@ -401,7 +429,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         }
         if (config.scheduler == SchedulerPolicy::kTwoLevel) RefillPool(sp);
         uint64_t earliest = kNever;
-        WarpState* pick = EvaluateAndPick(sp, &earliest);
+        WarpState* pick = Pick(sp, &earliest);
         if (pick != nullptr) {
           if (Status st = Issue(*pick, sp, sm, run, lanes); !st.ok()) {
             return st;
@@ -436,23 +464,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     for (uint32_t s : active_sms) {
       Sm& sm = sms[s];
       for (SubPartition& sp : sm.sp) {
+        // (The warps' own states are counted by Account().)
         if (sp.resident == 0) {
           sm.stats.stall_cycles[R(StallReason::kIdle)] += dt;
-          run.stall_cycles[R(StallReason::kIdle)] += dt;
-          sm.sample_stalls[R(StallReason::kIdle)] += dt;
-          continue;
-        }
-        for (size_t r = 0; r < trace::kStallReasons; ++r) {
-          if (sp.counts[r] == 0) continue;
-          const uint64_t v = sp.counts[r] * dt;
-          sm.stats.stall_cycles[r] += v;
-          run.stall_cycles[r] += v;
-          sm.sample_stalls[r] += v;
-        }
-        // The issued warp is not selected again in skipped cycles.
-        if (sp.counts[R(StallReason::kSelected)] != 0) {
-          sp.counts[R(StallReason::kSelected)] = 0;
-          sp.wake = 0;
         }
       }
       sm.stats.busy_cycles += dt;
@@ -479,6 +493,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       if (st->warps_left != 0 && all_waiting) {
         for (WarpState* w : st->warps) {
           if (w == nullptr) continue;
+          Account(*w, now + dt);
           w->warp->ReleaseBarrier();
           w->next_issue = std::max(w->next_issue, now + dt);
           Refresh(*w);

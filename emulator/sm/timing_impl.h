@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -34,21 +35,25 @@ inline size_t R(StallReason r) { return static_cast<size_t>(r); }
 struct ItemState;
 
 // A resident warp: where it lives, its scoreboard, what it waits for.
+//
+// Its stall state is kept lazily: from cycle `since` on, the warp waits
+// for `why` until `ready_at` and is eligible from then on (not_selected
+// unless it issues), or waits at a barrier; the cycles are added to the
+// counters (Account()) only when something changes that state.
 struct WarpState {
-  // What the scheduler reads every cycle, first (one cache line).
   uint64_t next_issue = 0;
   uint64_t deps_ready = 0;  // the next instruction's operands are ready
-  uint64_t ready_at = 0;    // this cycle's evaluation: when it can issue
+  uint64_t ready_at = 0;    // when it can issue (kNever: barrier or done)
+  uint64_t since = 0;       // cycles before it are in the counters
   uint64_t id = 0;          // launch order, run-wide
   simt::Pipe pipe = simt::Pipe::kNone;  // the next instruction's pipe
   StallReason next_issue_reason = StallReason::kWait;
   StallReason deps_reason = StallReason::kWait;
-  StallReason state = StallReason::kWait;  // this cycle's
-  bool in_pool = true;                     // two-level scheduler's active pool
+  StallReason why = StallReason::kWait;  // the wait until ready_at
+  bool in_pool = true;                   // two-level scheduler's active pool
   bool done = false;
   bool at_barrier = false;  // (the warp's, kept here)
   uint32_t slot = 0;
-  // The rest.
   simt::Warp* warp = nullptr;
   ItemState* item = nullptr;
   uint32_t index = 0;  // within its item
@@ -74,22 +79,113 @@ struct ItemState {
   std::vector<uint64_t> device_base;
 };
 
+// Warp slots per sub-partition the timing model handles (bit masks).
+constexpr uint32_t kMaxSlotsPerSubPartition = 64;
+
 struct SubPartition {
-  // Per warp slot: the state of the warp that holds it (kept here, side by
-  // side, so that the scheduler's scan over them stays in the cache).
+  // Per warp slot: the state of the warp that holds it.
   std::vector<WarpState> states;
   std::vector<WarpState*> slots;  // nullptr: free
   std::vector<WarpState*> list;   // the resident warps, by slot
+  // Per slot: the warp's ready_at (kNever: free, done or at a barrier)
+  // and its next instruction's pipe.
+  std::array<uint64_t, kMaxSlotsPerSubPartition> ready_at;
+  std::array<simt::Pipe, kMaxSlotsPerSubPartition> pipe_of{};
+  // The occupied slots, oldest warp first (by WarpState::id).
+  std::array<uint8_t, kMaxSlotsPerSubPartition> age{};
+  // Per pipe: the slots whose warps' next instruction goes to it.
+  uint64_t on_pipe[kPipes] = {};
+  uint64_t pool = 0;  // slots whose warps are in the active pool
   // Free ranges of the register file (first, count), by first register.
   std::vector<std::pair<uint32_t, uint32_t>> free;
   uint64_t pipe_free[kPipes] = {};
   WarpState* last = nullptr;  // the warp issued last
   uint32_t rr = 0;            // loose round robin: the slot after the last
   uint32_t resident = 0;
-  // The cycle it must look at its warps again (0: now), and how many of
-  // them were in each state when it last did.
+  // The cycle it must pick again (0: now): after an issue, an arrival, a
+  // departure or an opened barrier, else when its first warp is ready.
   uint64_t wake = 0;
-  std::array<uint32_t, trace::kStallReasons> counts{};
+  SubPartition() { ready_at.fill(kNever); }
+
+  // Which warps are ready, kept as their ready cycles change (a timing
+  // wheel) so that the scheduler need not look at every warp each cycle:
+  // `ready` holds the slots whose ready_at has come (by cycle `time`),
+  // wheel[t % 64] those ready at t in (time, time + 64), `far` the later
+  // ones (not kNever).
+  uint64_t time = 0;
+  uint64_t ready = 0;
+  std::array<uint64_t, 64> wheel{};
+  uint64_t wheel_used = 0;  // bit k: wheel[k] != 0
+  uint64_t far = 0;
+  uint64_t far_min = kNever;
+
+  // Brings `ready` up to cycle `now`.
+  void Advance(uint64_t now) {
+    if (now <= time) return;
+    if (wheel_used != 0) {
+      // The wheel's positions for (time, now], oldest first.
+      uint64_t span =
+          now - time >= 64 ? ~uint64_t{0} : ((uint64_t{1} << (now - time)) - 1);
+      const uint32_t from = static_cast<uint32_t>((time + 1) % 64);
+      span = std::rotl(span, static_cast<int>(from));
+      for (uint64_t m = span & wheel_used; m != 0; m &= m - 1) {
+        const uint32_t k = static_cast<uint32_t>(std::countr_zero(m));
+        ready |= wheel[k];
+        wheel[k] = 0;
+      }
+      wheel_used &= ~span;
+    }
+    time = now;
+    if (far != 0 && far_min < time + 64) {
+      const uint64_t moving = far;
+      far = 0;
+      far_min = kNever;
+      for (uint64_t m = moving; m != 0; m &= m - 1) {
+        Place(static_cast<uint32_t>(std::countr_zero(m)));
+      }
+    }
+  }
+  // Files slot `i` by its ready_at (relative to `time`).
+  void Place(uint32_t i) {
+    const uint64_t bit = uint64_t{1} << i;
+    const uint64_t t = ready_at[i];
+    if (t == kNever) return;
+    if (t <= time) {
+      ready |= bit;
+    } else if (t < time + 64) {
+      wheel[t % 64] |= bit;
+      wheel_used |= uint64_t{1} << (t % 64);
+    } else {
+      far |= bit;
+      far_min = std::min(far_min, t);
+    }
+  }
+  // Slot `i`'s warp is ready at `t` from now on (kNever: never).
+  void SetReadyAt(uint32_t i, uint64_t t, uint64_t now) {
+    Advance(now);
+    const uint64_t bit = uint64_t{1} << i;
+    const uint64_t old = ready_at[i];
+    if ((ready & bit) != 0) {
+      ready &= ~bit;
+    } else if ((far & bit) != 0) {
+      far &= ~bit;  // (far_min may stay below the rest: harmless)
+    } else if (old != kNever) {
+      uint64_t& w = wheel[old % 64];
+      w &= ~bit;
+      if (w == 0) wheel_used &= ~(uint64_t{1} << (old % 64));
+    }
+    ready_at[i] = t;
+    Place(i);
+  }
+  // The first cycle after `time` a warp becomes ready (kNever: none).
+  uint64_t NextReady() const {
+    if (wheel_used != 0) {
+      const uint32_t from = static_cast<uint32_t>((time + 1) % 64);
+      const uint64_t m = std::rotr(wheel_used, static_cast<int>(from));
+      return time + 1 + static_cast<uint64_t>(std::countr_zero(m));
+    }
+    return far != 0 ? far_min : kNever;
+  }
 };
 
 struct Sm {
@@ -100,9 +196,10 @@ struct Sm {
   bool used_in_run = false;
   double run_resident_warp_cycles = 0;
   uint64_t run_issued = 0;
-  // Since the last trace sample.
+  // Since the last trace sample: instructions issued; stall_cycles then.
   uint64_t sample_issued = 0;
-  trace::StallCounts sample_stalls{};
+  trace::StallCounts sample_base{};
+  trace::StallCounts run_base{};  // stall_cycles when the run began
 };
 
 inline uint32_t RoundUp(uint32_t v, uint32_t unit) {
@@ -253,14 +350,32 @@ struct TimingModel::Impl {
   // round-robin order that has room, graphics warps on the graphics SM
   // with the fewest resident warps that has room.
   bool TryLaunch(ItemState& st);
-  // Reads the next instruction's operands: when they are ready.
+  // Reads the next instruction's operands: when they are ready, and so
+  // when the warp can issue (ready_at) and what it waits for until then.
   void Refresh(WarpState& w);
-  // This cycle's state of a warp and the cycle it can issue at.
-  void Evaluate(WarpState& w, const SubPartition& sp);
-  // Evaluates every warp of `sp` (their states, counted in sp.counts) and
-  // returns the one the scheduler issues, or nullptr; `earliest`: the
-  // first cycle another warp could issue.
-  WarpState* EvaluateAndPick(SubPartition& sp, uint64_t* earliest);
+  // Adds the warp's state from w.since up to cycle `t` to the counters
+  // (the SM's, the run's, the trace sample's).
+  void Account(WarpState& w, uint64_t t) {
+    if (w.done || t <= w.since) return;
+    // (Into the SM's counters only: the run's and the trace sample's are
+    // differences of those.)
+    trace::StallCounts& c = sms[w.sm].stats.stall_cycles;
+    if (w.at_barrier) {
+      c[internal::R(StallReason::kBarrier)] += t - w.since;
+    } else {
+      // Waiting until ready_at, eligible (not selected) from then on.
+      const uint64_t stall_end = std::clamp(w.ready_at, w.since, t);
+      c[internal::R(w.why)] += stall_end - w.since;
+      c[internal::R(StallReason::kNotSelected)] += t - stall_end;
+    }
+    w.since = t;
+  }
+  // Warps of `sp` that wait for pipe `p` beyond its new busy cycle: they
+  // wait for the pipe from the next cycle on (except `issuer`).
+  void Throttle(SubPartition& sp, simt::Pipe p, const WarpState& issuer);
+  // The warp the scheduler issues now, or nullptr; `earliest`: the first
+  // cycle a warp could issue when none can now.
+  WarpState* Pick(SubPartition& sp, uint64_t* earliest);
   // The cycles until a memory instruction's result is ready.
   uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store);

@@ -55,12 +55,23 @@ const PipeTiming& TimingModel::Impl::TimingOf(
   return Pipe(rec.pipe);
 }
 
-// Reads the next instruction's operands: when they are ready.
+// Reads the next instruction's operands: when they are ready, and so
+// when the warp can issue (ready_at) and what it waits for until then.
 void TimingModel::Impl::Refresh(WarpState& w) {
+  SubPartition& sp = sms[w.sm].sp[w.sp];
   w.done = w.warp->done();
   w.at_barrier = w.warp->at_barrier();
-  if (w.done) return;
+  if (w.done || w.at_barrier) {
+    w.ready_at = kNever;
+    w.why = StallReason::kBarrier;
+    sp.SetReadyAt(w.slot, kNever, now);
+    return;
+  }
   const simt::InstrPeek p = w.warp->Peek();
+  const uint64_t bit = uint64_t{1} << w.slot;
+  sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
+  sp.on_pipe[static_cast<size_t>(p.pipe)] |= bit;
+  sp.pipe_of[w.slot] = p.pipe;
   w.pipe = p.pipe;
   w.deps_ready = 0;
   w.deps_reason = StallReason::kWait;
@@ -72,15 +83,6 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   };
   for (uint32_t r : p.reads) check(r);
   for (uint32_t r : p.writes) check(r);
-}
-
-// This cycle's state of a warp and the cycle it can issue at.
-void TimingModel::Impl::Evaluate(WarpState& w, const SubPartition& sp) {
-  if (w.at_barrier) {
-    w.state = StallReason::kBarrier;
-    w.ready_at = kNever;
-    return;
-  }
   uint64_t t = w.next_issue;
   StallReason why = w.next_issue_reason;
   if (w.deps_ready > t) {
@@ -94,64 +96,74 @@ void TimingModel::Impl::Evaluate(WarpState& w, const SubPartition& sp) {
           : w.pipe == simt::Pipe::kTex ? StallReason::kTexThrottle
                                        : StallReason::kMathPipeThrottle;
   }
-  if (!w.in_pool && t <= now) {
-    // Two-level: ready, but outside the active pool.
-    w.state = StallReason::kNotSelected;
-    w.ready_at = now + 1;
-    return;
-  }
   w.ready_at = t;
-  w.state = t <= now ? StallReason::kNotSelected : why;
+  w.why = why;
+  sp.SetReadyAt(w.slot, t, now);
 }
 
-// Evaluates every warp of `sp` (their states, counted in sp.counts) and
-// returns the one the scheduler issues, or nullptr; `earliest`: the
-// first cycle another warp could issue.
-WarpState* TimingModel::Impl::EvaluateAndPick(SubPartition& sp,
-                                              uint64_t* earliest) {
-  sp.counts.fill(0);
-  WarpState* oldest = nullptr;    // the oldest eligible
-  WarpState* after_rr = nullptr;  // the first eligible at slot >= rr
-  WarpState* first = nullptr;     // the first eligible
-  bool last_eligible = false;
-  uint64_t soonest = kNever;
-  for (WarpState* w : sp.list) {
-    if (w->done) continue;
-    Evaluate(*w, sp);
-    sp.counts[R(w->state)] += 1;
-    if (w->ready_at > now || !w->in_pool) {
-      soonest = std::min(soonest, w->ready_at);
-      continue;
-    }
-    if (oldest == nullptr || w->id < oldest->id) oldest = w;
-    if (first == nullptr) first = w;
-    if (after_rr == nullptr && w->slot >= sp.rr) after_rr = w;
-    if (w == sp.last) last_eligible = true;
+// Warps of `sp` that wait for pipe `p` beyond its new busy cycle: they
+// wait for the pipe from the next cycle on (except `issuer`).
+void TimingModel::Impl::Throttle(SubPartition& sp, simt::Pipe p,
+                                 const WarpState& issuer) {
+  const uint64_t busy = sp.pipe_free[static_cast<size_t>(p)];
+  if (busy <= now + 1) return;  // no warp can wait for it
+  const StallReason why = p == simt::Pipe::kLsu ? StallReason::kLgThrottle
+                          : p == simt::Pipe::kTex
+                              ? StallReason::kTexThrottle
+                              : StallReason::kMathPipeThrottle;
+  const uint64_t others =
+      sp.on_pipe[static_cast<size_t>(p)] & ~(uint64_t{1} << issuer.slot);
+  for (uint64_t m = others; m != 0; m &= m - 1) {
+    const uint32_t i = static_cast<uint32_t>(std::countr_zero(m));
+    if (sp.ready_at[i] >= busy) continue;  // (kNever: done, at a barrier)
+    WarpState& w = *sp.slots[i];
+    Account(w, now + 1);
+    w.ready_at = busy;
+    w.why = why;
+    sp.SetReadyAt(i, busy, now);
   }
-  WarpState* pick = nullptr;
+}
+
+// The warp the scheduler issues now, or nullptr; `earliest`: the first
+// cycle a warp could issue when none can now.
+WarpState* TimingModel::Impl::Pick(SubPartition& sp, uint64_t* earliest) {
+  if (config.scheduler == SchedulerPolicy::kGto && sp.last != nullptr &&
+      sp.ready_at[sp.last->slot] <= now &&
+      (sp.pool >> sp.last->slot & 1) != 0) {
+    *earliest = now + 1;
+    return sp.last;  // greedy: the warp issued last, while it can
+  }
+  sp.Advance(now);
+  const uint64_t eligible = sp.ready & sp.pool;
+  if (eligible == 0) {
+    // (A ready warp outside the two-level pool: look again next cycle.)
+    *earliest = sp.ready != 0 ? now + 1 : sp.NextReady();
+    return nullptr;
+  }
+  *earliest = now + 1;
+  auto oldest = [&]() {
+    if ((eligible & (eligible - 1)) == 0) {
+      return sp.slots[std::countr_zero(eligible)];  // the only one
+    }
+    for (uint32_t k = 0;; ++k) {  // (eligible != 0: one is in `age`)
+      if ((eligible >> sp.age[k] & 1) != 0) return sp.slots[sp.age[k]];
+    }
+  };
   switch (config.scheduler) {
     case SchedulerPolicy::kGto:
-      pick = last_eligible ? sp.last : oldest;
-      break;
+      if (sp.last != nullptr && (eligible >> sp.last->slot & 1) != 0) {
+        return sp.last;
+      }
+      return oldest();
     case SchedulerPolicy::kOldest:
-      pick = oldest;
-      break;
+      return oldest();
     case SchedulerPolicy::kLrr:
     case SchedulerPolicy::kTwoLevel:
-      pick = after_rr != nullptr ? after_rr : first;
-      if (pick != nullptr) {
-        sp.rr = pick->slot + 1 < slots_per_sp ? pick->slot + 1 : 0;
-      }
       break;
   }
-  if (pick != nullptr) {
-    sp.counts[R(pick->state)] -= 1;
-    sp.counts[R(StallReason::kSelected)] += 1;
-    pick->state = StallReason::kSelected;
-    // The other eligible warps could issue next cycle.
-    if (oldest != pick || first != pick) soonest = std::min(soonest, now + 1);
-  }
-  *earliest = soonest;
+  const uint64_t after = sp.rr >= 64 ? 0 : eligible & (~uint64_t{0} << sp.rr);
+  WarpState* pick = sp.slots[std::countr_zero(after != 0 ? after : eligible)];
+  sp.rr = pick->slot + 1 < slots_per_sp ? pick->slot + 1 : 0;
   return pick;
 }
 
@@ -223,6 +235,10 @@ void TimingModel::Impl::LogInstruction(const WarpState& w,
 // Issues `w`'s next instruction at `now`.
 Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
                                 RunTiming& run, uint64_t& lanes) {
+  // Its state until now; now it is selected.
+  Account(w, now);
+  sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
+  w.since = now + 1;
   const simt::InstrRecord rec = w.warp->Step();
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
@@ -305,12 +321,17 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   if (long_wait && config.scheduler == SchedulerPolicy::kTwoLevel) {
     w.in_pool = false;
+    sp.pool &= ~(uint64_t{1} << w.slot);
   }
   if (!logged) LogInstruction(w, rec, latency);
   if (rec.blocking == simt::Blocking::kError) {
     return w.item->item->WarpError(w.index);
   }
   Refresh(w);
+  Throttle(sp, rec.pipe, w);
+  if (long_wait && config.context_switch == ContextSwitch::kSwap) {
+    Throttle(sp, simt::Pipe::kLsu, w);
+  }
   return {};
 }
 
