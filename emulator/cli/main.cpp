@@ -20,6 +20,7 @@
 #include "cli/cli_util.h"
 #include "cli/occupancy_command.h"
 #include "runner/png_writer.h"
+#include "runner/registers_file.h"
 #include "runner/runner.h"
 #include "runner/shader_build.h"
 #include "scene/amber_parser.h"
@@ -61,7 +62,9 @@ const char kRunHelp[] =
     "                   [--timing [--scheduler gto|lrr|oldest|two_level]\n"
     "                    [--context-switch free|swap] [--trace TRACE.json]\n"
     "                    [--trace-detail summary|warps|instructions]\n"
-    "                    [--trace-max-events N] [--csv DIR]]\n"
+    "                    [--trace-max-events N] [--csv DIR]\n"
+    "                    [--regs-per-thread N] [--registers-from "
+    "REPORT.json]]\n"
     "\n"
     "Runs the script's commands and checks every EXPECT.\n"
     "  --out DIR                  write outputs into DIR: report.json and\n"
@@ -116,6 +119,13 @@ const char kRunHelp[] =
     "DIR/sms.csv\n"
     "                             (one row per SM) and DIR/runs.csv (one row\n"
     "                             per draw and dispatch)\n"
+    "  --regs-per-thread N        give every warp N registers per thread\n"
+    "                             instead of the register model's estimate\n"
+    "                             (what-if studies of occupancy)\n"
+    "  --registers-from FILE      take each pipeline's registers per thread,\n"
+    "                             per stage, from a warpsim-vkref report\n"
+    "                             (the driver's \"Register Count\"); other\n"
+    "                             pipelines keep the estimate\n"
     "Exit codes: 0 all expectations pass, 1 an expectation failed,\n"
     "2 invalid input (diagnostic with its position on stderr),\n"
     "3 unsupported feature (named on stderr), 4 --max-warp-instructions\n"
@@ -147,7 +157,7 @@ bool WriteFileAtomically(const std::string& path, const std::string& data) {
 }
 
 int RunCommand(int argc, char** argv) {
-  std::string file, out_dir, json_path, trace_path, csv_dir;
+  std::string file, out_dir, json_path, trace_path, csv_dir, registers_from;
   std::optional<warpsim::sm::SchedulerPolicy> scheduler;
   std::optional<warpsim::sm::ContextSwitch> context_switch;
   bool trace_options = false;  // a --trace* option was given
@@ -241,6 +251,21 @@ int RunCommand(int argc, char** argv) {
       }
       options.trace_max_events = n;
       trace_options = true;
+    } else if (a == "--regs-per-thread") {
+      uint64_t n = 0;
+      if (!ParseUint(value("--regs-per-thread"), &n) || n < 1 || n > 4096) {
+        return Usage("--regs-per-thread needs a number from 1 to 4096",
+                     kRunHelp);
+      }
+      options.regs_per_thread = static_cast<uint32_t>(n);
+      trace_options = true;
+    } else if (a == "--registers-from") {
+      const char* v = value("--registers-from");
+      if (!v || *v == 0) {
+        return Usage("--registers-from needs a report file", kRunHelp);
+      }
+      registers_from = v;
+      trace_options = true;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--shader-cache") {
@@ -259,8 +284,26 @@ int RunCommand(int argc, char** argv) {
   }
   if (file.empty()) return Usage("run needs an .amber file", kRunHelp);
   if (!options.timing_mode && (trace_options || scheduler || context_switch)) {
-    return Usage("--scheduler, --context-switch and --trace* need --timing",
+    return Usage(
+        "--scheduler, --context-switch, --trace*, --csv, --regs-per-thread "
+        "and --registers-from need --timing",
+        kRunHelp);
+  }
+  if (options.regs_per_thread > options.sm.max_registers_per_thread) {
+    return Usage("--regs-per-thread " +
+                     std::to_string(options.regs_per_thread) +
+                     " is more than the GPU configuration's "
+                     "sm.max_registers_per_thread (" +
+                     std::to_string(options.sm.max_registers_per_thread) + ")",
                  kRunHelp);
+  }
+  if (!registers_from.empty()) {
+    auto regs = warpsim::runner::LoadPipelineRegisters(registers_from);
+    if (!regs.ok()) {
+      std::cerr << regs.error().ToString() << "\n";
+      return 2;
+    }
+    options.pipeline_registers = std::move(*regs);
   }
   // (After the loop: a later --gpu-config does not undo them.)
   if (scheduler) options.timing.scheduler = *scheduler;

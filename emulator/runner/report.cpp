@@ -34,6 +34,13 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["achieved_occupancy"] = t.achieved_occupancy;
   j["limiter"] = t.limiter;
   j["registers_per_thread"] = t.registers_per_thread;
+  if (t.vertex_registers_per_thread != 0) {
+    j["vertex_registers_per_thread"] = t.vertex_registers_per_thread;
+  }
+  j["peak_warps_per_sm"] = t.peak_warps_per_sm;
+  if (t.peak_fragment_warps_per_sm != 0) {
+    j["peak_fragment_warps_per_sm"] = t.peak_fragment_warps_per_sm;
+  }
   j["warp_switches"] = t.warp_switches;
   j["fused_instructions"] = t.fused_instructions;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
@@ -262,7 +269,8 @@ std::string TimingRunsCsv(const RunReport& report) {
   std::string out =
       "kind,index,pipeline,first_cycle,cycles,warp_instructions,ipc,sms_used,"
       "theoretical_occupancy,achieved_occupancy,limiter,"
-      "registers_per_thread,warp_switches,fused_instructions" +
+      "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
+      "peak_fragment_warps_per_sm,warp_switches,fused_instructions" +
       StallHeader() + "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
@@ -273,6 +281,9 @@ std::string TimingRunsCsv(const RunReport& report) {
            std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) +
            "," + Num(t.achieved_occupancy) + "," + t.limiter + "," +
            std::to_string(t.registers_per_thread) + "," +
+           std::to_string(t.vertex_registers_per_thread) + "," +
+           std::to_string(t.peak_warps_per_sm) + "," +
+           std::to_string(t.peak_fragment_warps_per_sm) + "," +
            std::to_string(t.warp_switches) + "," +
            std::to_string(t.fused_instructions) + StallColumns(t.stall_cycles) +
            "\n";

@@ -91,6 +91,20 @@ class SceneRunner {
 
  private:
   // Worker threads for the pipeline's parallel driver.
+  // Timing mode: the registers per thread RunOptions sets for pipeline
+  // `name`'s stages.
+  sm::StageRegisters RegistersFor(const std::string& name) const {
+    const uint32_t all = options_.regs_per_thread;
+    sm::StageRegisters r{all, all, all};
+    if (auto it = options_.pipeline_registers.find(name);
+        it != options_.pipeline_registers.end()) {
+      if (it->second.vertex != 0) r.vertex = it->second.vertex;
+      if (it->second.fragment != 0) r.fragment = it->second.fragment;
+      if (it->second.compute != 0) r.compute = it->second.compute;
+    }
+    return r;
+  }
+
   uint32_t Threads() const {
     if (options_.threads != 0) return options_.threads;
     return std::max(1u, std::thread::hardware_concurrency());
@@ -144,7 +158,8 @@ class SceneRunner {
     if (timing_) {
       timing_->BeginRun(
           "dispatch " + std::to_string(report_->dispatches.size()) +
-          " (pipeline " + p->name + ", line " + std::to_string(line) + ")");
+              " (pipeline " + p->name + ", line " + std::to_string(line) + ")",
+          RegistersFor(p->name));
       limits.driver = timing_.get();
     }
     auto stats = pipeline::DispatchCompute((*program)->program, groups,
@@ -396,7 +411,8 @@ class SceneRunner {
     }
     if (timing_) {
       timing_->BeginRun("draw " + std::to_string(report_->draws.size()) +
-                        " (pipeline " + p.name + ")");
+                            " (pipeline " + p.name + ")",
+                        RegistersFor(p.name));
       state.config.driver = timing_.get();
     }
     auto stats = pipeline::Draw(state, call);

@@ -6,6 +6,7 @@
 #define WARPSIM_RUNNER_RUNNER_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,12 @@ struct RunOptions : GpuConfig {
   // In timing mode: what RunReport::trace records.
   trace::Detail trace_detail = trace::Detail::kWarps;
   uint64_t trace_max_events = 1'000'000;
+  // In timing mode: registers per thread for every stage instead of the
+  // register model's estimate (0: the estimate), and per pipeline name
+  // and stage (e.g. a driver's counts from a warpsim-vkref report), which
+  // win over it.
+  uint32_t regs_per_thread = 0;
+  std::map<std::string, sm::StageRegisters> pipeline_registers;
 };
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);

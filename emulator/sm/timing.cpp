@@ -48,8 +48,24 @@ void TimingModel::Impl::UpdateActive() {
 
 uint32_t TimingModel::Impl::RegsPerThread(
     const pipeline::WorkItem& item) const {
+  uint32_t set = 0;
+  switch (item.kind) {
+    case pipeline::WorkKind::kVertexBatch:
+      set = registers.vertex;
+      break;
+    case pipeline::WorkKind::kFragment:
+      set = registers.fragment;
+      break;
+    case pipeline::WorkKind::kComputeWorkgroup:
+      set = registers.compute;
+      break;
+  }
+  if (set != 0) return set;
   if (item.warps.empty()) return min_regs;
-  return std::max(min_regs, item.warps[0]->program().num_regs);
+  // The register model's estimate of NVIDIA's count (the report's
+  // registers_per_thread), not the emulator's own allocation.
+  const simt::Program& p = item.warps[0]->program();
+  return std::max(min_regs, p.model_regs != 0 ? p.model_regs : p.num_regs);
 }
 
 // Places every warp of `item` on SM `s`, or nothing; false when it does
@@ -101,6 +117,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
   st.warps_left = nwarps;
   st.warps.resize(nwarps);
   sm.warps += nwarps;
+  if (item.kind == pipeline::WorkKind::kFragment) sm.fragment_warps += nwarps;
   if (st.block) sm.blocks += 1;
   sm.shared += st.shared_bytes;
   for (uint32_t w = 0; w < nwarps; ++w) {
@@ -230,6 +247,9 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
   Release(sp.free, w.reg_first, w.reg_count);
   sm.registers -= w.reg_count;
   sm.warps -= 1;
+  if (w.item->item->kind == pipeline::WorkKind::kFragment) {
+    sm.fragment_warps -= 1;
+  }
   if (trace != nullptr && trace->detail != trace::Detail::kSummary) {
     trace->registers.push_back(
         {now + 1, w.sm, w.sp, w.id, w.reg_first, w.reg_count, false});
@@ -301,6 +321,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   RunTiming run;
   run.name = next_name.empty() ? limits_in.what : next_name;
   next_name.clear();
+  registers = next_registers;
+  next_registers = {};
   run.begin = now;
   for (Sm& sm : sms) {
     sm.used_in_run = false;
@@ -313,7 +335,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   std::deque<std::unique_ptr<ItemState>> pending;
   std::vector<std::unique_ptr<ItemState>> live;
   std::vector<ItemState*> dirty;  // items a warp of finished or waits in
-  bool first_item = true;
+  bool seen_vertex = false, seen_vertex_occupancy = false, seen_main = false;
   uint64_t lanes = 0;
   auto finish_run = [&]() {
     run.end = now;
@@ -356,8 +378,17 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
                         limits.reserved_shared_memory_per_block,
                     limits.shared_memory_allocation_unit);
       }
-      if (first_item) {
-        first_item = false;
+      // The run's registers and theoretical occupancy: a dispatch's, a
+      // draw's fragment shader's (its vertex shader's until a fragment
+      // item comes, or for a draw without one).
+      const bool vertex = item.kind == pipeline::WorkKind::kVertexBatch;
+      if (vertex && !seen_vertex) {
+        seen_vertex = true;
+        run.vertex_registers_per_thread = RegsPerThread(item);
+      }
+      if (!seen_main && (!vertex || !seen_vertex_occupancy)) {
+        seen_main = !vertex;
+        seen_vertex_occupancy = true;
         run.registers_per_thread = RegsPerThread(item);
         Occupancy occ;
         if (st->block) {
@@ -400,7 +431,14 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       live.push_back(std::move(pending.front()));
       pending.pop_front();
     }
-    if (live.size() != live_before) UpdateActive();
+    if (live.size() != live_before) {
+      UpdateActive();
+      for (uint32_t s : active_sms) {
+        run.peak_warps_per_sm = std::max(run.peak_warps_per_sm, sms[s].warps);
+        run.peak_fragment_warps_per_sm =
+            std::max(run.peak_fragment_warps_per_sm, sms[s].fragment_warps);
+      }
+    }
     if (live.empty()) {
       if (!pending.empty()) {
         return Unsupported(
@@ -536,8 +574,9 @@ TimingModel::TimingModel(const TimingConfig& config, const SmLimits& limits,
 
 TimingModel::~TimingModel() = default;
 
-void TimingModel::BeginRun(std::string name) {
+void TimingModel::BeginRun(std::string name, StageRegisters registers) {
   impl_->next_name = std::move(name);
+  impl_->next_registers = registers;
 }
 
 Status TimingModel::Drain(pipeline::WarpSource& source,

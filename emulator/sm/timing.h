@@ -77,7 +77,15 @@ struct RunTiming {
   double theoretical_occupancy = 0;
   double achieved_occupancy = 0;
   std::string limiter;  // "registers", "warp_slots", "block_slots", ...
+  // Registers per thread the warps were given: a dispatch's, a draw's
+  // fragment shader's (its vertex shader's apart), from the register
+  // model or the run's override (StageRegisters).
   uint32_t registers_per_thread = 0;
+  uint32_t vertex_registers_per_thread = 0;  // draws
+  // The most warps resident at once on one SM: all stages, and fragment
+  // warps alone (draws).
+  uint32_t peak_warps_per_sm = 0;
+  uint32_t peak_fragment_warps_per_sm = 0;
   trace::StallCounts stall_cycles{};  // warp-cycles by state
   uint64_t warp_switches = 0;  // issues by a warp other than the previous
 };
@@ -92,6 +100,14 @@ struct SmTiming {
   trace::StallCounts stall_cycles{};
 };
 
+// Registers per thread to give each stage's warps in one run instead of
+// the register model's estimate (0: the estimate): what-if studies, or a
+// driver's reported counts (warpsim run --regs-per-thread,
+// --registers-from).
+struct StageRegisters {
+  uint32_t vertex = 0, fragment = 0, compute = 0;
+};
+
 class TimingModel : public pipeline::WarpDriver {
  public:
   // `min_registers_per_thread`: the fewest registers a thread is given
@@ -100,8 +116,9 @@ class TimingModel : public pipeline::WarpDriver {
               uint32_t min_registers_per_thread, trace::Trace* trace = nullptr);
   ~TimingModel() override;
 
-  // Names the next Drain() in runs() and the trace ("draw 0 ...").
-  void BeginRun(std::string name);
+  // Names the next Drain() in runs() and the trace ("draw 0 ..."), and
+  // sets its registers per thread.
+  void BeginRun(std::string name, StageRegisters registers = {});
   Status Drain(pipeline::WarpSource& source,
                const pipeline::DrainLimits& limits) override;
 

@@ -191,6 +191,7 @@ struct SubPartition {
 struct Sm {
   std::vector<SubPartition> sp;
   uint32_t warps = 0, blocks = 0, shared = 0, registers = 0;
+  uint32_t fragment_warps = 0;
   SmTiming stats;
   double resident_warp_cycles = 0;
   bool used_in_run = false;
@@ -331,6 +332,8 @@ struct TimingModel::Impl {
   uint64_t last_sample = 0;
   std::vector<RunTiming> runs;
   std::string next_name;
+  StageRegisters next_registers;
+  StageRegisters registers;  // this run's (Drain's)
 
   Impl(const TimingConfig& c, const SmLimits& l, uint32_t min_registers,
        trace::Trace* t);

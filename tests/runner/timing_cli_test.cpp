@@ -212,6 +212,10 @@ TEST_CASE("timing options are checked", "[runner][cli][timing]") {
       {"--trace /tmp/x.json", "need --timing"},
       {"--scheduler lrr", "need --timing"},
       {"--csv /tmp/x", "need --timing"},
+      {"--regs-per-thread 64", "need --timing"},
+      {"--registers-from r.json", "need --timing"},
+      {"--timing --regs-per-thread 0", "--regs-per-thread needs a number"},
+      {"--timing --regs-per-thread 256", "sm.max_registers_per_thread (255)"},
   };
   for (const Case& c : cases) {
     INFO(c.args);
@@ -225,6 +229,58 @@ TEST_CASE("timing options are checked", "[runner][cli][timing]") {
     CHECK(r.exit_code == 0);
     CHECK(r.output.find(std::string("scheduler ") + s) != std::string::npos);
   }
+}
+
+TEST_CASE("registers per thread: --regs-per-thread and --registers-from",
+          "[runner][cli][timing]") {
+  const std::string file =
+      std::string(WARPSIM_SOURCE_DIR) + "/samples/compute/divergence.amber";
+  const std::string json = TempDir() + "/regs.json";
+  // 200 registers: roundUp(200 x 32, 256) = 6400 per warp, two warps per
+  // 16K-register sub-partition, 8 per SM of 64 slots.
+  auto r =
+      Warpsim("run " + file + " --timing --regs-per-thread 200 --json " + json);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto report = nlohmann::json::parse(Slurp(json));
+  for (const auto& d : report["dispatches"]) {
+    CHECK(d["registers_per_thread"] == 200);
+    CHECK(d["peak_warps_per_sm"].get<uint32_t>() <= 8);
+  }
+  // A report naming the file's pipeline: its compute stage's count.
+  nlohmann::json vk;
+  vk["pipelines"] = nlohmann::json::array();
+  for (const auto& p : report["pipelines"]) {
+    vk["pipelines"].push_back(
+        {{"name", p["name"]},
+         {"stage", "compute"},
+         {"executable_statistics", {{"Register Count", 96}}}});
+  }
+  const std::string regs = TempDir() + "/vk_report.json";
+  std::ofstream(regs) << vk.dump();
+  r = Warpsim("run " + file + " --timing --registers-from " + regs +
+              " --json " + json);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  report = nlohmann::json::parse(Slurp(json));
+  for (const auto& d : report["dispatches"]) {
+    CHECK(d["registers_per_thread"] == 96);
+  }
+  // Bad files: invalid input (exit 2) naming the file, and the line.
+  const std::string bad = TempDir() + "/bad_report.json";
+  std::ofstream(bad) << "{\n\"pipelines\": [\n}";
+  r = Warpsim("run " + file + " --timing --registers-from " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find(bad + ":3:") != std::string::npos);
+  r = Warpsim("run " + file + " --timing --registers-from " + TempDir() +
+              "/missing.json");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cannot read the registers report") != std::string::npos);
+  std::ofstream(bad) << R"({"pipelines": [{"name": "x", "stage": "fragment",
+      "executable_statistics": {"Binary Size": 3}}]})";
+  r = Warpsim("run " + file + " --timing --registers-from " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("no pipeline in the report") != std::string::npos);
 }
 
 TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
@@ -261,13 +317,17 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[0][4] == "cycles");
   CHECK(runs[1][4] ==
         std::to_string(report["dispatches"][0]["cycles"].get<uint64_t>()));
-  // After the 14 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][14] == "stall_selected");
+  CHECK(runs[0][13] == "peak_warps_per_sm");
+  CHECK(runs[1][13] ==
+        std::to_string(
+            report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
+  // After the 17 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][17] == "stall_selected");
   CHECK(
-      runs[1][14] ==
+      runs[1][17] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
-  CHECK(runs[1][13] ==
+  CHECK(runs[1][16] ==
         std::to_string(
             report["dispatches"][0]["fused_instructions"].get<uint64_t>()));
 }
