@@ -27,6 +27,7 @@ TimingModel::Impl::Impl(const TimingConfig& c, const SmLimits& l,
     for (SubPartition& sp : sm.sp) {
       sp.states.resize(slots_per_sp);
       sp.slots.assign(slots_per_sp, nullptr);
+      sp.slot_ptr = sp.slots.data();
       sp.free = {{0u, regs_per_sp}};
     }
   }

@@ -82,31 +82,17 @@ struct ItemState {
 // Warp slots per sub-partition the timing model handles (bit masks).
 constexpr uint32_t kMaxSlotsPerSubPartition = 64;
 
-struct SubPartition {
-  // Per warp slot: the state of the warp that holds it.
-  std::vector<WarpState> states;
-  std::vector<WarpState*> slots;  // nullptr: free
-  std::vector<WarpState*> list;   // the resident warps, by slot
-  // Per slot: the warp's ready_at (kNever: free, done or at a barrier)
-  // and its next instruction's pipe.
-  std::array<uint64_t, kMaxSlotsPerSubPartition> ready_at;
-  std::array<simt::Pipe, kMaxSlotsPerSubPartition> pipe_of{};
-  // The occupied slots, oldest warp first (by WarpState::id).
-  std::array<uint8_t, kMaxSlotsPerSubPartition> age{};
-  // Per pipe: the slots whose warps' next instruction goes to it.
-  uint64_t on_pipe[kPipes] = {};
-  uint64_t pool = 0;  // slots whose warps are in the active pool
-  // Free ranges of the register file (first, count), by first register.
-  std::vector<std::pair<uint32_t, uint32_t>> free;
-  uint64_t pipe_free[kPipes] = {};
-  WarpState* last = nullptr;  // the warp issued last
-  uint32_t rr = 0;            // loose round robin: the slot after the last
-  uint32_t resident = 0;
+struct alignas(64) SubPartition {
+  // What the cycle loop and the scheduler read every cycle, first (two
+  // cache lines).
+  //
   // The cycle it must pick again (0: now): after an issue, an arrival, a
   // departure or an opened barrier, else when its first warp is ready.
   uint64_t wake = 0;
-  SubPartition() { ready_at.fill(kNever); }
-
+  uint32_t resident = 0;
+  uint32_t rr = 0;            // loose round robin: the slot after the last
+  WarpState* last = nullptr;  // the warp issued last
+  WarpState** slot_ptr = nullptr;  // slots.data()
   // Which warps are ready, kept as their ready cycles change (a timing
   // wheel) so that the scheduler need not look at every warp each cycle:
   // `ready` holds the slots whose ready_at has come (by cycle `time`),
@@ -114,10 +100,29 @@ struct SubPartition {
   // ones (not kNever).
   uint64_t time = 0;
   uint64_t ready = 0;
-  std::array<uint64_t, 64> wheel{};
   uint64_t wheel_used = 0;  // bit k: wheel[k] != 0
   uint64_t far = 0;
   uint64_t far_min = kNever;
+  uint64_t pool = 0;  // slots whose warps are in the active pool
+  uint64_t pipe_free[kPipes] = {};
+  // Per pipe: the slots whose warps' next instruction goes to it.
+  uint64_t on_pipe[kPipes] = {};
+  // The rest.
+  std::array<uint64_t, 64> wheel{};
+  // Per slot: the warp's ready_at (kNever: free, done or at a barrier)
+  // and its next instruction's pipe.
+  std::array<uint64_t, kMaxSlotsPerSubPartition> ready_at;
+  std::array<simt::Pipe, kMaxSlotsPerSubPartition> pipe_of{};
+  // The occupied slots, oldest warp first (by WarpState::id).
+  std::array<uint8_t, kMaxSlotsPerSubPartition> age{};
+  // Per warp slot: the state of the warp that holds it.
+  std::vector<WarpState> states;
+  std::vector<WarpState*> slots;  // nullptr: free
+  std::vector<WarpState*> list;   // the resident warps, by slot
+  // Free ranges of the register file (first, count), by first register.
+  std::vector<std::pair<uint32_t, uint32_t>> free;
+
+  SubPartition() { ready_at.fill(kNever); }
 
   // Brings `ready` up to cycle `now`.
   void Advance(uint64_t now) {

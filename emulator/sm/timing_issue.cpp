@@ -116,7 +116,7 @@ void TimingModel::Impl::Throttle(SubPartition& sp, simt::Pipe p,
   for (uint64_t m = others; m != 0; m &= m - 1) {
     const uint32_t i = static_cast<uint32_t>(std::countr_zero(m));
     if (sp.ready_at[i] >= busy) continue;  // (kNever: done, at a barrier)
-    WarpState& w = *sp.slots[i];
+    WarpState& w = *sp.slot_ptr[i];
     Account(w, now + 1);
     w.ready_at = busy;
     w.why = why;
@@ -143,10 +143,10 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, uint64_t* earliest) {
   *earliest = now + 1;
   auto oldest = [&]() {
     if ((eligible & (eligible - 1)) == 0) {
-      return sp.slots[std::countr_zero(eligible)];  // the only one
+      return sp.slot_ptr[std::countr_zero(eligible)];  // the only one
     }
     for (uint32_t k = 0;; ++k) {  // (eligible != 0: one is in `age`)
-      if ((eligible >> sp.age[k] & 1) != 0) return sp.slots[sp.age[k]];
+      if ((eligible >> sp.age[k] & 1) != 0) return sp.slot_ptr[sp.age[k]];
     }
   };
   switch (config.scheduler) {
@@ -162,7 +162,7 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, uint64_t* earliest) {
       break;
   }
   const uint64_t after = sp.rr >= 64 ? 0 : eligible & (~uint64_t{0} << sp.rr);
-  WarpState* pick = sp.slots[std::countr_zero(after != 0 ? after : eligible)];
+  WarpState* pick = sp.slot_ptr[std::countr_zero(after != 0 ? after : eligible)];
   sp.rr = pick->slot + 1 < slots_per_sp ? pick->slot + 1 : 0;
   return pick;
 }
