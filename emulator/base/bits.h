@@ -23,6 +23,18 @@ constexpr uint32_t PopCount32(uint32_t x) {
 #endif
 }
 
+// The same for 64-bit masks (the timing model's warp slots).
+constexpr uint32_t PopCount64(uint64_t x) {
+#if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
+  return static_cast<uint32_t>(std::popcount(x));
+#else
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return static_cast<uint32_t>((x * 0x0101010101010101u) >> 56);
+#endif
+}
+
 }  // namespace warpsim
 
 #endif  // WARPSIM_BASE_BITS_H_

@@ -243,6 +243,11 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
       ~(uint64_t{1} << w.slot);
   sp.list.erase(std::find(sp.list.begin(), sp.list.end(), &w));
   sp.resident -= 1;
+  if (sp.resident == 0) {
+    // (Retiring ends its last cycle; nothing is throttled after it.)
+    Settle(sp, sm, now + 1);
+    sp.throttled = {};
+  }
   sp.wake = 0;
   if (sp.last == &w) sp.last = nullptr;
   Release(sp.free, w.reg_first, w.reg_count);
@@ -282,6 +287,7 @@ void TimingModel::Impl::Sample(bool force) {
   for (Sm& sm : sms) {
     for (SubPartition& sp : sm.sp) {
       for (WarpState* w : sp.list) Account(*w, now);
+      Settle(sp, sm, now);
     }
   }
   for (uint32_t s = 0; s < sms.size(); ++s) {
@@ -339,6 +345,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   bool seen_vertex = false, seen_vertex_occupancy = false, seen_main = false;
   uint64_t lanes = 0;
   auto finish_run = [&]() {
+    for (Sm& sm : sms) {
+      for (SubPartition& sp : sm.sp) Settle(sp, sm, now);
+    }
     run.end = now;
     run.cycles = run.end - run.begin;
     double resident = 0;
@@ -468,7 +477,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         }
         if (config.scheduler == SchedulerPolicy::kTwoLevel) RefillPool(sp);
         uint64_t earliest = kNever;
-        WarpState* pick = Pick(sp, &earliest);
+        WarpState* pick = Pick(sp, sm, &earliest);
         if (pick != nullptr) {
           if (Status st = Issue(*pick, sp, sm, run, lanes); !st.ok()) {
             return st;

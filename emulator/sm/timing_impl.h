@@ -90,8 +90,8 @@ struct alignas(64) SubPartition {
   // departure or an opened barrier, else when its first warp is ready.
   uint64_t wake = 0;
   uint32_t resident = 0;
-  uint32_t rr = 0;            // loose round robin: the slot after the last
-  WarpState* last = nullptr;  // the warp issued last
+  uint32_t rr = 0;                 // loose round robin: the slot after the last
+  WarpState* last = nullptr;       // the warp issued last
   WarpState** slot_ptr = nullptr;  // slots.data()
   // Which warps are ready, kept as their ready cycles change (a timing
   // wheel) so that the scheduler need not look at every warp each cycle:
@@ -105,6 +105,11 @@ struct alignas(64) SubPartition {
   uint64_t far_min = kNever;
   uint64_t pool = 0;  // slots whose warps are in the active pool
   uint64_t pipe_free[kPipes] = {};
+  uint32_t busy_pipes = 0;  // bit p: pipe_free[p] may be in the future
+  // Ready warps whose pipe was busy when the scheduler last looked, by
+  // ThrottleIndex(), since throttled_since (Settle()).
+  std::array<uint32_t, 3> throttled{};
+  uint64_t throttled_since = 0;
   // Per pipe: the slots whose warps' next instruction goes to it.
   uint64_t on_pipe[kPipes] = {};
   // The rest.
@@ -207,6 +212,14 @@ struct Sm {
   trace::StallCounts sample_base{};
   trace::StallCounts run_base{};  // stall_cycles when the run began
 };
+
+// The stall reason of a warp whose pipe is busy, by ThrottleIndex().
+constexpr StallReason kThrottleReasons[3] = {StallReason::kMathPipeThrottle,
+                                             StallReason::kLgThrottle,
+                                             StallReason::kTexThrottle};
+inline size_t ThrottleIndex(simt::Pipe p) {
+  return p == simt::Pipe::kLsu ? 1 : p == simt::Pipe::kTex ? 2 : 0;
+}
 
 inline uint32_t RoundUp(uint32_t v, uint32_t unit) {
   return unit == 0 ? v : (v + unit - 1) / unit * unit;
@@ -378,12 +391,13 @@ struct TimingModel::Impl {
     }
     w.since = t;
   }
-  // Warps of `sp` that wait for pipe `p` beyond its new busy cycle: they
-  // wait for the pipe from the next cycle on (except `issuer`).
-  void Throttle(SubPartition& sp, simt::Pipe p, const WarpState& issuer);
+  // Adds the cycles since sp.throttled_since of the warps Pick() found
+  // throttled (ready, their pipe busy) to their pipe's reason.
+  void Settle(SubPartition& sp, Sm& sm, uint64_t t);
   // The warp the scheduler issues now, or nullptr; `earliest`: the first
-  // cycle a warp could issue when none can now.
-  WarpState* Pick(SubPartition& sp, uint64_t* earliest);
+  // cycle a warp could issue when none can now. Also counts the ready
+  // warps whose pipe is busy (throttled).
+  WarpState* Pick(SubPartition& sp, Sm& sm, uint64_t* earliest);
   // The cycles until a memory instruction's result is ready.
   uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store);

@@ -83,64 +83,71 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   };
   for (uint32_t r : p.reads) check(r);
   for (uint32_t r : p.writes) check(r);
+  // (Its pipe being busy is the scheduler's to see: Pick.)
   uint64_t t = w.next_issue;
   StallReason why = w.next_issue_reason;
   if (w.deps_ready > t) {
     t = w.deps_ready;
     why = w.deps_reason;
   }
-  const uint64_t pipe_free = sp.pipe_free[static_cast<size_t>(w.pipe)];
-  if (pipe_free > t) {
-    t = pipe_free;
-    why = w.pipe == simt::Pipe::kLsu   ? StallReason::kLgThrottle
-          : w.pipe == simt::Pipe::kTex ? StallReason::kTexThrottle
-                                       : StallReason::kMathPipeThrottle;
-  }
   w.ready_at = t;
   w.why = why;
   sp.SetReadyAt(w.slot, t, now);
 }
 
-// Warps of `sp` that wait for pipe `p` beyond its new busy cycle: they
-// wait for the pipe from the next cycle on (except `issuer`).
-void TimingModel::Impl::Throttle(SubPartition& sp, simt::Pipe p,
-                                 const WarpState& issuer) {
-  const uint64_t busy = sp.pipe_free[static_cast<size_t>(p)];
-  if (busy <= now + 1) return;  // no warp can wait for it
-  const StallReason why = p == simt::Pipe::kLsu ? StallReason::kLgThrottle
-                          : p == simt::Pipe::kTex
-                              ? StallReason::kTexThrottle
-                              : StallReason::kMathPipeThrottle;
-  const uint64_t others =
-      sp.on_pipe[static_cast<size_t>(p)] & ~(uint64_t{1} << issuer.slot);
-  for (uint64_t m = others; m != 0; m &= m - 1) {
-    const uint32_t i = static_cast<uint32_t>(std::countr_zero(m));
-    if (sp.ready_at[i] >= busy) continue;  // (kNever: done, at a barrier)
-    WarpState& w = *sp.slot_ptr[i];
-    Account(w, now + 1);
-    w.ready_at = busy;
-    w.why = why;
-    sp.SetReadyAt(i, busy, now);
+// The throttled warps' cycles since the last settling: counted under
+// their pipe's reason instead of not_selected (Account() counted them
+// eligible).
+void TimingModel::Impl::Settle(SubPartition& sp, Sm& sm, uint64_t t) {
+  if (t > sp.throttled_since) {
+    const uint64_t d = t - sp.throttled_since;
+    trace::StallCounts& c = sm.stats.stall_cycles;
+    for (size_t r = 0; r < sp.throttled.size(); ++r) {
+      if (sp.throttled[r] == 0) continue;
+      // (Unsigned: not_selected may dip below zero until the warps'
+      // own cycles are added; the sums are exact once both are.)
+      c[R(kThrottleReasons[r])] += sp.throttled[r] * d;
+      c[R(StallReason::kNotSelected)] -= sp.throttled[r] * d;
+    }
   }
+  sp.throttled_since = t;
 }
 
 // The warp the scheduler issues now, or nullptr; `earliest`: the first
 // cycle a warp could issue when none can now.
-WarpState* TimingModel::Impl::Pick(SubPartition& sp, uint64_t* earliest) {
-  if (config.scheduler == SchedulerPolicy::kGto && sp.last != nullptr &&
-      sp.ready_at[sp.last->slot] <= now &&
-      (sp.pool >> sp.last->slot & 1) != 0) {
-    *earliest = now + 1;
-    return sp.last;  // greedy: the warp issued last, while it can
-  }
+WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
+                                   uint64_t* earliest) {
   sp.Advance(now);
-  const uint64_t eligible = sp.ready & sp.pool;
+  Settle(sp, sm, now);
+  // Ready warps whose pipe is busy are throttled this cycle.
+  uint64_t busy = 0;
+  uint64_t pipe_wake = kNever;
+  sp.throttled = {};
+  for (uint32_t m = sp.busy_pipes; m != 0; m &= m - 1) {
+    const uint32_t p = static_cast<uint32_t>(std::countr_zero(m));
+    if (sp.pipe_free[p] <= now) {
+      sp.busy_pipes &= ~(1u << p);
+      continue;
+    }
+    busy |= sp.on_pipe[p];
+    if (const uint64_t waiting = sp.ready & sp.on_pipe[p]; waiting != 0) {
+      sp.throttled[ThrottleIndex(static_cast<simt::Pipe>(p))] +=
+          PopCount64(waiting);
+      pipe_wake = std::min(pipe_wake, sp.pipe_free[p]);
+    }
+  }
+  const uint64_t eligible = sp.ready & sp.pool & ~busy;
   if (eligible == 0) {
     // (A ready warp outside the two-level pool: look again next cycle.)
-    *earliest = sp.ready != 0 ? now + 1 : sp.NextReady();
+    *earliest =
+        (sp.ready & ~busy) != 0 ? now + 1 : std::min(sp.NextReady(), pipe_wake);
     return nullptr;
   }
   *earliest = now + 1;
+  if (config.scheduler == SchedulerPolicy::kGto && sp.last != nullptr &&
+      (eligible >> sp.last->slot & 1) != 0) {
+    return sp.last;  // greedy: the warp issued last, while it can
+  }
   auto oldest = [&]() {
     if ((eligible & (eligible - 1)) == 0) {
       return sp.slot_ptr[std::countr_zero(eligible)];  // the only one
@@ -151,9 +158,6 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, uint64_t* earliest) {
   };
   switch (config.scheduler) {
     case SchedulerPolicy::kGto:
-      if (sp.last != nullptr && (eligible >> sp.last->slot & 1) != 0) {
-        return sp.last;
-      }
       return oldest();
     case SchedulerPolicy::kOldest:
       return oldest();
@@ -162,7 +166,8 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, uint64_t* earliest) {
       break;
   }
   const uint64_t after = sp.rr >= 64 ? 0 : eligible & (~uint64_t{0} << sp.rr);
-  WarpState* pick = sp.slot_ptr[std::countr_zero(after != 0 ? after : eligible)];
+  WarpState* pick =
+      sp.slot_ptr[std::countr_zero(after != 0 ? after : eligible)];
   sp.rr = pick->slot + 1 < slots_per_sp ? pick->slot + 1 : 0;
   return pick;
 }
@@ -327,11 +332,11 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   if (rec.blocking == simt::Blocking::kError) {
     return w.item->item->WarpError(w.index);
   }
-  Refresh(w);
-  Throttle(sp, rec.pipe, w);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(rec.pipe);
   if (long_wait && config.context_switch == ContextSwitch::kSwap) {
-    Throttle(sp, simt::Pipe::kLsu, w);
+    sp.busy_pipes |= 1u << static_cast<uint32_t>(simt::Pipe::kLsu);
   }
+  Refresh(w);
   return {};
 }
 
