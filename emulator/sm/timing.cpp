@@ -24,6 +24,7 @@ TimingModel::Impl::Impl(const TimingConfig& c, const SmLimits& l,
   sms.resize(n);
   for (Sm& sm : sms) {
     sm.sp.resize(parts);
+    sm.empty_sps = parts;
     for (SubPartition& sp : sm.sp) {
       sp.states.resize(slots_per_sp);
       sp.slots.assign(slots_per_sp, nullptr);
@@ -130,10 +131,8 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     {
       // A fresh state; the scoreboard's storage is reused.
       std::vector<uint64_t> ready = std::move(ws.ready);
-      std::vector<StallReason> reasons = std::move(ws.ready_reason);
       ws = WarpState{};
       ws.ready = std::move(ready);
-      ws.ready_reason = std::move(reasons);
     }
     st.warps[w] = &ws;
     ws.warp = item.warps[w].get();
@@ -148,8 +147,8 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     ws.reg_count = per_warp;
     ws.regs_per_thread = regs;
     const simt::Program& prog = ws.warp->program();
-    ws.ready.assign(prog.num_regs + prog.const_values.size(), 0);
-    ws.ready_reason.assign(ws.ready.size(), StallReason::kWait);
+    ws.ready.assign(prog.num_regs + prog.const_values.size(),
+                    ReadyWord(0, StallReason::kWait));
     ws.next_issue = now;
     ws.begin = now;
     ws.since = now;
@@ -160,6 +159,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
                                       return a->slot < b->slot;
                                     }),
                    &ws);
+    if (sp.resident == 0) sm.empty_sps -= 1;
     sp.resident += 1;
     sp.wake = 0;
     sm.registers += per_warp;
@@ -244,6 +244,7 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
   sp.list.erase(std::find(sp.list.begin(), sp.list.end(), &w));
   sp.resident -= 1;
   if (sp.resident == 0) {
+    sm.empty_sps += 1;
     // (Retiring ends its last cycle; nothing is throttled after it.)
     Settle(sp, sm, now + 1);
     sp.throttled = {};
@@ -511,12 +512,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     for (uint32_t s : active_sms) {
       Sm& sm = sms[s];
-      for (SubPartition& sp : sm.sp) {
-        // (The warps' own states are counted by Account().)
-        if (sp.resident == 0) {
-          sm.stats.stall_cycles[R(StallReason::kIdle)] += dt;
-        }
-      }
+      // (The warps' own states are counted by Account().)
+      sm.stats.stall_cycles[R(StallReason::kIdle)] +=
+          uint64_t{sm.empty_sps} * dt;
       sm.stats.busy_cycles += dt;
       sm.resident_warp_cycles += static_cast<double>(sm.warps) * dt;
       sm.run_resident_warp_cycles += static_cast<double>(sm.warps) * dt;
@@ -571,7 +569,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     if (sms_changed) UpdateActive();
     now += dt;
-    Sample(false);
+    if (trace != nullptr) Sample(false);
   }
   finish_run();
   return {};

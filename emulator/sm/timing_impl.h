@@ -32,6 +32,12 @@ constexpr uint64_t kSampleInterval = 256;
 
 inline size_t R(StallReason r) { return static_cast<size_t>(r); }
 
+// WarpState::ready's words.
+static_assert(trace::kStallReasons <= 16);
+inline uint64_t ReadyWord(uint64_t cycle, StallReason why) {
+  return cycle << 4 | static_cast<uint64_t>(why);
+}
+
 struct ItemState;
 
 // A resident warp: where it lives, its scoreboard, what it waits for.
@@ -60,9 +66,9 @@ struct WarpState {
   uint32_t sm = 0, sp = 0;
   uint32_t reg_first = 0, reg_count = 0, regs_per_thread = 0;
   // Per register: the cycle its pending write is ready, and what kind of
-  // result it waits for.
+  // result it waits for, in one word (one cache miss, not two):
+  // cycle << 4 | reason (ReadyWord).
   std::vector<uint64_t> ready;
-  std::vector<StallReason> ready_reason;
   uint64_t issued = 0;
   uint64_t begin = 0;
 };
@@ -202,6 +208,7 @@ struct Sm {
   std::vector<SubPartition> sp;
   uint32_t warps = 0, blocks = 0, shared = 0, registers = 0;
   uint32_t fragment_warps = 0;
+  uint32_t empty_sps = 0;  // sub-partitions without a resident warp
   SmTiming stats;
   double resident_warp_cycles = 0;
   bool used_in_run = false;

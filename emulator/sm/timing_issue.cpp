@@ -76,9 +76,11 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   w.deps_ready = 0;
   w.deps_reason = StallReason::kWait;
   auto check = [&](uint32_t r) {
-    if (r < w.ready.size() && w.ready[r] > w.deps_ready) {
-      w.deps_ready = w.ready[r];
-      w.deps_reason = w.ready_reason[r];
+    if (r >= w.ready.size()) return;
+    const uint64_t word = w.ready[r];
+    if ((word >> 4) > w.deps_ready) {
+      w.deps_ready = word >> 4;
+      w.deps_reason = static_cast<StallReason>(word & 15);
     }
   };
   for (uint32_t r : p.reads) check(r);
@@ -270,8 +272,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   latency = std::max(1u, latency);
   for (uint32_t r : rec.writes) {
     if (r < w.ready.size()) {
-      w.ready[r] = now + latency;
-      w.ready_reason[r] = reason;
+      w.ready[r] = ReadyWord(now + latency, reason);
     }
   }
   bool logged = false;  // in the trace
@@ -297,8 +298,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       busy = std::max(busy, now + std::max(1u, second.interval));
       for (uint32_t r : fused.writes) {
         if (r < w.ready.size()) {
-          w.ready[r] = now + both;
-          w.ready_reason[r] = reason;
+          w.ready[r] = ReadyWord(now + both, reason);
         }
       }
       LogInstruction(w, fused, both);
