@@ -159,8 +159,7 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
     }
   };
   switch (config.scheduler) {
-    case SchedulerPolicy::kGto:
-      return oldest();
+    case SchedulerPolicy::kGto:  // (the greedy case is above)
     case SchedulerPolicy::kOldest:
       return oldest();
     case SchedulerPolicy::kLrr:
