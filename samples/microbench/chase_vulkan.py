@@ -20,6 +20,7 @@ the one with 2^14, divided by 2^14, converted to cycles with the SM clock
 nvidia-smi read after the runs.
 """
 
+import datetime
 import json
 import re
 import subprocess
@@ -63,7 +64,8 @@ def run(out):
              "clocks.max.sm", "--format=csv,noheader"],
             capture_output=True, text=True).stdout.strip()
 
-    log = ["before: " + smi()]
+    log = ["date: " + datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec="seconds"), "before: " + smi()]
     # A warm-up run (clocks up, shader compiled), not kept.
     subprocess.run([vkref, "run", str(scene_path("global", STEPS[0])),
                     "--device", "nvidia", "--repeat", "5", "--quiet"],
