@@ -48,13 +48,10 @@ struct ItemState;
 // counters (Account()) only when something changes that state.
 struct WarpState {
   uint64_t next_issue = 0;
-  uint64_t deps_ready = 0;  // the next instruction's operands are ready
-  uint64_t ready_at = 0;    // when it can issue (kNever: barrier or done)
-  uint64_t since = 0;       // cycles before it are in the counters
-  uint64_t id = 0;          // launch order, run-wide
-  simt::Pipe pipe = simt::Pipe::kNone;  // the next instruction's pipe
+  uint64_t ready_at = 0;  // when it can issue (kNever: barrier or done)
+  uint64_t since = 0;     // cycles before it are in the counters
+  uint64_t id = 0;        // launch order, run-wide
   StallReason next_issue_reason = StallReason::kWait;
-  StallReason deps_reason = StallReason::kWait;
   StallReason why = StallReason::kWait;  // the wait until ready_at
   bool in_pool = true;                   // two-level scheduler's active pool
   bool done = false;

@@ -72,15 +72,15 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
   sp.on_pipe[static_cast<size_t>(p.pipe)] |= bit;
   sp.pipe_of[w.slot] = p.pipe;
-  w.pipe = p.pipe;
-  w.deps_ready = 0;
-  w.deps_reason = StallReason::kWait;
+  // When the operands are ready, and what the last of them waits for.
+  uint64_t deps_ready = 0;
+  StallReason deps_reason = StallReason::kWait;
   auto check = [&](uint32_t r) {
     if (r >= w.ready.size()) return;
     const uint64_t word = w.ready[r];
-    if ((word >> 4) > w.deps_ready) {
-      w.deps_ready = word >> 4;
-      w.deps_reason = static_cast<StallReason>(word & 15);
+    if ((word >> 4) > deps_ready) {
+      deps_ready = word >> 4;
+      deps_reason = static_cast<StallReason>(word & 15);
     }
   };
   for (uint32_t r : p.reads) check(r);
@@ -88,9 +88,9 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   // (Its pipe being busy is the scheduler's to see: Pick.)
   uint64_t t = w.next_issue;
   StallReason why = w.next_issue_reason;
-  if (w.deps_ready > t) {
-    t = w.deps_ready;
-    why = w.deps_reason;
+  if (deps_ready > t) {
+    t = deps_ready;
+    why = deps_reason;
   }
   w.ready_at = t;
   w.why = why;
