@@ -183,6 +183,32 @@ Result<std::vector<uint32_t>> LegalizedWords(ShaderCache* cache,
   return cache->GetOrCompute(key, legalize);
 }
 
+namespace {
+
+Result<std::vector<uint32_t>> OptimizedWords(ShaderCache* cache,
+                                             const std::vector<uint32_t>& legal,
+                                             spirv::TargetEnv env,
+                                             const std::string& file,
+                                             const BuildSettings& settings) {
+  auto optimize = [&]() {
+    return spirv::OptimizeForPerformance(legal, env, file, settings.validate);
+  };
+  if (cache == nullptr) return optimize();
+  const spirv::ValidateOptions& v = settings.validate;
+  ShaderCacheKey key("optimize-for-register-model");
+  key.Add("words", legal)
+      .Add("target_env", spirv::TargetEnvName(env))
+      .AddFlag("relax_block_layout", v.relax_block_layout)
+      .AddFlag("scalar_block_layout", v.scalar_block_layout)
+      .AddFlag("uniform_buffer_standard_layout",
+               v.uniform_buffer_standard_layout)
+      .AddFlag("workgroup_scalar_block_layout",
+               v.workgroup_scalar_block_layout);
+  return cache->GetOrCompute(key, optimize);
+}
+
+}  // namespace
+
 Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
                                   spirv::TargetEnv env, const std::string& file,
                                   const simt::LowerOptions& lower,
@@ -197,6 +223,19 @@ Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
   auto program = simt::LowerProgram(*built.module, lower);
   if (!program.ok()) return program.error();
   built.program = std::move(*program);
+  // The register-count model counts the registers of the optimized module
+  // where spirv-opt -O and the lowering both succeed (the executor runs the
+  // module as written).
+  auto optimized = OptimizedWords(cache, *legal, env, file, settings);
+  if (optimized.ok()) {
+    auto opt_module = spirv::Module::Build(*optimized, file);
+    if (opt_module.ok()) {
+      auto opt_program = simt::LowerProgram(*opt_module, lower);
+      if (opt_program.ok()) {
+        built.program.model_regs = opt_program->model_regs;
+      }
+    }
+  }
   return built;
 }
 

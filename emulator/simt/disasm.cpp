@@ -25,7 +25,9 @@ std::string RegName(const Program& p, uint32_t r) {
 std::string DisassembleProgram(const Program& p) {
   std::string out;
   out += "; entry point \"" + p.entry_name + "\"\n";
-  out += "; registers per thread: " + std::to_string(p.num_regs) + "\n";
+  out += "; registers per thread: " + std::to_string(p.num_regs) +
+         " (executor), " + std::to_string(p.model_regs) +
+         " (NVIDIA model, before the GPU's minimum)\n";
   out += "; instructions: " + std::to_string(p.code.size()) +
          ", blocks: " + std::to_string(p.blocks.size()) +
          ", constants: " + std::to_string(p.const_values.size()) + " words\n";

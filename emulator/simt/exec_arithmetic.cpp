@@ -582,6 +582,21 @@ bool LowerSelect(Lowerer& l, const spirv::Inst& inst) {
   const auto flat = l.Flat(inst.result_type);
   Val& res = l.Define(inst.result_id, inst.result_type);
   res.ptr = a.ptr;  // selecting between pointers keeps the pointee layout
+  if (a.ptr && b.ptr &&
+      (a.ptr->root != b.ptr->root || !b.ptr->root_known ||
+       a.ptr->root_offset != b.ptr->root_offset)) {
+    // Two variables, or two places in one: the register-count model can
+    // no longer tell which words an access through it touches.
+    auto info = std::make_shared<PointerInfo>(*a.ptr);
+    info->root_known = false;
+    info->root_offset = 0;
+    if (a.ptr->root != b.ptr->root) {
+      l.NoteOpaqueAccess(*a.ptr);
+      l.NoteOpaqueAccess(*b.ptr);
+      info->root = 0;
+    }
+    res.ptr = std::move(info);
+  }
   const std::vector<uint32_t> dst = res.regs;
   for (size_t k = 0; k < dst.size(); ++k) {
     Instr& in = l.Emit(flat[k].wide() ? ExecSelect64 : ExecSelect, inst.opcode,

@@ -291,6 +291,7 @@ bool LowerAtomicOp(Lowerer& l, const spirv::Inst& inst, AtomicOp op,
   if (inst.result_id != 0) {
     dst = l.Define(inst.result_id, inst.result_type).regs[0];
   }
+  l.NoteOpaqueAccess(*ptr.ptr);
   Instr& in = l.Emit(fn, inst.opcode, t, inst.word_offset);
   in.pipe = Pipe::kLsu;
   in.dst = dst;

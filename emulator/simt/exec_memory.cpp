@@ -340,6 +340,9 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
   PointerInfo info = *base.ptr;
   uint32_t ptr = base.regs[0];
   uint64_t offset = 0;
+  // Within the lane-private variable (the register-count model's view).
+  bool root_known = info.root_known;
+  uint64_t root_offset = info.root_offset;
   size_t first_index = 1;
   if (has_element) {
     // OpPtrAccessChain: the Element operand steps over whole pointees.
@@ -347,7 +350,9 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
     const uint32_t id = inst.operands[1];
     if (auto c = l.ConstantValue(id)) {
       offset += *c * stride;
+      root_offset += *c * stride;
     } else {
+      root_known = false;
       const Val& idx = l.Get(id);
       ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id),
                        stride, offset, false);
@@ -457,9 +462,12 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
     }
     if (t.kind == TypeKind::kStruct) {
       offset += member_offset;
+      root_offset += member_offset;
     } else if (cidx) {
       offset += *cidx * stride;
+      root_offset += *cidx * stride;
     } else {
+      root_known = false;
       const Val& idx = l.Get(id);
       ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id),
                        stride, offset, false);
@@ -472,6 +480,8 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
   if (offset != 0)
     ptr = EmitPtrAdd(l, inst, ptr, kNoReg, ScalarType{}, 0, offset, false);
   info.pointee_type = m.type(inst.result_type).pointee;
+  info.root_known = root_known && root_offset <= 0xffffffffu;
+  info.root_offset = info.root_known ? static_cast<uint32_t>(root_offset) : 0;
   Val res;
   res.type_id = inst.result_type;
   res.regs = {ptr};
@@ -493,6 +503,7 @@ std::vector<uint32_t> EmitLoad(Lowerer& l, const spirv::Inst& inst,
   in.aux = acc;
   in.src[0] = ptr.regs[0];
   l.AddDefs(regs);
+  l.NotePrivateAccess(*ptr.ptr, false);
   return regs;
 }
 
@@ -506,6 +517,7 @@ void EmitStore(Lowerer& l, const spirv::Inst& inst, const Val& ptr,
   in.aux = acc;
   in.src[0] = ptr.regs[0];
   l.AddUses(regs);
+  l.NotePrivateAccess(*ptr.ptr, true, regs);
 }
 
 bool CheckMemoryType(Lowerer& l, const spirv::Inst& inst, const Val& ptr) {

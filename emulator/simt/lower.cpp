@@ -75,6 +75,55 @@ void Lowerer::MarkLargeAggregate(const Val& value) {
   }
 }
 
+uint32_t Lowerer::AddPrivateRoot(spv::StorageClass storage, uint32_t offset,
+                                 uint32_t bytes) {
+  private_roots_.push_back({storage, offset, bytes, false});
+  return static_cast<uint32_t>(private_roots_.size());
+}
+
+namespace {
+bool HasRoots(spv::StorageClass s) {
+  return s == spv::StorageClass::Function || s == spv::StorageClass::Private ||
+         s == spv::StorageClass::Output;
+}
+}  // namespace
+
+void Lowerer::NoteOpaqueAccess(const PointerInfo& info) {
+  if (!HasRoots(info.storage)) return;
+  if (info.root != 0) {
+    private_roots_[info.root - 1].opaque = true;
+    return;
+  }
+  // Not known which variable: any of that storage class.
+  for (PrivateRoot& r : private_roots_) {
+    if (r.storage == info.storage ||
+        (info.storage != spv::StorageClass::Output &&
+         r.storage != spv::StorageClass::Output)) {
+      r.opaque = true;
+    }
+  }
+}
+
+void Lowerer::NotePrivateAccess(const PointerInfo& info, bool store,
+                                const std::vector<uint32_t>& stored) {
+  if (!HasRoots(info.storage)) return;
+  if (info.root == 0) {
+    NoteOpaqueAccess(info);
+    return;
+  }
+  PrivateAccess a;
+  a.instr = static_cast<uint32_t>(program_->code.size() - 1);
+  a.root = info.root - 1;
+  a.store = store;
+  a.known = info.root_known;
+  a.offset = info.root_offset;
+  a.constant_data =
+      store && std::all_of(stored.begin(), stored.end(), [](uint32_t r) {
+        return r == kNoReg || (r & kConstTag) != 0;
+      });
+  private_accesses_.push_back(a);
+}
+
 void Lowerer::Fail(Diagnostic diag) {
   if (status_.ok()) status_ = Status(std::move(diag));
 }
@@ -921,7 +970,9 @@ Status Lowerer::Run() {
       return s;
     }
     info->storage = spv::StorageClass::Function;
-    const uint32_t off = AllocPrivate(SizeOf(info->pointee_type, *info), 8);
+    const uint32_t bytes = SizeOf(info->pointee_type, *info);
+    const uint32_t off = AllocPrivate(bytes, 8);
+    info->root = AddPrivateRoot(info->storage, off, bytes);
     Val val;
     val.type_id = v.result_type;
     val.ptr = info;

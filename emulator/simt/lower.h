@@ -53,6 +53,9 @@ inline constexpr uint64_t kMaxWorkgroupBytes = 16 * 1024 * 1024;
 // with an array in it and more than this many 32-bit components is held in
 // local memory by NVIDIA's compiler, not in registers.
 inline constexpr uint32_t kMaxRegisterAggregateWords = 64;
+// Register-count model (regalloc.cpp): the largest lane-private variable,
+// in 32-bit words, that NVIDIA's compiler holds in registers.
+inline constexpr uint32_t kMaxRegisterVariableWords = 48;
 
 // Whether variables of this storage class have an explicit (Offset,
 // ArrayStride) layout: buffers and push constants.
@@ -102,6 +105,31 @@ struct PointerInfo {
   uint32_t component_stride = 0;
   // Pointer into an array of descriptors (index selects the region).
   uint32_t descriptor_array = 0;
+  // Register-count model: the lane-private variable the pointer points
+  // into (1 + its index in Lowerer::private_roots(); 0 for none or not
+  // known) and, when every index on the way was a constant, the byte
+  // offset within it.
+  uint32_t root = 0;
+  bool root_known = true;
+  uint32_t root_offset = 0;
+};
+
+// Register-count model (regalloc.cpp): a lane-private variable that
+// NVIDIA's compiler may hold in registers (Function and Private storage,
+// a fragment shader's outputs), and one load or store of it.
+struct PrivateRoot {
+  spv::StorageClass storage = spv::StorageClass::Function;
+  uint32_t offset = 0;  // in lane-private memory
+  uint32_t bytes = 0;
+  bool opaque = false;  // accessed where the model cannot tell which words
+};
+struct PrivateAccess {
+  uint32_t instr = 0;  // index in Program::code (a load or a store)
+  uint32_t root = 0;   // index in Lowerer::private_roots()
+  bool store = false;
+  bool known = false;  // the offset within the root is a constant
+  uint32_t offset = 0;
+  bool constant_data = false;  // a store of constants only
 };
 
 // An SSA value: one register per flattened scalar component (the low
@@ -164,6 +192,16 @@ class Lowerer {
   // than kMaxRegisterAggregateWords components, its registers are marked as
   // held in local memory.
   void MarkLargeAggregate(const Val& value);
+  // Register-count model: a pointer to lane-private memory `info` was made
+  // for a new variable (returns its PointerInfo::root), or the last
+  // emitted instruction loads or stores through it; an access the model
+  // cannot follow (an atomic, a pointer of unknown root) makes the
+  // variables it may touch opaque.
+  uint32_t AddPrivateRoot(spv::StorageClass storage, uint32_t offset,
+                          uint32_t bytes);
+  void NotePrivateAccess(const PointerInfo& info, bool store,
+                         const std::vector<uint32_t>& stored = {});
+  void NoteOpaqueAccess(const PointerInfo& info);
   void Fail(Diagnostic diag);
   bool failed() const { return !status_.ok(); }
   Diagnostic UnsupportedAt(const spirv::Inst& inst, const std::string& what);
@@ -228,6 +266,8 @@ class Lowerer {
   // Per virtual register: 1 when it is a component of an SSA aggregate too
   // large to be kept in registers (kMaxRegisterAggregateWords, regalloc.cpp).
   std::vector<uint8_t> vreg_in_memory_;
+  std::vector<PrivateRoot> private_roots_;
+  std::vector<PrivateAccess> private_accesses_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;
   std::vector<const spirv::Block*> order_;  // structured order
@@ -246,6 +286,12 @@ class Lowerer {
     return extra_uses_;
   }
   const std::vector<uint8_t>& vreg_in_memory() const { return vreg_in_memory_; }
+  const std::vector<PrivateRoot>& private_roots() const {
+    return private_roots_;
+  }
+  const std::vector<PrivateAccess>& private_accesses() const {
+    return private_accesses_;
+  }
 };
 
 // Family lowerers (exec_*.cpp). Each returns true if it handled `inst`.

@@ -213,6 +213,9 @@ Status Lowerer::CollectGlobals() {
       case spv::StorageClass::Private: {
         const uint32_t bytes = SizeOf(pointee, *info);
         offset = AllocPrivate(bytes, 8);
+        if (v.storage != spv::StorageClass::Input) {
+          info->root = AddPrivateRoot(v.storage, offset, bytes);
+        }
         if (v.storage != spv::StorageClass::Private) {
           InterfaceContext ctx;
           ctx.slots = v.storage == spv::StorageClass::Input

@@ -36,6 +36,24 @@
 //    issued together, and reports 255 for a 256-float copy. The threshold
 //    lies between the largest such values seen in registers and the
 //    smallest seen in memory; 64 is a quarter of the 255-register limit.
+//  - Small lane-private variables live in registers. The executor keeps
+//    a Function or Private variable that legalization could not turn into
+//    SSA values (an array indexed at run time, say) in lane-private
+//    memory; NVIDIA's compiler holds one of up to kMaxRegisterVariableWords
+//    (48) words in registers (H200 record array-registers-2026-12-01: an
+//    array of 48 floats indexed at run time uses no local memory, one of 64
+//    does). The model gives each word of such a variable a colour of its
+//    own: a load reads the words it covers (every word when an index is
+//    known only at run time), a store writes them (and reads the others
+//    with a run-time index). A loaded or stored register and the word it
+//    copies may share a colour, as a compiler's copy coalescing lets them.
+//    A variable only ever given constants is a table read from constant
+//    memory and takes none. A fragment shader's outputs stay in registers
+//    from their store to the end of the shader.
+//  - The count is taken on the module spirv-opt's -O recipe makes (the
+//    runner's BuildProgram; constant propagation, dead-code elimination,
+//    if-conversion, redundancy elimination, as NVIDIA's compiler applies
+//    them), where that recipe and the lowering succeed.
 // Registers are only renumbered for the count: the executor's program and
 // results do not change.
 #include <algorithm>
@@ -148,9 +166,15 @@ struct Entities {
   std::function<bool(uint32_t)> is_entity;
   std::function<void(uint32_t, std::vector<uint32_t>&, std::vector<uint32_t>&)>
       defs_uses;
-  // Instructions whose defs also stay apart from their uses (step 2).
-  std::function<bool(uint32_t)> conservative;
+  // Instructions whose defs also stay apart from their uses (step 2), given
+  // the number of entities the instruction defines.
+  std::function<bool(uint32_t, size_t)> conservative;
   std::vector<uint8_t> wide;  // per entity: takes an aligned pair
+  // Optional: def `d` of instruction `i` is a copy of entity `v`, so the two
+  // need not differ there (Chaitin's rule for moves).
+  std::function<bool(uint32_t i, uint32_t d, uint32_t v)> copy;
+  // Optional, per entity: entities whose colour it takes when it can.
+  std::vector<std::vector<uint32_t>> hints;
 };
 
 // Liveness, interference and greedy colouring (steps 1 to 3 above).
@@ -243,9 +267,15 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
     Bits live = live_out_of(b);
     for (uint32_t i = end; i-- > program->blocks[b].first_instr;) {
       defs_uses(i, defs, uses);
-      const bool conservative = defs.size() > 1 || ent_conservative(i);
+      const bool conservative = ent_conservative(i, defs.size());
       for (uint32_t d : defs) {
-        live.ForEach([&](uint32_t v) { interfere(d, v); });
+        if (ent.copy) {
+          live.ForEach([&](uint32_t v) {
+            if (!ent.copy(i, d, v)) interfere(d, v);
+          });
+        } else {
+          live.ForEach([&](uint32_t v) { interfere(d, v); });
+        }
         for (uint32_t d2 : defs) interfere(d, d2);
         if (conservative) {
           for (uint32_t u : uses) interfere(d, u);
@@ -342,6 +372,18 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
       if (wide[u]) taken[color[u] + 1] = 1;
     }
     uint32_t c = 0;
+    if (!ent.hints.empty() && !wide[v]) {
+      bool hinted = false;
+      for (uint32_t h : ent.hints[v]) {
+        const uint32_t hc = color[h];
+        if (hc != kNoReg && !wide[h] && hc < taken.size() && !taken[hc]) {
+          color[v] = hc;
+          hinted = true;
+          break;
+        }
+      }
+      if (hinted) continue;
+    }
     if (wide[v]) {
       while (taken[c] || taken[c + 1]) {
         c += 2;
@@ -358,28 +400,135 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
 }
 
 // The register-count model: the same colouring over the virtual registers
-// NVIDIA's compiler would keep in registers (see the top of the file).
+// NVIDIA's compiler would keep in registers, and the words of the
+// lane-private variables it would keep there too (see the top of the file).
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
                             const Entities& physical) {
   const auto& in_memory = lowerer.vreg_in_memory();
-  if (std::find(in_memory.begin(), in_memory.end(), 1) == in_memory.end()) {
-    return program.num_regs;
+  const auto& roots = lowerer.private_roots();
+  const bool fragment = program.model == spv::ExecutionModel::Fragment;
+  // The variables held in registers get entities physical.count on, one
+  // per 32-bit word.
+  std::vector<uint32_t> first_word(roots.size(), kNoReg);
+  std::vector<uint32_t> words_of(roots.size(), 0);
+  // A variable only ever given constants is a table of constants, read
+  // from constant memory.
+  std::vector<uint8_t> variable_data(roots.size(), 0);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (a.store && !a.constant_data) variable_data[a.root] = 1;
   }
+  uint32_t count = physical.count;
+  for (size_t r = 0; r < roots.size(); ++r) {
+    const PrivateRoot& root = roots[r];
+    const uint32_t words = (root.bytes + 3) / 4;
+    if (root.opaque || words == 0 || words > kMaxRegisterVariableWords ||
+        (root.storage == spv::StorageClass::Output && !fragment) ||
+        (root.storage != spv::StorageClass::Output && !variable_data[r])) {
+      continue;
+    }
+    first_word[r] = count;
+    words_of[r] = words;
+    count += words;
+  }
+
+  const bool any_in_memory =
+      std::find(in_memory.begin(), in_memory.end(), 1) != in_memory.end();
+  if (!any_in_memory && count == physical.count) return program.num_regs;
+
+  // Per instruction: the words it writes and reads, and which loaded or
+  // stored register is a copy of which word.
+  const size_t ninstr = program.code.size();
+  std::vector<std::vector<uint32_t>> wdefs(ninstr), wuses(ninstr);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> copies(ninstr);
+  std::vector<std::vector<uint32_t>> hints(count);
+  auto all_words = [&](uint32_t r, std::vector<uint32_t>& out) {
+    for (uint32_t w = 0; w < words_of[r]; ++w) out.push_back(first_word[r] + w);
+  };
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (first_word[a.root] == kNoReg) continue;
+    const uint32_t i = a.instr;
+    if (!a.known) {
+      // An index known only at run time: any word of the variable.
+      all_words(a.root, wuses[i]);
+      if (a.store) all_words(a.root, wdefs[i]);
+      continue;
+    }
+    const MemAccess& acc = program.mem_accesses[program.code[i].aux];
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = program.mem_leaves[acc.first_leaf + k];
+      const uint64_t off = uint64_t{a.offset} + leaf.offset;
+      const uint64_t first = off / 4;
+      const uint64_t last = (off + std::max<uint32_t>(leaf.bytes, 1) - 1) / 4;
+      const bool whole = off % 4 == 0 && leaf.bytes % 4 == 0;
+      for (uint64_t w = first; w <= last && w < words_of[a.root]; ++w) {
+        const uint32_t e = first_word[a.root] + static_cast<uint32_t>(w);
+        if (a.store) {
+          wdefs[i].push_back(e);
+          if (!whole) wuses[i].push_back(e);
+        } else {
+          wuses[i].push_back(e);
+        }
+        if (whole && leaf.bytes == 4 && IsVirtual(leaf.reg) &&
+            !in_memory[leaf.reg]) {
+          copies[i].push_back({leaf.reg, e});
+          hints[e].push_back(leaf.reg);
+        }
+      }
+    }
+  }
+  // A fragment shader's outputs are read when it returns.
+  std::vector<uint32_t> output_words;
+  for (size_t r = 0; r < roots.size(); ++r) {
+    if (first_word[r] != kNoReg &&
+        roots[r].storage == spv::StorageClass::Output) {
+      all_words(static_cast<uint32_t>(r), output_words);
+    }
+  }
+  if (!output_words.empty()) {
+    for (size_t i = 0; i < ninstr; ++i) {
+      if (program.code[i].op == spv::Op::OpReturn) {
+        wuses[i].insert(wuses[i].end(), output_words.begin(),
+                        output_words.end());
+      }
+    }
+  }
+
   Entities ent = physical;
-  ent.is_entity = [&](uint32_t r) { return IsVirtual(r) && !in_memory[r]; };
-  ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
-                      std::vector<uint32_t>& uses) {
+  ent.count = count;
+  ent.is_entity = [&](uint32_t r) {
+    return r < physical.count && IsVirtual(r) && !in_memory[r];
+  };
+  auto physical_part = [&](uint32_t i, std::vector<uint32_t>& defs,
+                           std::vector<uint32_t>& uses) {
     physical.defs_uses(i, defs, uses);
     std::erase_if(defs, [&](uint32_t r) { return in_memory[r] != 0; });
     std::erase_if(uses, [&](uint32_t r) { return in_memory[r] != 0; });
   };
+  ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
+                      std::vector<uint32_t>& uses) {
+    physical_part(i, defs, uses);
+    defs.insert(defs.end(), wdefs[i].begin(), wdefs[i].end());
+    uses.insert(uses.end(), wuses[i].begin(), wuses[i].end());
+  };
+  ent.conservative = [&](uint32_t i, size_t num_defs) {
+    return physical.conservative(i, num_defs - wdefs[i].size());
+  };
+  ent.copy = [&](uint32_t i, uint32_t d, uint32_t v) {
+    for (const auto& [reg, word] : copies[i]) {
+      if ((d == reg && v == word) || (d == word && v == reg)) return true;
+    }
+    return false;
+  };
+  ent.wide.resize(count, 0);
+  ent.hints = std::move(hints);
   // Registers in local memory interfere with nothing; they must not widen
   // the count by taking a colour of their own either.
-  uint32_t count = 0;
-  const std::vector<uint32_t> color = Colour(&program, ent, &count);
+  uint32_t num_colors = 0;
+  const std::vector<uint32_t> color = Colour(&program, ent, &num_colors);
   uint32_t used = 0;
   for (uint32_t v = 0; v < ent.count; ++v) {
-    if (in_memory[v]) continue;
+    if (v < physical.count && in_memory[v]) continue;
+    if (color[v] == kNoReg) continue;
     used = std::max(used, color[v] + (ent.wide[v] ? 2u : 1u));
   }
   return used;
@@ -414,8 +563,8 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   ent.count = n;
   ent.is_entity = IsVirtual;
   ent.defs_uses = defs_uses;
-  ent.conservative = [&](uint32_t i) {
-    return !extra_defs[i].empty() || !extra_uses[i].empty();
+  ent.conservative = [&](uint32_t i, size_t num_defs) {
+    return num_defs > 1 || !extra_defs[i].empty() || !extra_uses[i].empty();
   };
   ent.wide.assign(wide.begin(), wide.end());
   ent.wide.resize(n, 0);

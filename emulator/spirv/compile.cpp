@@ -547,6 +547,27 @@ Result<std::vector<uint32_t>> OptimizeSpirv(
   return out;
 }
 
+Result<std::vector<uint32_t>> OptimizeForPerformance(
+    std::span<const uint32_t> words, TargetEnv env, const std::string& file,
+    const ValidateOptions& options) {
+  spvtools::Optimizer optimizer(Entry(env).spv_env);
+  ToolMessages messages;
+  optimizer.SetMessageConsumer(messages.Consumer());
+  optimizer.RegisterPerformancePasses();
+  spvtools::OptimizerOptions opt_options;
+  opt_options.set_run_validator(false);  // the result is validated below
+  std::vector<uint32_t> out;
+  if (!optimizer.Run(words.data(), words.size(), &out, opt_options)) {
+    return InternalError("spirv-opt -O failed: " + OneLine(messages.message),
+                         FilePos(file));
+  }
+  if (Status s = ValidateSpirv(out, env, file + " (optimized)", options);
+      !s.ok()) {
+    return s.error();
+  }
+  return out;
+}
+
 Result<std::vector<uint32_t>> LegalizeSpirv(std::span<const uint32_t> words,
                                             TargetEnv env,
                                             const std::string& file,

@@ -107,6 +107,16 @@ Result<std::vector<uint32_t>> LegalizeSpirv(
     std::span<const uint32_t> words, TargetEnv env, const std::string& file,
     const ValidateOptions& options = {});
 
+// spirv-opt's optimizing recipe (-O: inlining, scalar replacement, constant
+// propagation, dead-code and dead-branch elimination, if-conversion,
+// redundancy elimination, ...) on a legalized module, validated. Not for the
+// executor, whose control flow must stay as written: the register-count
+// model (simt/regalloc.cpp) counts what a compiler that optimizes, as
+// NVIDIA's does, keeps live.
+Result<std::vector<uint32_t>> OptimizeForPerformance(
+    std::span<const uint32_t> words, TargetEnv env, const std::string& file,
+    const ValidateOptions& options = {});
+
 // The versions of the libraries that compile and legalize, as they report
 // them ("glslang 12.0.0; SPIRV-Tools v2023.1 ..."): part of the compiled-
 // shader cache key, so a library upgrade recompiles.

@@ -105,15 +105,16 @@ TEST_CASE("a hit after a miss gives identical words and Program",
 
   ShaderCache cold(dir.str());
   const Built first = BuildCompute(&cold);
-  // Compile and legalize once each; BuildProgram's legalize then hits.
-  CHECK(cold.misses() == 2);
+  // Compile, legalize and optimize (for the register-count model) once
+  // each; BuildProgram's legalize then hits.
+  CHECK(cold.misses() == 3);
   CHECK(cold.hits() == 1);
-  CHECK(FileCount(dir.str()) == 2);
+  CHECK(FileCount(dir.str()) == 3);
 
   ShaderCache warm(dir.str());  // a second run of the same scene
   const Built second = BuildCompute(&warm);
   CHECK(warm.misses() == 0);
-  CHECK(warm.hits() == 3);
+  CHECK(warm.hits() == 4);
 
   for (const Built* b : {&first, &second}) {
     CHECK(b->words == uncached.words);
@@ -282,7 +283,8 @@ TEST_CASE("a corrupt legalized entry still gives the right Program",
     ShaderCache cache(dir.str());
     BuildCompute(&cache);
   }
-  // Damage the payload of every entry (the compile and the legalize one).
+  // Damage the payload of every entry (the compile, legalize and optimize
+  // ones).
   for (const auto& e : fs::directory_iterator(dir.str())) {
     std::fstream f(e.path(), std::ios::binary | std::ios::in | std::ios::out);
     f.seekp(100);
@@ -290,7 +292,7 @@ TEST_CASE("a corrupt legalized entry still gives the right Program",
   }
   ShaderCache cache(dir.str());
   const Built rebuilt = BuildCompute(&cache);
-  CHECK(cache.misses() == 2);
+  CHECK(cache.misses() == 3);
   CHECK(rebuilt.legal == uncached.legal);
   CHECK(rebuilt.program == uncached.program);
 }
@@ -410,8 +412,9 @@ EXPECT fb IDX 0 0 SIZE 8 8 EQ_RGBA 0 255 0 255
   CHECK(cold.status == RunStatus::kPass);
   CHECK(warm.status == RunStatus::kPass);
   CHECK(cold.stats.shader_cache_hits == 0);
-  CHECK(cold.stats.shader_cache_misses == 4);  // 2 shaders x (compile, legal)
-  CHECK(warm.stats.shader_cache_hits == 4);
+  // 2 shaders x (compile, legalize, optimize for the register-count model)
+  CHECK(cold.stats.shader_cache_misses == 6);
+  CHECK(warm.stats.shader_cache_hits == 6);
   CHECK(warm.stats.shader_cache_misses == 0);
   CHECK(warm.stats.warp_instructions == cold.stats.warp_instructions);
   REQUIRE(warm.images.size() == cold.images.size());
@@ -419,7 +422,7 @@ EXPECT fb IDX 0 0 SIZE 8 8 EQ_RGBA 0 255 0 255
     CHECK(warm.images[i].bytes == cold.images[i].bytes);
   }
   const auto json = nlohmann::json::parse(ReportToJson(warm));
-  CHECK(json["stats"]["shader_cache_hits"] == 4);
+  CHECK(json["stats"]["shader_cache_hits"] == 6);
   CHECK(json["stats"]["shader_cache_misses"] == 0);
 }
 

@@ -425,5 +425,72 @@ void main() { outb.y = inb.x; }
   CHECK(p.model_regs == p.num_regs);
 }
 
+// A Function array of `n` floats indexed at run time: legalization leaves
+// it in lane-private memory (the executor's registers do not hold it).
+std::string RunTimeIndexedArray(uint32_t n) {
+  const std::string N = std::to_string(n);
+  return R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } b;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  float a[)" +
+         N + R"(];
+  for (int k = 0; k < )" +
+         N + R"(; ++k) a[k] = b.v[(i + uint(k)) & 1023u];
+  a[i % )" +
+         N + R"(u] += 1.0;
+  float s = 0.0;
+  for (int k = 0; k < )" +
+         N + R"(; ++k) s += a[k] * a[(uint(k) + i) % )" + N + R"(u];
+  b.v[i] = s;
+}
+)";
+}
+
+TEST_CASE("a small array indexed at run time counts as registers",
+          "[simt][regalloc][model]") {
+  // 16 words, at most kMaxRegisterVariableWords: NVIDIA holds such an
+  // array in registers (H200 record array-registers-2026-12-01: 47
+  // registers for 16 floats), so the model counts every word.
+  const runner::BuiltProgram built = BuildGlsl(RunTimeIndexedArray(16));
+  const Program& p = built.program;
+  INFO("num_regs " << p.num_regs << ", model_regs " << p.model_regs
+                   << ", private bytes " << p.private_bytes);
+  CHECK(p.private_bytes >= 64);
+  CHECK(p.num_regs < 16);
+  CHECK(p.model_regs >= p.num_regs + 16);
+}
+
+TEST_CASE("a large array indexed at run time stays in local memory",
+          "[simt][regalloc][model]") {
+  // 64 words: over kMaxRegisterVariableWords (the H200 record puts 64
+  // floats in local memory), so the model counts none of them.
+  const runner::BuiltProgram built = BuildGlsl(RunTimeIndexedArray(64));
+  const Program& p = built.program;
+  INFO("num_regs " << p.num_regs << ", model_regs " << p.model_regs);
+  CHECK(p.private_bytes >= 256);
+  CHECK(p.model_regs < 32);
+}
+
+TEST_CASE("a table of constants indexed at run time takes no registers",
+          "[simt][regalloc][model]") {
+  // Only ever given constants: a compiler reads it from constant memory.
+  const runner::BuiltProgram built = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } b;
+void main() {
+  float t[16] = float[](1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12.,
+                        13., 14., 15., 16.);
+  uint i = gl_GlobalInvocationID.x;
+  b.v[i] = t[i % 16u] * t[(i + 3u) % 16u];
+}
+)");
+  const Program& p = built.program;
+  INFO("num_regs " << p.num_regs << ", model_regs " << p.model_regs);
+  CHECK(p.private_bytes >= 64);
+  CHECK(p.model_regs < 16);
+}
+
 }  // namespace
 }  // namespace warpsim::simt
