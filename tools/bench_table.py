@@ -112,24 +112,50 @@ def single_table(prefix):
     the same family (the name before the first '/'), and its time over the
     table's first benchmark's."""
     ctx, runs = load(prefix + ".json")
+    # Merged rounds (--merge): each round's time and speed-up too.
+    with open(prefix + ".json") as f:
+        raw = json.load(f).get("benchmarks", [])
+    per_round = {}  # name -> {round: real_time}
+    for b in raw:
+        if "round" in b:
+            per_round.setdefault(b["run_name"], {})[b["round"]] = b["real_time"]
     lines = ["Recorded %s, %s CPUs, load average %s; `%s.json`."
              % (ctx.get("date", "?"), ctx.get("num_cpus", "?"),
                 ", ".join("%.1f" % x for x in ctx.get("load_avg", [])) or "?",
-                os.path.relpath(prefix)), "",
-             "| benchmark | ms/iter (wall) | M warp instr/s | speed-up "
-             "| time / first row's |", "|---|---|---|---|---|"]
+                os.path.relpath(prefix))]
+    head = ("| benchmark | ms/iter (wall) | M warp instr/s | speed-up "
+            "| time / first row's |")
+    rule = "|---|---|---|---|---|"
+    if per_round:
+        lines[-1] += (" %s rounds of one run each: the median of the rounds, "
+                      "and the lowest and highest of one round's time and "
+                      "speed-up." % ctx.get("rounds", "?"))
+        head += " ms/iter range | speed-up range |"
+        rule += "---|---|"
+    lines += ["", head, rule]
     first = {}
+    first_name = {}
     first_row = None
     for name, b in runs.items():  # in the order the run wrote them
         family = name.split("/")[0]
         first.setdefault(family, b["real_time"])
+        first_name.setdefault(family, name)
         if first_row is None:
             first_row = b["real_time"]
-        lines.append("| %s | %.1f | %.2f | %.2f | %.2f |"
-                     % (name, b["real_time"],
-                        (rate(b, "items_per_second") or 0) * 1e-6,
-                        first[family] / b["real_time"],
-                        b["real_time"] / first_row))
+        row = ("| %s | %.1f | %.2f | %.2f | %.2f |"
+               % (name, b["real_time"],
+                  (rate(b, "items_per_second") or 0) * 1e-6,
+                  first[family] / b["real_time"],
+                  b["real_time"] / first_row))
+        if per_round:
+            mine = per_round.get(name, {})
+            base = per_round.get(first_name[family], {})
+            ups = [base[r] / t for r, t in mine.items() if r in base]
+            times = list(mine.values())
+            row += (" %.1f-%.1f | %.2f-%.2f |"
+                    % (min(times), max(times), min(ups), max(ups))
+                    if times and ups else " - | - |")
+        lines.append(row)
     return "\n".join(lines) + "\n"
 
 
