@@ -316,6 +316,10 @@ def policy(src):
     src["fuse_pairs"] = DEFAULT + " (true: the pairs NVIDIA's compiler " \
         "emits as one SASS instruction, e.g. a multiply and its add as " \
         "IMAD or FFMA, issue as one)"
+    src["free_layout_branches"] = DEFAULT + " (true: an unconditional " \
+        "branch to the next block or a loop's back edge has no SASS " \
+        "instruction of its own once the compiler lays out blocks and " \
+        "rotates loops; it issues with the instruction before it)"
 
 
 def generate(run, vk_dir, out_path):

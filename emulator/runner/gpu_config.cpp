@@ -306,6 +306,13 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
                             SourcePos{path});
       }
       t->fuse_pairs = value.get<bool>();
+    } else if (key == "free_layout_branches") {
+      if (!value.is_boolean()) {
+        return InvalidInput(
+            "\"timing.free_layout_branches\" must be true or false",
+            SourcePos{path});
+      }
+      t->free_layout_branches = value.get<bool>();
     } else if (key == "scheduler") {
       if (!value.is_string() ||
           !sm::ParseScheduler(value.get<std::string>(), &t->scheduler)) {
@@ -327,7 +334,9 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
               FieldNames(fields, pipe_names + "memory, scheduler: "
                                               "lrr|gto|oldest|two_level, "
                                               "context_switch: free|swap, "
-                                              "fuse_pairs: true|false") +
+                                              "fuse_pairs: true|false, "
+                                              "free_layout_branches: "
+                                              "true|false") +
               ")",
           SourcePos{path});
     }

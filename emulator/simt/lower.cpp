@@ -29,6 +29,28 @@ int64_t SignExtend(uint64_t v, uint32_t width) {
 
 }  // namespace
 
+void MarkLayoutFreeBranches(Program* p) {
+  p->layout_free.assign(p->code.size(), 0);
+  const size_t nblocks = p->blocks.size();
+  for (size_t b = 0; b < nblocks; ++b) {
+    const uint32_t end = b + 1 < nblocks
+                             ? p->blocks[b + 1].first_instr
+                             : static_cast<uint32_t>(p->code.size());
+    if (end == p->blocks[b].first_instr) continue;
+    const Instr& t = p->code[end - 1];
+    if (t.exec != ExecBranch || t.aux >= p->branches.size() ||
+        p->branches[t.aux].targets.empty()) {
+      continue;
+    }
+    const uint32_t target = p->branches[t.aux].targets[0];
+    if (target >= nblocks) continue;
+    const BlockInfo& tb = p->blocks[target];
+    const bool fall_through = tb.first_instr == end;
+    const bool back_edge = target <= b && tb.continue_block != kNoBlock;
+    if (fall_through || back_edge) p->layout_free[end - 1] = 1;
+  }
+}
+
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options) {
   Program program;
@@ -37,6 +59,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   if (!s.ok()) return s.error();
   Status ra = AllocateRegisters(lowerer, &program);
   if (!ra.ok()) return ra.error();
+  MarkLayoutFreeBranches(&program);
   return program;
 }
 

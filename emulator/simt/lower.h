@@ -76,6 +76,9 @@ inline uint32_t AlignUp(uint32_t v, uint32_t a) {
   return a <= 1 ? v : (v + a - 1) / a * a;
 }
 
+// Sets Program::layout_free (program.h).
+void MarkLayoutFreeBranches(Program* p);
+
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options);

@@ -181,6 +181,13 @@ struct Program {
   // The register-count model's estimate of what NVIDIA's compiler uses
   // (regalloc.cpp); the report's registers_per_thread.
   uint32_t model_regs = 0;
+  // Per instruction: 1 for an unconditional branch that NVIDIA's code has
+  // no instruction for: one to the block laid out right after it (a fall
+  // through) or a loop's back edge to its header (the compiler rotates a
+  // loop, testing its condition at the bottom, so the jump back is the
+  // header's conditional branch). The timing model issues it with the
+  // instruction before it (TimingConfig::free_layout_branches).
+  std::vector<uint8_t> layout_free;
   std::vector<uint32_t> const_values;  // one 32-bit word per constant slot
 
   // Memory sizes.

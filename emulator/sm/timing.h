@@ -67,6 +67,10 @@ struct RunTiming {
   // Of them, the second instructions of pairs issued as one
   // (TimingConfig::fuse_pairs): warp instructions = issued + fused.
   uint64_t fused_instructions = 0;
+  // And the branches issued with the instruction before them
+  // (TimingConfig::free_layout_branches): warp instructions = issued +
+  // fused + layout branches.
+  uint64_t layout_branches = 0;
   uint32_t sms_used = 0;
   // Warp instructions per cycle per SM, over the SMs that ran its warps.
   double ipc = 0;

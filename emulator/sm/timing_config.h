@@ -92,6 +92,10 @@ struct TimingConfig {
   // multiply and its add: IMAD, FFMA; two bitwise operations: LOP3; a
   // negation and its consumer) as one instruction (sm/timing.cpp Fusible).
   bool fuse_pairs = true;
+  // Issue an unconditional branch NVIDIA's code has no instruction for (a
+  // fall through, a rotated loop's back edge: simt::Program::layout_free)
+  // with the instruction before it.
+  bool free_layout_branches = true;
   SchedulerPolicy scheduler = SchedulerPolicy::kGto;
   uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)
   ContextSwitch context_switch = ContextSwitch::kFree;

@@ -307,6 +307,27 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
     }
   }
+  if (config.free_layout_branches && rec.blocking == simt::Blocking::kNone) {
+    // Branches the compiler's block layout removes run with this issue.
+    const auto& free = w.warp->program().layout_free;
+    for (;;) {
+      const simt::InstrPeek next = w.warp->Peek();
+      if (next.active == 0 || next.pc >= free.size() || free[next.pc] == 0) {
+        break;
+      }
+      if (!logged) LogInstruction(w, rec, latency);
+      logged = true;
+      const simt::InstrRecord branch = w.warp->Step();
+      run.warp_instructions += 1;
+      run.layout_branches += 1;
+      lanes += PopCount32(branch.active);
+      LogInstruction(w, branch, 0);
+      if (branch.blocking == simt::Blocking::kError) {
+        return w.item->item->WarpError(w.index);
+      }
+      if (branch.blocking != simt::Blocking::kNone) break;
+    }
+  }
   w.next_issue = now + 1;
   w.next_issue_reason = StallReason::kWait;
   if (rec.pipe == simt::Pipe::kBranch) {

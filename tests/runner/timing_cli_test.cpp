@@ -103,7 +103,8 @@ TEST_CASE(
         // Every warp-cycle is in one state; the selected ones are the
         // issued instructions (a fused pair issues once).
         CHECK(d["stall_cycles"]["selected"].get<uint64_t>() +
-                  d["fused_instructions"].get<uint64_t>() ==
+                  d["fused_instructions"].get<uint64_t>() +
+                  d["layout_branches"].get<uint64_t>() ==
               d["warp_instructions"].get<uint64_t>());
       }
     }
@@ -321,15 +322,19 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 17 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][17] == "stall_selected");
+  // After the 18 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][18] == "stall_selected");
   CHECK(
-      runs[1][17] ==
+      runs[1][18] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==
         std::to_string(
             report["dispatches"][0]["fused_instructions"].get<uint64_t>()));
+  CHECK(runs[0][17] == "layout_branches");
+  CHECK(runs[1][17] ==
+        std::to_string(
+            report["dispatches"][0]["layout_branches"].get<uint64_t>()));
 }
 
 TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",

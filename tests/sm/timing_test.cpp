@@ -173,6 +173,42 @@ TEST_CASE("a multiply and its add issue as one instruction (fused)",
   CHECK(unfused.buffer == b.buffer);
 }
 
+TEST_CASE(
+    "a fall through and a loop's back edge issue with the instruction "
+    "before them",
+    "[sm][timing]") {
+  // A loop of 16 trips (its count from the buffer, v[0] = 1, so nothing
+  // folds it):
+  // each trip ends in the unconditional branch back to the header, and the
+  // header branches on to the block with the compare. NVIDIA's code has
+  // neither branch (the loop is rotated, blocks fall through).
+  const std::string shader =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n"
+      "  for (int k = 0; k < n; ++k) x = x * 1.5 + 0.25;\n"
+      "  b.v[i] = x;\n}\n";
+  TimingConfig off = TestConfig();
+  off.free_layout_branches = false;
+  TimingConfig on = TestConfig();
+  on.free_layout_branches = true;
+  const Timed plain = Run(shader, 1, off);
+  const Timed free = Run(shader, 1, on);
+  CHECK(plain.run.layout_branches == 0);
+  // At least the back edge of each of the 16 trips.
+  CHECK(free.run.layout_branches >= 16);
+  CHECK(free.warp_instructions == plain.warp_instructions);
+  CHECK(free.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kSelected)] +
+            free.run.fused_instructions + free.run.layout_branches ==
+        free.warp_instructions);
+  // Each branch no longer issued saves its issue cycle and the branch
+  // latency the warp waited after it.
+  CHECK(free.run.cycles + 16 * 4 <= plain.run.cycles);
+  CHECK(free.buffer == plain.buffer);
+}
+
 TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
   // Four interleaved chains: each instruction's input was written four
   // instructions earlier, which the latency of 4 allows: the 64 more
