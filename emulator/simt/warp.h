@@ -176,6 +176,9 @@ class alignas(64) Warp {
   InstrPeek Peek() const;
 
   bool done() const { return alive_ == 0; }
+  // The next instruction the active lanes run (Peek()'s pc, without the
+  // rest of Peek()).
+  uint32_t next_pc() const { return pc_; }
   // The runtime error that stopped the warp (a lane reached OpUnreachable),
   // naming the SPIR-V instruction and the lanes; nullptr while there is
   // none.

@@ -311,10 +311,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     // Branches the compiler's block layout removes run with this issue.
     const auto& free = w.warp->program().layout_free;
     for (;;) {
-      const simt::InstrPeek next = w.warp->Peek();
-      if (next.active == 0 || next.pc >= free.size() || free[next.pc] == 0) {
-        break;
-      }
+      const uint32_t pc = w.warp->next_pc();
+      if (w.warp->done() || pc >= free.size() || free[pc] == 0) break;
       if (!logged) LogInstruction(w, rec, latency);
       logged = true;
       const simt::InstrRecord branch = w.warp->Step();
