@@ -145,6 +145,29 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
   return InternalError("unknown shader format");
 }
 
+namespace {
+
+// The key of a cached step over `words` whose result depends on the target
+// environment and the validator's layout options.
+ShaderCacheKey ValidatedStepKey(std::string_view step,
+                                const std::vector<uint32_t>& words,
+                                spirv::TargetEnv env,
+                                const BuildSettings& settings) {
+  const spirv::ValidateOptions& v = settings.validate;
+  ShaderCacheKey key(step);
+  key.Add("words", words)
+      .Add("target_env", spirv::TargetEnvName(env))
+      .AddFlag("relax_block_layout", v.relax_block_layout)
+      .AddFlag("scalar_block_layout", v.scalar_block_layout)
+      .AddFlag("uniform_buffer_standard_layout",
+               v.uniform_buffer_standard_layout)
+      .AddFlag("workgroup_scalar_block_layout",
+               v.workgroup_scalar_block_layout);
+  return key;
+}
+
+}  // namespace
+
 Result<std::vector<uint32_t>> LegalizedWords(ShaderCache* cache,
                                              const std::vector<uint32_t>& words,
                                              spirv::TargetEnv env,
@@ -166,16 +189,8 @@ Result<std::vector<uint32_t>> LegalizedWords(ShaderCache* cache,
     return spirv::LegalizeSpirv(input, env, file, settings.validate);
   };
   if (cache == nullptr) return legalize();
-  const spirv::ValidateOptions& v = settings.validate;
-  ShaderCacheKey key("validate-optimize-legalize");
-  key.Add("words", words)
-      .Add("target_env", spirv::TargetEnvName(env))
-      .AddFlag("relax_block_layout", v.relax_block_layout)
-      .AddFlag("scalar_block_layout", v.scalar_block_layout)
-      .AddFlag("uniform_buffer_standard_layout",
-               v.uniform_buffer_standard_layout)
-      .AddFlag("workgroup_scalar_block_layout",
-               v.workgroup_scalar_block_layout);
+  ShaderCacheKey key =
+      ValidatedStepKey("validate-optimize-legalize", words, env, settings);
   for (const std::string& flag : settings.optimizations) {
     key.Add("optimization", flag);
   }
@@ -194,16 +209,9 @@ Result<std::vector<uint32_t>> OptimizedWords(ShaderCache* cache,
     return spirv::OptimizeForPerformance(legal, env, file, settings.validate);
   };
   if (cache == nullptr) return optimize();
-  const spirv::ValidateOptions& v = settings.validate;
-  ShaderCacheKey key("optimize-for-register-model");
-  key.Add("words", legal)
-      .Add("target_env", spirv::TargetEnvName(env))
-      .AddFlag("relax_block_layout", v.relax_block_layout)
-      .AddFlag("scalar_block_layout", v.scalar_block_layout)
-      .AddFlag("uniform_buffer_standard_layout",
-               v.uniform_buffer_standard_layout)
-      .AddFlag("workgroup_scalar_block_layout",
-               v.workgroup_scalar_block_layout);
+  ShaderCacheKey key =
+      ValidatedStepKey("optimize-for-register-model", legal, env, settings);
+  key.Add("recipe", "spirv-opt -O (RegisterPerformancePasses), validate");
   return cache->GetOrCompute(key, optimize);
 }
 
