@@ -1,0 +1,105 @@
+// What the lowering records for the models of NVIDIA's code, beside the
+// program the executor runs: the register-count model's view of aggregates
+// and lane-private variables (regalloc.cpp), and the branches NVIDIA's code
+// has no instruction for (the timing model's Program::layout_free).
+#include <algorithm>
+
+#include "simt/lower.h"
+
+namespace warpsim::simt {
+
+using spirv::TypeKind;
+
+void Lowerer::MarkLargeAggregate(const Val& value) {
+  if (value.regs.size() <= kMaxRegisterAggregateWords) return;
+  // Only aggregates with an array in them: a large struct of scalars is
+  // what scalar replacement splits into independent values.
+  bool has_array = false;
+  std::vector<uint32_t> work{value.type_id};
+  while (!work.empty() && !has_array) {
+    const spirv::Type& t = module_.type(work.back());
+    work.pop_back();
+    if (t.kind == TypeKind::kArray) has_array = true;
+    if (t.kind == TypeKind::kStruct) {
+      work.insert(work.end(), t.members.begin(), t.members.end());
+    }
+  }
+  if (!has_array) return;
+  vreg_in_memory_.resize(vreg_wide_.size(), 0);
+  for (uint32_t r : value.regs) {
+    if (r != kNoReg && (r & kConstTag) == 0) vreg_in_memory_[r] = 1;
+  }
+}
+
+uint32_t Lowerer::AddPrivateRoot(spv::StorageClass storage, uint32_t offset,
+                                 uint32_t bytes) {
+  private_roots_.push_back({storage, offset, bytes, false});
+  return static_cast<uint32_t>(private_roots_.size());
+}
+
+namespace {
+bool HasRoots(spv::StorageClass s) {
+  return s == spv::StorageClass::Function || s == spv::StorageClass::Private ||
+         s == spv::StorageClass::Output;
+}
+}  // namespace
+
+void Lowerer::NoteOpaqueAccess(const PointerInfo& info) {
+  if (!HasRoots(info.storage)) return;
+  if (info.root != 0) {
+    private_roots_[info.root - 1].opaque = true;
+    return;
+  }
+  // Not known which variable: any of that storage class.
+  for (PrivateRoot& r : private_roots_) {
+    if (r.storage == info.storage ||
+        (info.storage != spv::StorageClass::Output &&
+         r.storage != spv::StorageClass::Output)) {
+      r.opaque = true;
+    }
+  }
+}
+
+void Lowerer::NotePrivateAccess(const PointerInfo& info, bool store,
+                                const std::vector<uint32_t>& stored) {
+  if (!HasRoots(info.storage)) return;
+  if (info.root == 0) {
+    NoteOpaqueAccess(info);
+    return;
+  }
+  PrivateAccess a;
+  a.instr = static_cast<uint32_t>(program_->code.size() - 1);
+  a.root = info.root - 1;
+  a.store = store;
+  a.known = info.root_known;
+  a.offset = info.root_offset;
+  a.constant_data =
+      store && std::all_of(stored.begin(), stored.end(), [](uint32_t r) {
+        return r == kNoReg || (r & kConstTag) != 0;
+      });
+  private_accesses_.push_back(a);
+}
+
+void MarkLayoutFreeBranches(Program* p) {
+  p->layout_free.assign(p->code.size(), 0);
+  const size_t nblocks = p->blocks.size();
+  for (size_t b = 0; b < nblocks; ++b) {
+    const uint32_t end = b + 1 < nblocks
+                             ? p->blocks[b + 1].first_instr
+                             : static_cast<uint32_t>(p->code.size());
+    if (end == p->blocks[b].first_instr) continue;
+    const Instr& t = p->code[end - 1];
+    if (t.exec != ExecBranch || t.aux >= p->branches.size() ||
+        p->branches[t.aux].targets.empty()) {
+      continue;
+    }
+    const uint32_t target = p->branches[t.aux].targets[0];
+    if (target >= nblocks) continue;
+    const BlockInfo& tb = p->blocks[target];
+    const bool fall_through = tb.first_instr == end;
+    const bool back_edge = target <= b && tb.continue_block != kNoBlock;
+    if (fall_through || back_edge) p->layout_free[end - 1] = 1;
+  }
+}
+
+}  // namespace warpsim::simt
