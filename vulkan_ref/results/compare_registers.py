@@ -76,6 +76,17 @@ def last_emulator_commit():
         return "unknown"
 
 
+def reference_device(run_dir):
+    """The GPU and driver of RUN_DIR's counts (its devices.txt), which the
+    emulator's counts are compared with."""
+    try:
+        with open(os.path.join(run_dir, "devices.txt")) as f:
+            line = f.readline().strip()
+    except OSError:
+        return "unknown (no devices.txt in %s)" % os.path.relpath(run_dir, REPO)
+    return "%s: %s" % (os.path.relpath(run_dir, REPO), line.partition(": ")[2])
+
+
 def collect(warpsim, run_dir, corpus_root, out_dir, jobs):
     files = [e["file"] for e in load_run(run_dir)]
     warpsim = os.path.abspath(warpsim)
@@ -127,7 +138,10 @@ def collect(warpsim, run_dir, corpus_root, out_dir, jobs):
                 "command": "%s run FILE --json REPORT --quiet --shader-cache off"
                            " --threads 1 (timeout 120 s)"
                            % os.path.relpath(warpsim, REPO),
-                "files": len(files), "run_dir": os.path.relpath(run_dir, REPO)}
+                "files": len(files), "run_dir": os.path.relpath(run_dir, REPO),
+                "gpu": "none: the emulator's counts (warpsim, h200 preset), "
+                       "made on the development machine",
+                "compared_with": reference_device(run_dir)}
         f.write(json.dumps(head, sort_keys=True) + "\n")
         for i in range(len(files)):
             for row in results[i]:
