@@ -44,12 +44,14 @@
 //    array of 48 floats indexed at run time uses no local memory, one of 64
 //    does). The model gives each word of such a variable a colour of its
 //    own: a load reads the words it covers (every word when an index is
-//    known only at run time), a store writes them (and reads the others
-//    with a run-time index). A loaded or stored register and the word it
-//    copies may share a colour, as a compiler's copy coalescing lets them.
-//    A variable only ever given constants is a table read from constant
-//    memory and takes none. A fragment shader's outputs stay in registers
-//    from their store to the end of the shader.
+//    known only at run time), a store writes them. A store at a run-time
+//    index, or of part of a word, only may write each word: it neither
+//    ends nor starts the word's live range, so a word that nothing reads
+//    afterwards takes no register there (nor does a dead store). A loaded or
+//    stored register and the word it copies may share a colour, as a compiler's
+//    copy coalescing lets them. A variable only ever given constants is a table
+//    read from constant memory and takes none. A fragment shader's outputs stay
+//    in registers from their store to the end of the shader.
 //  - The count is taken on the module spirv-opt's -O recipe makes (the
 //    runner's BuildProgram; constant propagation, dead-code elimination,
 //    if-conversion, redundancy elimination, as NVIDIA's compiler applies
@@ -175,6 +177,14 @@ struct Entities {
   std::function<bool(uint32_t i, uint32_t d, uint32_t v)> copy;
   // Optional, per entity: entities whose colour it takes when it can.
   std::vector<std::vector<uint32_t>> hints;
+  // Optional: the entities instruction `i` may or may not write (a store
+  // at an index known only at run time). Such a write neither ends nor
+  // starts a live range: an entity live after it was live before it.
+  std::function<void(uint32_t i, std::vector<uint32_t>&)> may_defs;
+  // Optional: entities whose writes are dropped where nothing reads them
+  // afterwards (dead stores to a variable), so they interfere with nothing
+  // there.
+  std::function<bool(uint32_t)> dead_def_free;
 };
 
 // Liveness, interference and greedy colouring (steps 1 to 3 above).
@@ -265,10 +275,23 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
       }
     }
     Bits live = live_out_of(b);
+    std::vector<uint32_t> maybe;
     for (uint32_t i = end; i-- > program->blocks[b].first_instr;) {
       defs_uses(i, defs, uses);
       const bool conservative = ent_conservative(i, defs.size());
+      if (ent.may_defs) {
+        maybe.clear();
+        ent.may_defs(i, maybe);
+        for (uint32_t d : maybe) {
+          if (!live.Get(d)) continue;
+          live.ForEach([&](uint32_t v) { interfere(d, v); });
+          for (uint32_t u : uses) interfere(d, u);
+        }
+      }
       for (uint32_t d : defs) {
+        if (ent.dead_def_free && ent.dead_def_free(d) && !live.Get(d)) {
+          continue;
+        }
         if (ent.copy) {
           live.ForEach([&](uint32_t v) {
             if (!ent.copy(i, d, v)) interfere(d, v);
@@ -438,7 +461,8 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   // Per instruction: the words it writes and reads, and which loaded or
   // stored register is a copy of which word.
   const size_t ninstr = program.code.size();
-  std::vector<std::vector<uint32_t>> wdefs(ninstr), wuses(ninstr);
+  std::vector<std::vector<uint32_t>> wdefs(ninstr), wuses(ninstr),
+      wmaydefs(ninstr);
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> copies(ninstr);
   std::vector<std::vector<uint32_t>> hints(count);
   auto all_words = [&](uint32_t r, std::vector<uint32_t>& out) {
@@ -449,8 +473,7 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
     const uint32_t i = a.instr;
     if (!a.known) {
       // An index known only at run time: any word of the variable.
-      all_words(a.root, wuses[i]);
-      if (a.store) all_words(a.root, wdefs[i]);
+      all_words(a.root, a.store ? wmaydefs[i] : wuses[i]);
       continue;
     }
     const MemAccess& acc = program.mem_accesses[program.code[i].aux];
@@ -463,8 +486,8 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
       for (uint64_t w = first; w <= last && w < words_of[a.root]; ++w) {
         const uint32_t e = first_word[a.root] + static_cast<uint32_t>(w);
         if (a.store) {
-          wdefs[i].push_back(e);
-          if (!whole) wuses[i].push_back(e);
+          // A store of part of a word keeps the rest of it.
+          (whole ? wdefs[i] : wmaydefs[i]).push_back(e);
         } else {
           wuses[i].push_back(e);
         }
@@ -519,6 +542,10 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
     }
     return false;
   };
+  ent.may_defs = [&](uint32_t i, std::vector<uint32_t>& out) {
+    out.insert(out.end(), wmaydefs[i].begin(), wmaydefs[i].end());
+  };
+  ent.dead_def_free = [&](uint32_t e) { return e >= physical.count; };
   ent.wide.resize(count, 0);
   ent.hints = std::move(hints);
   // Registers in local memory interfere with nothing; they must not widen

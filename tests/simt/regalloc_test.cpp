@@ -492,5 +492,31 @@ void main() {
   CHECK(p.model_regs < 16);
 }
 
+TEST_CASE(
+    "words a run-time store may write but nothing reads take no registers",
+    "[simt][regalloc][model]") {
+  // A store at a run-time index may or may not write each word: it keeps
+  // a word alive only if a later load reads it. Here only t[0] and t[15]
+  // are ever read, so the other 14 words of the 16-float array need no
+  // register, where the array read at run time (the test above) needs 16.
+  const runner::BuiltProgram built = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } b;
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  float t[16];
+  t[0] = 0.0;
+  t[15] = 0.0;
+  for (uint k = 0u; k < 4u; ++k) t[(i + 5u * k) & 15u] = b.v[i + k];
+  b.v[i] = t[0] + t[15];
+}
+)");
+  const Program& p = built.program;
+  INFO("num_regs " << p.num_regs << ", model_regs " << p.model_regs
+                   << ", private bytes " << p.private_bytes);
+  CHECK(p.private_bytes >= 64);
+  CHECK(p.model_regs < p.num_regs + 8);
+}
+
 }  // namespace
 }  // namespace warpsim::simt
