@@ -383,6 +383,14 @@ Result<std::unique_ptr<FragmentWork>> FragmentStage::MakeWarp() {
   return work;
 }
 
+void FragmentWork::Quads(size_t warp, std::vector<QuadFootprint>* out) const {
+  if (warp != 0) return;  // a fragment item is one warp
+  for (const PendingQuad& q : quads) {
+    out->push_back(
+        {q.quad.x, q.quad.y, q.quad.coverage, q.triangle->tri.primitive_id});
+  }
+}
+
 Status FragmentWork::Prepare() {
   Warp& warp = *warps[0];
   if (reset_warp) warp.Reset(launch, &context);

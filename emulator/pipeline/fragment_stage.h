@@ -74,6 +74,7 @@ struct FragmentWork : WorkItem {
   uint32_t helpers = 0;            // helper lanes (uncovered pixels)
   const FragmentStage* stage = nullptr;
   bool reset_warp = false;  // a pooled warp, reset by Prepare()
+  void Quads(size_t warp, std::vector<QuadFootprint>* out) const override;
   // Resets a pooled warp and writes every lane's fragment inputs
   // (interpolated varyings, built-ins) and the helper mask.
   Status Prepare() override;

@@ -49,6 +49,13 @@ enum class WorkKind : uint8_t {
 
 const char* WorkKindName(WorkKind kind);
 
+// A 2x2 quad a fragment warp shades (WorkItem::Quads).
+struct QuadFootprint {
+  int32_t x = 0, y = 0;  // top-left pixel (even coordinates)
+  uint8_t coverage = 0;  // bit i: pixel (x + (i & 1), y + (i >> 1)) covered
+  uint32_t primitive = 0;
+};
+
 // One unit of work: warps that become resident together (a compute
 // workgroup's warps share workgroup memory and barriers), ready to run.
 // Sources derive from it to keep what Retire() needs (which quads, which
@@ -75,6 +82,9 @@ struct WorkItem {
   // Names warp `warp` of the item in a runtime error ("workgroup (1, 0,
   // 0), subgroup 2: ..."); empty when the item has nothing to add.
   virtual std::string Where(size_t warp) const { return {}; }
+  // The quads warp `warp` shades, quad k in lanes 4k..4k+3 (fragment
+  // warps; nothing for the others).
+  virtual void Quads(size_t warp, std::vector<QuadFootprint>* out) const {}
   // Warp `warp`'s runtime error (Warp::error(), which must be set), named
   // by Where().
   Diagnostic WarpError(size_t warp) const;

@@ -37,6 +37,7 @@ class SceneRunner {
       timing_ = std::make_unique<sm::TimingModel>(
           options.timing, options.sm, options.min_registers_per_thread,
           trace_.get());
+      timing_->set_observer(options.trace_observer);
     }
   }
 

@@ -158,6 +158,9 @@ struct RunOptions : GpuConfig {
   // In timing mode: what RunReport::trace records.
   trace::Detail trace_detail = trace::Detail::kWarps;
   uint64_t trace_max_events = 1'000'000;
+  // In timing mode: watches the trace as the model fills it, on the
+  // thread that runs the scene (the visualizer's live mode); not owned.
+  trace::Observer* trace_observer = nullptr;
   // In timing mode: registers per thread for every stage instead of the
   // register model's estimate (0: the estimate), and per pipeline name
   // and stage (e.g. a driver's counts from a warpsim-vkref report), which

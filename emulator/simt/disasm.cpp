@@ -22,6 +22,44 @@ std::string RegName(const Program& p, uint32_t r) {
 
 }  // namespace
 
+std::string InstructionText(const Program& p, uint32_t i) {
+  const Instr& in = p.code[i];
+  std::string line(spirv::OpcodeName(static_cast<uint32_t>(in.op)));
+  if (in.op == spv::Op::OpExtInst) {
+    line += "." + std::string(spirv::GlslStd450Name(in.ext));
+  }
+  if (in.width != 32 && in.width != 0) line += "." + std::to_string(in.width);
+  line += " [" + std::string(PipeName(in.pipe)) + "]";
+  if (in.dst != kNoReg) line += " " + RegName(p, in.dst) + " =";
+  bool first = true;
+  for (uint32_t s : in.src) {
+    if (s == kNoReg) continue;
+    line += first ? " " : ", ";
+    line += RegName(p, s);
+    first = false;
+  }
+  // Loads and stores: the registers of each scalar leaf and its byte
+  // offset from the pointer.
+  if ((in.op == spv::Op::OpLoad || in.op == spv::Op::OpStore) &&
+      in.aux < p.mem_accesses.size()) {
+    const MemAccess& acc = p.mem_accesses[in.aux];
+    line += in.op == spv::Op::OpLoad ? " ->" : " <-";
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
+      line += (k == 0 ? " " : ", ") + RegName(p, leaf.reg) + "@+" +
+              std::to_string(leaf.offset);
+    }
+  }
+  if (in.pipe == Pipe::kBranch && in.aux < p.branches.size() &&
+      (in.op == spv::Op::OpBranch || in.op == spv::Op::OpBranchConditional ||
+       in.op == spv::Op::OpSwitch)) {
+    line += " ->";
+    for (uint32_t t : p.branches[in.aux].targets)
+      line += " block" + std::to_string(t);
+  }
+  return line;
+}
+
 std::string DisassembleProgram(const Program& p) {
   std::string out;
   out += "; entry point \"" + p.entry_name + "\"\n";
@@ -51,46 +89,9 @@ std::string DisassembleProgram(const Program& p) {
                              ? p.blocks[b + 1].first_instr
                              : static_cast<uint32_t>(p.code.size());
     for (uint32_t i = bi.first_instr; i < end; ++i) {
-      const Instr& in = p.code[i];
       char head[32];
       std::snprintf(head, sizeof(head), "  %5u  ", i);
-      std::string line = head;
-      line += std::string(spirv::OpcodeName(static_cast<uint32_t>(in.op)));
-      if (in.op == spv::Op::OpExtInst) {
-        line += "." + std::string(spirv::GlslStd450Name(in.ext));
-      }
-      if (in.width != 32 && in.width != 0)
-        line += "." + std::to_string(in.width);
-      line += " [" + std::string(PipeName(in.pipe)) + "]";
-      if (in.dst != kNoReg) line += " " + RegName(p, in.dst) + " =";
-      bool first = true;
-      for (uint32_t s : in.src) {
-        if (s == kNoReg) continue;
-        line += first ? " " : ", ";
-        line += RegName(p, s);
-        first = false;
-      }
-      // Loads and stores: the registers of each scalar leaf and its byte
-      // offset from the pointer.
-      if ((in.op == spv::Op::OpLoad || in.op == spv::Op::OpStore) &&
-          in.aux < p.mem_accesses.size()) {
-        const MemAccess& acc = p.mem_accesses[in.aux];
-        line += in.op == spv::Op::OpLoad ? " ->" : " <-";
-        for (uint32_t k = 0; k < acc.leaf_count; ++k) {
-          const MemLeaf& leaf = p.mem_leaves[acc.first_leaf + k];
-          line += (k == 0 ? " " : ", ") + RegName(p, leaf.reg) + "@+" +
-                  std::to_string(leaf.offset);
-        }
-      }
-      if (in.pipe == Pipe::kBranch && in.aux < p.branches.size() &&
-          (in.op == spv::Op::OpBranch ||
-           in.op == spv::Op::OpBranchConditional ||
-           in.op == spv::Op::OpSwitch)) {
-        line += " ->";
-        for (uint32_t t : p.branches[in.aux].targets)
-          line += " block" + std::to_string(t);
-      }
-      out += line + "\n";
+      out += head + InstructionText(p, i) + "\n";
     }
   }
   return out;

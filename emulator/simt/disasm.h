@@ -12,6 +12,10 @@ namespace warpsim::simt {
 // (r0.., constants as c0..) and a header with registers per thread.
 std::string DisassembleProgram(const Program& program);
 
+// Instruction `i` of `program` as DisassembleProgram lists it, without the
+// index: "OpFAdd [fma] r2 = r0, r1".
+std::string InstructionText(const Program& program, uint32_t i);
+
 }  // namespace warpsim::simt
 
 #endif  // WARPSIM_SIMT_DISASM_H_

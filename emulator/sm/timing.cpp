@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "base/bits.h"
+#include "simt/disasm.h"
 #include "sm/timing_impl.h"
 
 namespace warpsim::sm {
@@ -172,10 +173,56 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     if (trace != nullptr && trace->detail != trace::Detail::kSummary) {
       trace->registers.push_back(
           {now, s, ws.sp, ws.id, ws.reg_first, ws.reg_count, true});
+      trace::WarpSpan span;
+      span.sm = s;
+      span.sub_partition = ws.sp;
+      span.slot = slot;
+      span.warp = ws.id;
+      span.begin = now;
+      span.end = trace::kStillResident;
+      span.stage = StageOf(item.kind);
+      span.run = static_cast<uint32_t>(trace->runs.size() - 1);  // Drain's
+      span.label = item.Where(w);
+      if (span.label.empty()) {
+        span.label = std::string(pipeline::WorkKindName(item.kind)) + " item " +
+                     std::to_string(item.id);
+      }
+      span.registers = regs;
+      ws.shader = ShaderOf(ws);
+      span.shader = ws.shader;
+      ws.span = trace->warps.size();
+      trace->warps.push_back(std::move(span));
+      const size_t first_quad = quad_scratch.size();
+      item.Quads(w, &quad_scratch);
+      for (size_t q = first_quad; q < quad_scratch.size(); ++q) {
+        const pipeline::QuadFootprint& f = quad_scratch[q];
+        trace->quads.push_back({ws.id, f.x, f.y, f.coverage, f.primitive});
+      }
+      quad_scratch.clear();
     }
   }
   sm.used_in_run = true;
   return true;
+}
+
+uint32_t TimingModel::Impl::ShaderOf(const WarpState& w) {
+  const simt::Program* program = &w.warp->program();
+  for (const auto& [p, index] : shaders) {
+    if (p == program) return index;
+  }
+  trace::ShaderInfo info;
+  info.stage = StageOf(w.item->item->kind);
+  info.name =
+      (trace->runs.empty() ? std::string("run") : trace->runs.back().name) +
+      " " + std::string(trace::StageName(info.stage));
+  info.lines.reserve(program->code.size());
+  for (uint32_t i = 0; i < program->code.size(); ++i) {
+    info.lines.push_back(simt::InstructionText(*program, i));
+  }
+  const auto index = static_cast<uint32_t>(trace->shaders.size());
+  trace->shaders.push_back(std::move(info));
+  shaders.push_back({program, index});
+  return index;
 }
 
 // Two-level scheduling: the active pool takes the oldest warps outside
@@ -260,23 +307,11 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
   if (trace != nullptr && trace->detail != trace::Detail::kSummary) {
     trace->registers.push_back(
         {now + 1, w.sm, w.sp, w.id, w.reg_first, w.reg_count, false});
-    trace::WarpSpan span;
-    span.sm = w.sm;
-    span.sub_partition = w.sp;
-    span.slot = w.slot;
-    span.warp = w.id;
-    span.begin = w.begin;
-    span.end = now + 1;
-    span.stage = StageOf(w.item->item->kind);
-    span.run = static_cast<uint32_t>(trace->runs.size() - 1);  // Drain's
-    span.label = w.item->item->Where(w.index);
-    if (span.label.empty()) {
-      span.label = std::string(pipeline::WorkKindName(w.item->item->kind)) +
-                   " item " + std::to_string(w.item->item->id);
+    if (w.span < trace->warps.size()) {
+      trace::WarpSpan& span = trace->warps[w.span];
+      span.end = now + 1;
+      span.instructions = w.issued;
     }
-    span.registers = w.regs_per_thread;
-    span.instructions = w.issued;
-    trace->warps.push_back(std::move(span));
   }
 }
 
@@ -305,6 +340,7 @@ void TimingModel::Impl::Sample(bool force) {
     c.sm = s;
     c.resident_warps = sm.warps;
     c.registers_allocated = sm.registers;
+    c.shared_allocated = sm.shared;
     c.issued = sm.sample_issued;
     c.interval = interval;
     c.stalls = stalls;
@@ -339,6 +375,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     sm.run_base = sm.stats.stall_cycles;
   }
   if (trace != nullptr) trace->runs.push_back({run.name, now, now});
+  shaders.clear();
   pipeline::RetireInOrder merge(&source);
   std::deque<std::unique_ptr<ItemState>> pending;
   std::vector<std::unique_ptr<ItemState>> live;
@@ -541,6 +578,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
           if (w == nullptr) continue;
           Account(*w, now + dt);
           w->warp->ReleaseBarrier();
+          w->barrier_end = now + dt;
           w->next_issue = std::max(w->next_issue, now + dt);
           Refresh(*w);
           sms[w->sm].sp[w->sp].wake = 0;
@@ -570,9 +608,10 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     if (sms_changed) UpdateActive();
     now += dt;
     if (trace != nullptr) Sample(false);
+    if (Status st = Notify(false); !st.ok()) return st;
   }
   finish_run();
-  return {};
+  return Notify(true);
 }
 
 TimingModel::TimingModel(const TimingConfig& config, const SmLimits& limits,
@@ -612,5 +651,10 @@ std::vector<SmTiming> TimingModel::sms() const {
 }
 
 const TimingConfig& TimingModel::config() const { return impl_->config; }
+
+void TimingModel::set_observer(trace::Observer* observer) {
+  impl_->observer = observer;
+  impl_->notify_at = 0;
+}
 
 }  // namespace warpsim::sm

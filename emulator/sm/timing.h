@@ -130,6 +130,9 @@ class TimingModel : public pipeline::WarpDriver {
   uint64_t cycles() const;  // since the model was made
   std::vector<SmTiming> sms() const;
   const TimingConfig& config() const;
+  // Watches the trace as the model fills it (needs a trace); nullptr
+  // stops watching.
+  void set_observer(trace::Observer* observer);
 
  private:
   struct Impl;

@@ -68,6 +68,10 @@ struct WarpState {
   std::vector<uint64_t> ready;
   uint64_t issued = 0;
   uint64_t begin = 0;
+  // A barrier released it at this cycle since its last issue (0: none).
+  uint64_t barrier_end = 0;
+  size_t span = ~size_t{0};            // its Trace::warps entry
+  uint32_t shader = trace::kNoShader;  // its Trace::shaders entry
 };
 
 struct ItemState {
@@ -353,6 +357,13 @@ struct TimingModel::Impl {
   uint64_t next_sample = internal::kSampleInterval;
   uint64_t last_sample = 0;
   std::vector<RunTiming> runs;
+  // The live viewer (set_observer) and when it wants to hear next.
+  trace::Observer* observer = nullptr;
+  uint64_t notify_at = 0;
+  uint64_t issued_total = 0;
+  // This run's programs and their Trace::shaders entries.
+  std::vector<std::pair<const simt::Program*, uint32_t>> shaders;
+  std::vector<pipeline::QuadFootprint> quad_scratch;
   std::string next_name;
   StageRegisters next_registers;
   StageRegisters registers;  // this run's (Drain's)
@@ -406,8 +417,24 @@ struct TimingModel::Impl {
   uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store);
   // An instruction event for the trace (--trace-detail instructions).
+  // `ready`, `waited`: what it waited for before it issued.
   void LogInstruction(const WarpState& w, const simt::InstrRecord& rec,
-                      uint32_t latency);
+                      uint32_t latency, uint64_t ready, StallReason waited);
+  // The Trace::shaders entry of `w`'s program, listed on first use.
+  uint32_t ShaderOf(const WarpState& w);
+  // Calls the observer when the cycle it asked for has come (or `force`);
+  // an error when it asks to stop.
+  Status Notify(bool force) {
+    if (observer == nullptr || trace == nullptr) return {};
+    if (!force && now < notify_at) return {};
+    notify_at = observer->OnProgress(*trace, now, issued_total);
+    if (observer->StopRequested()) {
+      return LimitExceeded(
+          "the run was stopped by its observer at cycle " + std::to_string(now),
+          issued_total, 0);
+    }
+    return {};
+  }
   // Issues `w`'s next instruction at `now`.
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
                uint64_t& lanes);

@@ -224,15 +224,28 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
 // An instruction event for the trace (--trace-detail instructions).
 void TimingModel::Impl::LogInstruction(const WarpState& w,
                                        const simt::InstrRecord& rec,
-                                       uint32_t latency) {
+                                       uint32_t latency, uint64_t ready,
+                                       StallReason waited) {
   if (trace == nullptr || trace->detail != trace::Detail::kInstructions) {
     return;
   }
   if (trace->instructions.size() < trace->max_instruction_events) {
-    trace->instructions.push_back(
-        {now, w.sm, w.sp, w.slot, w.id, rec.pc,
-         spirv::OpcodeName(static_cast<uint32_t>(rec.op)), rec.active,
-         latency});
+    trace::InstructionEvent e;
+    e.cycle = now;
+    e.sm = w.sm;
+    e.sub_partition = w.sp;
+    e.slot = w.slot;
+    e.warp = w.id;
+    e.pc = rec.pc;
+    e.op = spirv::OpcodeName(static_cast<uint32_t>(rec.op));
+    e.active = rec.active;
+    e.helpers = rec.active & rec.helper;
+    e.taken = rec.taken;
+    e.latency = latency;
+    e.shader = w.shader;
+    e.ready = ready;
+    e.waited = waited;
+    trace->instructions.push_back(e);
   } else {
     trace->instructions_truncated = true;
   }
@@ -241,6 +254,12 @@ void TimingModel::Impl::LogInstruction(const WarpState& w,
 // Issues `w`'s next instruction at `now`.
 Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
                                 RunTiming& run, uint64_t& lanes) {
+  // What it waited for (the trace's instruction events).
+  const bool after_barrier = w.barrier_end != 0;
+  const uint64_t ready =
+      after_barrier ? w.barrier_end : std::min(w.ready_at, now);
+  const StallReason waited = after_barrier ? StallReason::kBarrier : w.why;
+  w.barrier_end = 0;
   // Its state until now; now it is selected.
   Account(w, now);
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
@@ -249,6 +268,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
   w.issued += 1;
+  issued_total += 1;
   sm.stats.issued += 1;
   sm.run_issued += 1;
   sm.sample_issued += 1;
@@ -286,10 +306,11 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
         std::find(next.reads.begin(), next.reads.end(), rec.writes[0]) !=
             next.reads.end() &&
         next.writes.size() == 1) {
-      LogInstruction(w, rec, latency);
+      LogInstruction(w, rec, latency, ready, waited);
       const simt::InstrRecord fused = w.warp->Step();
       run.warp_instructions += 1;
       run.fused_instructions += 1;
+      issued_total += 1;
       lanes += PopCount32(fused.active);
       const PipeTiming& second = TimingOf(fused);
       const uint32_t both = std::max(latency, second.latency);
@@ -300,7 +321,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           w.ready[r] = ReadyWord(now + both, reason);
         }
       }
-      LogInstruction(w, fused, both);
+      LogInstruction(w, fused, both, now, StallReason::kSelected);
       logged = true;
       if (fused.blocking == simt::Blocking::kError) {
         return w.item->item->WarpError(w.index);
@@ -313,13 +334,14 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done() || pc >= free.size() || free[pc] == 0) break;
-      if (!logged) LogInstruction(w, rec, latency);
+      if (!logged) LogInstruction(w, rec, latency, ready, waited);
       logged = true;
       const simt::InstrRecord branch = w.warp->Step();
       run.warp_instructions += 1;
       run.layout_branches += 1;
+      issued_total += 1;
       lanes += PopCount32(branch.active);
-      LogInstruction(w, branch, 0);
+      LogInstruction(w, branch, 0, now, StallReason::kSelected);
       if (branch.blocking == simt::Blocking::kError) {
         return w.item->item->WarpError(w.index);
       }
@@ -346,7 +368,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     w.in_pool = false;
     sp.pool &= ~(uint64_t{1} << w.slot);
   }
-  if (!logged) LogInstruction(w, rec, latency);
+  if (!logged) LogInstruction(w, rec, latency, ready, waited);
   if (rec.blocking == simt::Blocking::kError) {
     return w.item->item->WarpError(w.index);
   }

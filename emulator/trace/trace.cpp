@@ -146,6 +146,12 @@ class JsonWriter {
     buf_.append(tmp, r.ptr);
     return *this;
   }
+  JsonWriter& Int(int64_t v) {
+    char tmp[24];
+    const auto r = std::to_chars(tmp, tmp + sizeof(tmp), v);
+    buf_.append(tmp, r.ptr);
+    return *this;
+  }
   // Shortest text that reads back as the same double, without locale;
   // JSON has no NaN or infinity, so those are null.
   JsonWriter& Double(double v) {
@@ -165,6 +171,10 @@ class JsonWriter {
   // Ends an event, and writes the buffer out once it holds a block.
   void EndEvent() {
     buf_.push_back('}');
+    FlushBlock();
+  }
+  // Writes the buffer out once it holds a block.
+  void FlushBlock() {
     if (buf_.size() >= kBlock) Flush();
   }
 
@@ -321,13 +331,16 @@ void WriteWarps(const Trace& t, JsonWriter& w) {
     name = StageName(s.stage);
     if (!s.label.empty()) name.append(" ").append(s.label);
     w.BeginEvent(name, "X");
-    Place(w, s.begin, s.end >= s.begin ? s.end - s.begin : 0, s.sm,
+    const bool closed = s.end != kStillResident && s.end >= s.begin;
+    Place(w, s.begin, closed ? s.end - s.begin : 0, s.sm,
           Tid(t, s.sub_partition, s.slot));
     w.Raw(",\"args\":{\"warp\":").Uint(s.warp);
     w.Raw(",\"stage\":").Str(StageName(s.stage));
     w.Raw(",\"run\":").Str(s.run < t.runs.size() ? t.runs[s.run].name : "");
     w.Raw(",\"registers\":").Uint(s.registers);
-    w.Raw(",\"instructions\":").Uint(s.instructions).Raw("}");
+    w.Raw(",\"instructions\":").Uint(s.instructions);
+    if (s.shader != kNoShader) w.Raw(",\"shader\":").Uint(s.shader);
+    w.Raw("}");
     w.EndEvent();
   }
 }
@@ -373,6 +386,10 @@ void WriteCounters(const Trace& t, JsonWriter& w) {
     w.Uint(c.registers_allocated).Raw("}");
     w.EndEvent();
     const double slots = static_cast<double>(c.interval) * t.sub_partitions;
+    w.BeginEvent("shared memory allocated", "C").Raw(",\"ts\":").Uint(c.cycle);
+    w.Raw(",\"pid\":").Uint(c.sm).Raw(",\"tid\":0,\"args\":{\"value\":");
+    w.Uint(c.shared_allocated).Raw("}");
+    w.EndEvent();
     w.BeginEvent("issue slots used", "C").Raw(",\"ts\":").Uint(start);
     w.Raw(",\"pid\":").Uint(c.sm).Raw(",\"tid\":0,\"args\":{\"value\":");
     w.Double(slots > 0 ? static_cast<double>(c.issued) / slots : 0.0);
@@ -402,7 +419,14 @@ void WriteInstructions(const Trace& t, uint32_t runs_pid, JsonWriter& w) {
     for (int d = 0; d < 8; ++d)
       active[10 - d] = kHex[(e.active >> 4 * d) & 0xf];
     w.Raw(",\"active\":").Raw(active);
-    w.Raw(",\"latency\":").Uint(e.latency).Raw("}");
+    w.Raw(",\"helpers\":").Uint(e.helpers);
+    if (e.op == "OpBranchConditional" || e.op == "OpSwitch") {
+      w.Raw(",\"taken\":").Uint(e.taken);
+    }
+    w.Raw(",\"latency\":").Uint(e.latency);
+    if (e.shader != kNoShader) w.Raw(",\"shader\":").Uint(e.shader);
+    w.Raw(",\"ready\":").Uint(e.ready);
+    w.Raw(",\"waited\":").Str(StallReasonName(e.waited)).Raw("}");
     w.EndEvent();
   }
   if (!t.instructions_truncated) return;
@@ -429,6 +453,33 @@ void WriteOtherData(const Trace& t, JsonWriter& w) {
   w.Raw(",\"instructions_truncated\":")
       .Raw(t.instructions_truncated ? "true" : "false");
   w.Raw("}");
+}
+
+// "warpsim": what only warpsim's own readers use (the visualizer), after
+// everything a trace viewer reads: Perfetto stops reading at a key it does
+// not know, chrome://tracing ignores it. The quads of the fragment warps,
+// each [warp, x, y, coverage, primitive], and the programs' listings.
+void WriteWarpsimData(const Trace& t, JsonWriter& w) {
+  w.Raw("\"warpsim\":{\"quads\":[");
+  for (size_t i = 0; i < t.quads.size(); ++i) {
+    const QuadRecord& q = t.quads[i];
+    w.Raw(i == 0 ? "\n[" : (i % 8 == 0 ? ",\n[" : ",["));
+    w.Uint(q.warp).Raw(",").Int(q.x).Raw(",").Int(q.y).Raw(",");
+    w.Uint(q.coverage).Raw(",").Uint(q.primitive).Raw("]");
+    w.FlushBlock();
+  }
+  w.Raw("],\n\"shaders\":[");
+  for (size_t i = 0; i < t.shaders.size(); ++i) {
+    const ShaderInfo& sh = t.shaders[i];
+    w.Raw(i == 0 ? "\n{\"name\":" : ",\n{\"name\":").Str(sh.name);
+    w.Raw(",\"stage\":").Str(StageName(sh.stage)).Raw(",\"lines\":[");
+    for (size_t k = 0; k < sh.lines.size(); ++k) {
+      w.Raw(k == 0 ? "\n" : ",\n").Str(sh.lines[k]);
+      w.FlushBlock();
+    }
+    w.Raw("]}");
+  }
+  w.Raw("]}");
 }
 
 }  // namespace
@@ -488,6 +539,8 @@ Status WriteChromeTrace(const Trace& trace, const std::string& path) {
   WriteInstructions(trace, runs_pid, w);
   w.Raw("\n],\n");
   WriteOtherData(trace, w);
+  w.Raw(",\n");
+  WriteWarpsimData(trace, w);
   w.Raw("}\n");
   const bool written = w.Flush();
   const int write_errno = w.error();

@@ -44,8 +44,15 @@ inline constexpr size_t kStallReasons =
 std::string_view StallReasonName(StallReason r);
 using StallCounts = std::array<uint64_t, kStallReasons>;
 
+// WarpSpan::end of a warp that is still resident (a trace read while the
+// model runs, trace::Observer).
+inline constexpr uint64_t kStillResident = ~uint64_t{0};
+// WarpSpan::shader and InstructionEvent::shader when the program is not
+// listed in Trace::shaders.
+inline constexpr uint32_t kNoShader = ~uint32_t{0};
+
 // One warp's stay on an SM: from becoming resident (registers allocated) to
-// retiring (registers released).
+// retiring (registers released). Listed in launch order.
 struct WarpSpan {
   uint32_t sm = 0;
   uint32_t sub_partition = 0;
@@ -56,7 +63,26 @@ struct WarpSpan {
   uint32_t run = 0;        // index into Trace::runs
   std::string label;       // "workgroup (1, 0, 0) subgroup 0", "primitives 3-5"
   uint32_t registers = 0;  // registers per thread
-  uint64_t instructions = 0;  // warp instructions it issued
+  uint64_t instructions = 0;    // warp instructions it issued
+  uint32_t shader = kNoShader;  // index into Trace::shaders
+};
+
+// One 2x2 quad of a fragment warp: the pixels the warp shaded. Quad k of a
+// warp runs in its lanes 4k..4k+3; lane 4k + i shades pixel
+// (x + (i & 1), y + (i >> 1)).
+struct QuadRecord {
+  uint64_t warp = 0;       // WarpSpan::warp
+  int32_t x = 0, y = 0;    // the quad's top-left pixel (even coordinates)
+  uint8_t coverage = 0;    // bit i: pixel i covered; the others are helpers
+  uint32_t primitive = 0;  // the primitive the quad belongs to
+};
+
+// A program the warps ran, with one line of text per instruction (its
+// index, the InstructionEvent's pc).
+struct ShaderInfo {
+  std::string name;  // "draw 0 (pipeline 'gfx') fragment"
+  Stage stage = Stage::kCompute;
+  std::vector<std::string> lines;
 };
 
 // A warp's registers taken from or given back to its sub-partition's file.
@@ -76,6 +102,7 @@ struct CounterSample {
   uint32_t sm = 0;
   uint32_t resident_warps = 0;       // at `cycle`
   uint32_t registers_allocated = 0;  // at `cycle`, all sub-partitions
+  uint32_t shared_allocated = 0;     // bytes of shared memory at `cycle`
   uint64_t issued = 0;               // warp instructions in the interval
   uint64_t interval = 0;             // cycles
   StallCounts stalls{};              // warp-cycles by reason in the interval
@@ -88,10 +115,18 @@ struct InstructionEvent {
   uint32_t sub_partition = 0;
   uint32_t slot = 0;
   uint64_t warp = 0;
-  uint32_t pc = 0;       // instruction index in the program
-  std::string_view op;   // "OpFAdd" (a static string)
-  uint32_t active = 0;   // lanes that executed it
-  uint32_t latency = 0;  // cycles until its result is ready
+  uint32_t pc = 0;              // instruction index in the program
+  std::string_view op;          // "OpFAdd" (a static string)
+  uint32_t active = 0;          // lanes that executed it
+  uint32_t helpers = 0;         // of them, helper lanes
+  uint32_t taken = 0;           // a conditional branch's lanes that took it
+  uint32_t latency = 0;         // cycles until its result is ready
+  uint32_t shader = kNoShader;  // index into Trace::shaders
+  // Before it issued, the warp waited for `waited` (the reason of its last
+  // wait: a dependency, memory, a barrier, ...) until cycle `ready`, and
+  // was eligible but not selected from `ready` to `cycle`.
+  uint64_t ready = 0;
+  StallReason waited = StallReason::kWait;
 };
 
 // A draw or a dispatch.
@@ -116,8 +151,29 @@ struct Trace {
   std::vector<RegisterEvent> registers;        // kWarps and kInstructions
   std::vector<CounterSample> counters;         // every detail
   std::vector<InstructionEvent> instructions;  // kInstructions
+  std::vector<QuadRecord> quads;               // kWarps and kInstructions
+  std::vector<ShaderInfo> shaders;             // kWarps and kInstructions
   uint64_t max_instruction_events = 1'000'000;
   bool instructions_truncated = false;  // max_instruction_events reached
+};
+
+// Watches a trace as the timing model fills it (the visualizer's live
+// mode). The model calls OnProgress() on the thread that runs it, between
+// two cycles, once the cycle the previous call returned has come (the
+// first call comes at the first cycle), and once more when each run
+// (draw or dispatch) ends. Inside the call the observer may read `trace`
+// (its vectors only grow, and a span's end changes from kStillResident
+// once) and may block, which pauses the model.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  // `cycle`: the model's clock; `issued`: warp instructions issued so far.
+  // Returns the cycle of the next call (cycle + 1 to step one cycle).
+  virtual uint64_t OnProgress(const Trace& trace, uint64_t cycle,
+                              uint64_t issued) = 0;
+  // Asked after each OnProgress(): true ends the run there, as a limit
+  // the observer set (the viewer's stop or rerun).
+  virtual bool StopRequested() const { return false; }
 };
 
 // Writes `trace` as Chrome trace-event JSON (opens in Perfetto UI and

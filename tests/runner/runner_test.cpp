@@ -18,11 +18,34 @@ namespace {
 using warpsim::runner::ReportToJson;
 using warpsim::testing::Describe;
 
-warpsim::runner::RunReport Run(const std::string& amber) {
+warpsim::runner::RunReport Run(
+    const std::string& amber, const warpsim::runner::RunOptions& options = {}) {
   auto scene = warpsim::scene::ParseAmberScript(amber, "runner_test.amber");
   REQUIRE(scene.ok());
-  return warpsim::runner::RunScene(*scene, {});
+  return warpsim::runner::RunScene(*scene, options);
 }
+
+constexpr const char* kRect = R"(#!amber
+SHADER vertex vs PASSTHROUGH
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+void main() { c = vec4(0.0, 1.0, 0.0, 1.0); }
+END
+BUFFER fb FORMAT R8G8B8A8_UNORM
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  FRAMEBUFFER_SIZE 16 16
+  BIND BUFFER fb AS color LOCATION 0
+END
+CLEAR_COLOR g 255 0 0 255
+CLEAR g
+RUN g DRAW_RECT POS 2 2 SIZE 10 10
+EXPECT fb IDX 2 2 SIZE 10 10 EQ_RGBA 0 255 0 255
+EXPECT fb IDX 0 0 SIZE 16 2 EQ_RGBA 255 0 0 255
+EXPECT fb IDX 12 0 SIZE 4 16 EQ_RGBA 255 0 0 255
+)";
 
 }  // namespace
 
@@ -141,27 +164,7 @@ TEST_CASE("a draw fills exactly the rectangle and reports its warps",
   // framebuffer: the top-left rule gives each pixel to exactly one triangle,
   // so 100 fragment invocations; quads on the diagonal are shaded by both
   // triangles, with helper lanes for the pixels the other triangle owns.
-  const auto r = Run(R"(#!amber
-SHADER vertex vs PASSTHROUGH
-SHADER fragment fs GLSL
-#version 450
-layout(location = 0) out vec4 c;
-void main() { c = vec4(0.0, 1.0, 0.0, 1.0); }
-END
-BUFFER fb FORMAT R8G8B8A8_UNORM
-PIPELINE graphics g
-  ATTACH vs
-  ATTACH fs
-  FRAMEBUFFER_SIZE 16 16
-  BIND BUFFER fb AS color LOCATION 0
-END
-CLEAR_COLOR g 255 0 0 255
-CLEAR g
-RUN g DRAW_RECT POS 2 2 SIZE 10 10
-EXPECT fb IDX 2 2 SIZE 10 10 EQ_RGBA 0 255 0 255
-EXPECT fb IDX 0 0 SIZE 16 2 EQ_RGBA 255 0 0 255
-EXPECT fb IDX 12 0 SIZE 4 16 EQ_RGBA 255 0 0 255
-)");
+  const auto r = Run(kRect);
   INFO(Describe(r));
   CHECK(r.status == warpsim::runner::RunStatus::kPass);
   REQUIRE(r.draws.size() == 1);
@@ -175,6 +178,52 @@ EXPECT fb IDX 12 0 SIZE 4 16 EQ_RGBA 255 0 0 255
   CHECK(d.quads * 4 == d.fs_invocations + d.helper_lanes);
   REQUIRE(r.images.size() == 1);
   CHECK(r.images[0].width == 16);
+}
+
+TEST_CASE("the timing trace lists each fragment warp's quads and the shaders",
+          "[runner][graphics][timing]") {
+  warpsim::runner::RunOptions options;
+  options.timing_mode = true;
+  const auto r = Run(kRect, options);
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(r.draws.size() == 1);
+  REQUIRE(r.trace != nullptr);
+  const auto& t = *r.trace;
+  const auto& d = r.draws[0].stats;
+  // Every quad of every fragment warp, once, with the lanes it covered.
+  CHECK(t.quads.size() == d.quads);
+  uint64_t covered = 0;
+  for (const auto& q : t.quads) {
+    covered += static_cast<uint64_t>(__builtin_popcount(q.coverage));
+    CHECK(q.x % 2 == 0);
+    CHECK(q.y % 2 == 0);
+    CHECK(q.x >= 2);
+    CHECK(q.x < 12);
+    CHECK(q.primitive < 2);
+  }
+  CHECK(covered == d.fs_invocations);
+  CHECK(t.quads.size() * 4 - covered == d.helper_lanes);
+  // Each quad's warp is a fragment warp of the trace; every warp names
+  // its program, listed line by line.
+  for (const auto& q : t.quads) {
+    bool found = false;
+    for (const auto& w : t.warps) {
+      if (w.warp == q.warp) {
+        found = w.stage == warpsim::trace::Stage::kFragment;
+      }
+    }
+    CHECK(found);
+  }
+  REQUIRE(t.shaders.size() == 2);  // the vertex and the fragment shader
+  for (const auto& w : t.warps) {
+    REQUIRE(w.shader < t.shaders.size());
+    CHECK(t.shaders[w.shader].stage == w.stage);
+    CHECK(w.end != warpsim::trace::kStillResident);
+    CHECK(w.end > w.begin);
+  }
+  CHECK(t.shaders[1].lines.size() > 1);
+  CHECK(t.shaders[1].lines.back().rfind("OpReturn", 0) == 0);
 }
 
 TEST_CASE("a VkScript draw rect in NDC fills the framebuffer it probes",

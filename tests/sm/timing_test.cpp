@@ -10,6 +10,7 @@
 // pairs must take exactly 32 x 2 x the FMA latency more cycles.
 #include "sm/timing.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
@@ -382,6 +383,77 @@ TEST_CASE(
     CHECK(t1.run.stall_cycles == t2.run.stall_cycles);
     CHECK(t1.run.warp_instructions == f.warp_instructions);
   }
+}
+
+TEST_CASE("an observer watches the trace fill and sets its pace",
+          "[sm][timing]") {
+  // It asks for every cycle, so it sees each warp resident before it
+  // retires, the clock never going back, and the issued count growing to
+  // the run's warp instructions, the last call at the run's end.
+  struct Watch : trace::Observer {
+    std::vector<uint64_t> cycles;
+    uint64_t issued = 0;
+    bool open_seen = false, issued_monotonic = true;
+    uint64_t OnProgress(const trace::Trace& t, uint64_t cycle,
+                        uint64_t issued_now) override {
+      cycles.push_back(cycle);
+      issued_monotonic &= issued_now >= issued;
+      issued = issued_now;
+      for (const trace::WarpSpan& w : t.warps) {
+        open_seen |= w.end == trace::kStillResident;
+      }
+      return cycle + 1;
+    }
+  };
+  const simt::Program program = BuildGlsl(Chains(64, 2, 8));
+  std::vector<float> buffer(4096, 1.0f);
+  std::vector<simt::MemRegion> regions(program.num_regions);
+  regions[program.resources[0].region] = {
+      reinterpret_cast<uint8_t*>(buffer.data()), buffer.size() * sizeof(float),
+      true};
+  trace::Trace tr;
+  TimingModel model(TestConfig(), SmLimits{}, 0, &tr);
+  Watch watch;
+  model.set_observer(&watch);
+  pipeline::ComputeLimits cl;
+  cl.driver = &model;
+  const uint32_t g[3] = {4, 1, 1};
+  auto stats = pipeline::DispatchCompute(program, g, regions, {}, cl);
+  REQUIRE(stats.ok());
+  REQUIRE(model.runs().size() == 1);
+  const RunTiming& run = model.runs()[0];
+  REQUIRE(watch.cycles.size() >= 2);
+  CHECK(std::is_sorted(watch.cycles.begin(), watch.cycles.end()));
+  CHECK(watch.cycles.back() == run.end);
+  CHECK(watch.open_seen);
+  CHECK(watch.issued_monotonic);
+  CHECK(watch.issued == run.warp_instructions);
+  CHECK(tr.warps.size() == 8);  // 4 workgroups of 2 warps
+  for (const trace::WarpSpan& w : tr.warps) {
+    CHECK(w.end != trace::kStillResident);
+    CHECK(w.shader == 0);
+  }
+  REQUIRE(tr.shaders.size() == 1);
+  CHECK(tr.shaders[0].lines.size() == program.code.size());
+  CHECK(tr.quads.empty());
+
+  // An observer that asks for a call every 1000 cycles is called less.
+  struct Sparse : trace::Observer {
+    size_t calls = 0;
+    uint64_t OnProgress(const trace::Trace&, uint64_t cycle,
+                        uint64_t) override {
+      ++calls;
+      return cycle + 1000;
+    }
+  };
+  trace::Trace tr2;
+  TimingModel model2(TestConfig(), SmLimits{}, 0, &tr2);
+  Sparse sparse;
+  model2.set_observer(&sparse);
+  cl.driver = &model2;
+  REQUIRE(pipeline::DispatchCompute(program, g, regions, {}, cl).ok());
+  CHECK(sparse.calls < watch.cycles.size());
+  CHECK(sparse.calls <= model2.runs()[0].cycles / 1000 + 2);
 }
 
 }  // namespace

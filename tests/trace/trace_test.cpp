@@ -134,7 +134,11 @@ Trace SmallTrace() {
        .pc = 3,
        .op = "OpFAdd",
        .active = 0xffff,
-       .latency = 4},
+       .helpers = 0xf000,
+       .latency = 4,
+       .shader = 0,
+       .ready = 10,
+       .waited = StallReason::kLongScoreboard},
       {.cycle = 13,
        .sm = 0,
        .sub_partition = 1,
@@ -147,6 +151,11 @@ Trace SmallTrace() {
   };
   t.max_instruction_events = 2;
   t.instructions_truncated = true;
+  t.quads = {{.warp = 7, .x = 4, .y = 6, .coverage = 0xb, .primitive = 2},
+             {.warp = 7, .x = -2, .y = 0, .coverage = 1, .primitive = 3}};
+  t.shaders = {{.name = "draw 0 fragment",
+                .stage = Stage::kFragment,
+                .lines = {"OpLoad [lsu]", "OpFAdd [fma] r2 = r0, r1"}}};
   return t;
 }
 
@@ -353,11 +362,18 @@ TEST_CASE("instructions are one-cycle slices on the warp's thread", "[trace]") {
   CHECK(fadd["dur"] == 1);
   CHECK(fadd["pid"] == 0);
   CHECK(fadd["tid"] == 20);
-  CHECK(fadd["args"] ==
-        json{{"warp", 7}, {"pc", 3}, {"active", "0x0000ffff"}, {"latency", 4}});
+  CHECK(fadd["args"] == json{{"warp", 7},
+                             {"pc", 3},
+                             {"active", "0x0000ffff"},
+                             {"helpers", 0xf000},
+                             {"latency", 4},
+                             {"shader", 0},
+                             {"ready", 10},
+                             {"waited", "long_scoreboard"}});
   const json load = Event(doc, "X", "OpLoad");
   CHECK(load["args"]["active"] == "0xdeadbeef");
   CHECK(load["args"]["latency"] == 400);
+  CHECK_FALSE(load["args"].contains("shader"));  // kNoShader
 
   // Truncation is marked in the runs process where the events stop.
   const json stop =
@@ -380,8 +396,24 @@ TEST_CASE("an empty trace is a valid document", "[trace]") {
         "\"otherData\":{\"time_unit\":\"1 us = 1 cycle\",\"clock_mhz\":0,"
         "\"sms\":0,\"sub_partitions\":0,\"slots_per_sub_partition\":0,"
         "\"registers_per_sub_partition\":0,\"detail\":\"warps\","
-        "\"instructions_truncated\":false}}\n");
+        "\"instructions_truncated\":false},\n"
+        "\"warpsim\":{\"quads\":[],\n\"shaders\":[]}}\n");
   CHECK(json::parse(ReadFile(path))["traceEvents"].empty());
+}
+
+TEST_CASE("quads and shader listings come last, under \"warpsim\"", "[trace]") {
+  TempDir dir;
+  const json doc = WriteAndParse(SmallTrace(), dir);
+  // Last: Perfetto stops reading at the first key it does not know.
+  const std::string text = ReadFile(dir.Sub("trace.json"));
+  CHECK(text.find("\"warpsim\"") > text.find("\"otherData\""));
+  CHECK(doc["warpsim"]["quads"] == json::parse("[[7,4,6,11,2],[7,-2,0,1,3]]"));
+  REQUIRE(doc["warpsim"]["shaders"].size() == 1);
+  const json& sh = doc["warpsim"]["shaders"][0];
+  CHECK(sh["name"] == "draw 0 fragment");
+  CHECK(sh["stage"] == "fragment");
+  CHECK(sh["lines"] ==
+        json::parse(R"(["OpLoad [lsu]", "OpFAdd [fma] r2 = r0, r1"])"));
 }
 
 TEST_CASE("one warp's trace, byte for byte", "[trace]") {
