@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 
 namespace warpsim::sm {
 
@@ -11,34 +13,36 @@ LineCache::LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways)
   const uint64_t lines =
       std::max<uint64_t>(1, bytes / std::max(1u, line_bytes));
   sets_ = std::max<uint64_t>(1, lines / ways_);
-  tags_.assign(sets_ * ways_, ~uint64_t{0});
-  used_.assign(sets_ * ways_, 0);
 }
 
+void LineCache::Free::operator()(uint64_t* p) const { std::free(p); }
+
 bool LineCache::Access(uint64_t line, bool allocate) {
+  if (entries_ == nullptr) {
+    void* p = std::calloc(sets_ * ways_ * 2, sizeof(uint64_t));
+    if (p == nullptr) throw std::bad_alloc();
+    entries_.reset(static_cast<uint64_t*>(p));
+  }
   const uint64_t set = line % sets_;
-  uint64_t* tags = tags_.data() + set * ways_;
-  uint64_t* used = used_.data() + set * ways_;
+  uint64_t* e = entries_.get() + set * ways_ * 2;
+  const uint64_t tag = line + 1;
   ++clock_;
   uint32_t victim = 0;
   for (uint32_t w = 0; w < ways_; ++w) {
-    if (tags[w] == line) {
-      used[w] = clock_;
+    if (e[2 * w] == tag) {
+      e[2 * w + 1] = clock_;
       return true;
     }
-    if (used[w] < used[victim]) victim = w;
+    if (e[2 * w + 1] < e[2 * victim + 1]) victim = w;
   }
   if (allocate) {
-    tags[victim] = line;
-    used[victim] = clock_;
+    e[2 * victim] = tag;
+    e[2 * victim + 1] = clock_;
   }
   return false;
 }
 
-void LineCache::Clear() {
-  std::fill(tags_.begin(), tags_.end(), ~uint64_t{0});
-  std::fill(used_.begin(), used_.end(), 0);
-}
+void LineCache::Clear() { entries_.reset(); }
 
 MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms)
     : t_(timing),

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "sm/timing_config.h"
@@ -34,10 +35,16 @@ class LineCache {
   void Clear();
 
  private:
+  // Per set and way: {line + 1 (0: empty), last use (for LRU)}. Allocated
+  // zeroed on first use with calloc, whose fresh pages the system maps
+  // only when touched: a GPU's caches are tens of megabytes, and a run
+  // that touches a few sets (or an SM that runs nothing) pays for those.
+  struct Free {
+    void operator()(uint64_t* p) const;
+  };
   uint32_t ways_;
   uint64_t sets_;
-  std::vector<uint64_t> tags_;  // sets x ways; ~0 = empty
-  std::vector<uint64_t> used_;  // last use, for LRU
+  std::unique_ptr<uint64_t[], Free> entries_;
   uint64_t clock_ = 0;
 };
 
