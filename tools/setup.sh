@@ -30,6 +30,11 @@ packages=(
   clang-14            # fuzz/ targets: libFuzzer needs clang (WARPSIM_BUILD_FUZZERS)
   libclang-rt-14-dev  # fuzz/: clang's ASan, UBSan and libFuzzer runtimes (-fsanitize=fuzzer)
   libfuzzer-14-dev    # fuzz/: libFuzzer.a, for linking a fuzz target into another driver
+  libglfw3-dev        # warpsim-viz: windows and input (GLFW)
+  libimgui-dev        # warpsim-viz: Dear ImGui 1.86 with its GLFW and OpenGL3 backends
+  libgl-dev           # warpsim-viz: OpenGL
+  xvfb                # warpsim-viz's screenshot tests: a display without a screen
+  xauth               # xvfb-run needs it
 )
 
 usage() {

@@ -37,6 +37,7 @@ const char* const kSamples[] = {
     "lit_textured_mesh",
     "divergent_branches",
     "big_vs_tiny_triangles",
+    "live_frame_256",
 };
 
 bool UpdateGoldens() {
