@@ -2,10 +2,15 @@
 // screenshot of each view of a sample run, which must show something (not
 // only text) and differ from the other views, from a live run and from a
 // run directory.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,12 +26,22 @@ constexpr int kWidth = 1280, kHeight = 800;
 // The toolbar, the cursor slider and the tab bar end above this row.
 constexpr uint32_t kContentTop = 100;
 
-int Run(const std::string& command) {
+// Runs `command` under Xvfb; its exit code, and what it printed in *log.
+int Run(const std::string& command, std::string* log) {
+  const fs::path out = fs::temp_directory_path() /
+                       ("viz_screenshot_log_" + std::to_string(::getpid()));
   const std::string full =
       "xvfb-run -a -s '-screen 0 " + std::to_string(kWidth) + "x" +
       std::to_string(kHeight) + "x24' env LIBGL_ALWAYS_SOFTWARE=1 " + command +
-      " > /dev/null 2>&1";
-  return std::system(full.c_str());
+      " > " + out.string() + " 2>&1";
+  const int status = std::system(full.c_str());
+  std::ifstream in(out);
+  std::ostringstream text;
+  text << in.rdbuf();
+  *log = command + "\n" + text.str();
+  std::error_code ec;
+  fs::remove(out, ec);
+  return WEXITSTATUS(status);
 }
 
 // Per pixel of the content area: whether it is coloured (text and frames
@@ -65,8 +80,11 @@ double Differ(const std::vector<bool>& a, const std::vector<bool>& b) {
 struct TempDir {
   fs::path path;
   TempDir() {
+    // Unique per process and per directory: tests run in parallel.
+    static int count = 0;
     path = fs::temp_directory_path() /
-           ("viz_screenshot_" + std::to_string(std::rand()));
+           ("viz_screenshot_" + std::to_string(::getpid()) + "_" +
+            std::to_string(count++));
     fs::create_directories(path);
   }
   ~TempDir() {
@@ -93,10 +111,15 @@ TEST_CASE("a screenshot of every view shows its own picture",
        {"timeline", "registers", "framebuffer", "shader", "compare", "stats"}) {
     const std::string png = (dir.path / (std::string(view) + ".png")).string();
     INFO(view);
-    REQUIRE(Run(std::string(WARPSIM_VIZ) + " " + kScene + " --compare " +
+    std::string log;
+    const int rc =
+        Run(std::string(WARPSIM_VIZ) + " " + kScene + " --compare " +
                 other.string() + " --screenshot " + png + " --view " + view +
                 " --cycle 300 --size " + std::to_string(kWidth) + "x" +
-                std::to_string(kHeight)) == 0);
+                std::to_string(kHeight),
+            &log);
+    INFO(log);
+    REQUIRE(rc == 0);
     shots[view] = Coloured(png);
     // Data, not just text: coloured pixels over a share of the area.
     CHECK(Share(shots[view]) > 0.002);
@@ -125,11 +148,17 @@ TEST_CASE("a run directory opens like a live run", "[viz][screenshot]") {
                       .c_str()) == 0);
   const std::string live = (dir.path / "live.png").string();
   const std::string file = (dir.path / "file.png").string();
-  REQUIRE(Run(std::string(WARPSIM_VIZ) + " " + kScene + " --screenshot " +
-              live + " --view timeline --size 1280x800") == 0);
-  REQUIRE(Run(std::string(WARPSIM_VIZ) + " --open " + run.string() +
-              " --screenshot " + file + " --view timeline --size 1280x800") ==
-          0);
+  std::string log;
+  int rc = Run(std::string(WARPSIM_VIZ) + " " + kScene + " --screenshot " +
+                   live + " --view timeline --size 1280x800",
+               &log);
+  INFO(log);
+  REQUIRE(rc == 0);
+  rc = Run(std::string(WARPSIM_VIZ) + " --open " + run.string() +
+               " --screenshot " + file + " --view timeline --size 1280x800",
+           &log);
+  INFO(log);
+  REQUIRE(rc == 0);
   const std::vector<bool> a = Coloured(live), b = Coloured(file);
   CHECK(Share(b) > 0.02);
   // The same run, read back: the same picture, but for the title text.

@@ -100,4 +100,12 @@ ImU32 WithAlpha(ImU32 c, float a) {
   return (c & ~IM_COL32_A_MASK) | (scaled << IM_COL32_A_SHIFT);
 }
 
+ImU32 TextOn(ImU32 background) {
+  const double r = (background >> IM_COL32_R_SHIFT) & 0xff;
+  const double g = (background >> IM_COL32_G_SHIFT) & 0xff;
+  const double b = (background >> IM_COL32_B_SHIFT) & 0xff;
+  const double luma = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return luma > 140 ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
+}
+
 }  // namespace warpsim::viz

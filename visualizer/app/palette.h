@@ -20,6 +20,8 @@ ImU32 CycleColor(uint64_t index);  // the index-th of a repeating set
 ImU32 Viridis(double t);
 // A colour with its alpha scaled by `a` (0..1).
 ImU32 WithAlpha(ImU32 c, float a);
+// Black or white, whichever reads better on `background`.
+ImU32 TextOn(ImU32 background);
 
 }  // namespace warpsim::viz
 

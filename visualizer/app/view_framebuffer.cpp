@@ -52,6 +52,7 @@ ImU32 OverlayColor(Overlay o, double v, double max) {
 }  // namespace
 
 void Viewer::DrawFramebuffer() {
+  EnsurePixels();
   const trace::Trace& t = data_.trace;
   if (data_.images.empty() && t.quads.empty()) {
     ImGui::TextDisabled(data_.finished
@@ -67,7 +68,7 @@ void Viewer::DrawFramebuffer() {
       for (size_t i = 0; i < data_.images.size(); ++i) {
         if (ImGui::Selectable(data_.images[i].name.c_str(), i == image_)) {
           image_ = i;
-          dirty_ = true;
+          stale_pixels_ = true;
         }
       }
       ImGui::EndCombo();
@@ -105,13 +106,13 @@ void Viewer::DrawFramebuffer() {
   if (ImGui::BeginCombo("draw", run_label.c_str())) {
     if (ImGui::Selectable("all draws", pixel_run_ == PixelMap::kAllRuns)) {
       pixel_run_ = PixelMap::kAllRuns;
-      dirty_ = true;
+      stale_pixels_ = true;
     }
     for (uint32_t r = 0; r < t.runs.size(); ++r) {
       if (t.runs[r].name.rfind("draw", 0) != 0) continue;
       if (ImGui::Selectable(t.runs[r].name.c_str(), r == pixel_run_)) {
         pixel_run_ = r;
-        dirty_ = true;
+        stale_pixels_ = true;
       }
     }
     ImGui::EndCombo();
@@ -121,7 +122,8 @@ void Viewer::DrawFramebuffer() {
   if (w == 0 || h == 0) return;
   // Textures: the image, and the overlay made on the CPU when the data or
   // the overlay changes.
-  const uint64_t stamp = data_stamp_ * 64 + static_cast<uint64_t>(overlay_) * 2;
+  const uint64_t stamp =
+      pixels_stamp_ * 64 + static_cast<uint64_t>(overlay_) * 2;
   if (texture_stamp_ != stamp || texture_image_ != static_cast<int>(image_)) {
     texture_stamp_ = stamp;
     texture_image_ = static_cast<int>(image_);
@@ -281,6 +283,7 @@ void Viewer::DrawFramebuffer() {
 }
 
 void Viewer::DrawShader() {
+  EnsureProfile();
   const trace::Trace& t = data_.trace;
   if (t.shaders.empty()) {
     ImGui::TextDisabled("no shaders in this trace (it needs detail warps)");

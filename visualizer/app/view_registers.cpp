@@ -13,8 +13,9 @@
 namespace warpsim::viz {
 
 void Viewer::DrawRegisters() {
+  EnsureRegisters();
   const trace::Trace& t = data_.trace;
-  const std::vector<uint32_t> sms = timeline_.Sms();
+  const std::vector<uint32_t>& sms = register_sms_;
   if (sms.empty()) {
     ImGui::TextDisabled("no warps in this trace yet");
     return;

@@ -37,6 +37,7 @@ void Legend(ColorBy by, bool has_states) {
 }  // namespace
 
 void Viewer::DrawTimeline() {
+  EnsureTimeline();
   const trace::Trace& t = data_.trace;
   int by = static_cast<int>(color_by_);
   ImGui::Text("colour by");
@@ -93,6 +94,18 @@ void Viewer::DrawTimeline() {
     if (x1 < origin.x || x0 > origin.x + width) continue;
     dl->AddRectFilled(ImVec2(x0, runs_y + 1), ImVec2(x1, runs_y + 13),
                       CycleColor(r));
+    // Its name and occupancy limiter, where the bar has room.
+    std::string text = run.name.substr(0, run.name.find(" ("));
+    if (const nlohmann::json* e = RunEntry(data_.report, run.name)) {
+      text += ", limiter " + JsonText(*e, "limiter") + ", occupancy " +
+              JsonText(*e, "achieved_occupancy") + " of " +
+              JsonText(*e, "theoretical_occupancy");
+    }
+    if (ImGui::CalcTextSize(text.c_str()).x + 6 < x1 - x0) {
+      dl->PushClipRect(ImVec2(x0, runs_y), ImVec2(x1, runs_y + 14), true);
+      dl->AddText(ImVec2(x0 + 3, runs_y), TextOn(CycleColor(r)), text.c_str());
+      dl->PopClipRect();
+    }
     if (ImGui::IsMouseHoveringRect(ImVec2(x0, runs_y),
                                    ImVec2(x1, runs_y + 14))) {
       ImGui::BeginTooltip();

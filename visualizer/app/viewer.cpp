@@ -119,7 +119,9 @@ const std::vector<uint32_t>& Viewer::CountersOf(uint32_t sm) const {
 }
 
 uint64_t Viewer::EndCycle() const {
-  return std::max<uint64_t>(1, std::max(data_.now, timeline_.end_cycle()));
+  uint64_t end = data_.now;
+  for (const trace::RunInfo& r : data_.trace.runs) end = std::max(end, r.end);
+  return std::max<uint64_t>(1, end);
 }
 
 void Viewer::Sync() {
@@ -131,21 +133,66 @@ void Viewer::Sync() {
 }
 
 void Viewer::Rebuild() {
-  // A live run changes often: rebuild at most ten times a second, and
-  // always once it has finished.
+  // A live run changes often: take the new data at most ten times a second,
+  // and always once it has finished. Only the cheap parts are redone here;
+  // each view rebuilds its own model when it is drawn (Ensure*), so a
+  // hidden view costs nothing.
   const double t = ImGui::GetTime();
   if (!dirty_) return;
   if (!data_.finished && last_rebuild_ >= 0 && t - last_rebuild_ < 0.1) return;
   last_rebuild_ = t;
   dirty_ = false;
+  stale_timeline_ = stale_registers_ = stale_pixels_ = stale_profile_ = true;
+  counters_by_sm_.clear();
+  for (size_t i = 0; i < data_.trace.counters.size(); ++i) {
+    const uint32_t sm = data_.trace.counters[i].sm;
+    if (sm >= counters_by_sm_.size()) counters_by_sm_.resize(sm + 1);
+    counters_by_sm_[sm].push_back(static_cast<uint32_t>(i));
+  }
+  data_stamp_ += 1;
+  if (view_end_ <= view_begin_ || (follow_ && !data_.finished)) {
+    view_begin_ = 0;
+    view_end_ = static_cast<double>(EndCycle());
+  }
+  if (!cursor_set_) cursor_ = data_.now;
+}
+
+void Viewer::EnsureTimeline() {
+  if (!stale_timeline_) return;
+  stale_timeline_ = false;
   timeline_ = Timeline(data_.trace, data_.now);
+}
+
+void Viewer::EnsureRegisters() {
+  if (!stale_registers_) return;
+  stale_registers_ = false;
   registers_ = RegisterMap(data_.trace, data_.now);
+  std::vector<uint32_t> sms;
+  for (const auto& [sm, sp] : registers_.Files()) {
+    if (sms.empty() || sms.back() != sm) sms.push_back(sm);
+  }
+  register_sms_ = sms;
+  if (!sms.empty() &&
+      std::find(sms.begin(), sms.end(), selected_sm_) == sms.end()) {
+    selected_sm_ = sms.front();
+  }
+}
+
+void Viewer::EnsurePixels() {
+  if (!stale_pixels_) return;
+  stale_pixels_ = false;
   uint32_t w = 0, h = 0;
   if (image_ < data_.images.size()) {
     w = data_.images[image_].width;
     h = data_.images[image_].height;
   }
   pixels_ = PixelMap(data_.trace, pixel_run_, w, h);
+  pixels_stamp_ += 1;
+}
+
+void Viewer::EnsureProfile() {
+  if (!stale_profile_) return;
+  stale_profile_ = false;
   profile_ = ProfileShaders(data_.trace);
   if (!shader_chosen_) {
     // The shader that issued the most, until the user picks one.
@@ -159,35 +206,31 @@ void Viewer::Rebuild() {
       }
     }
   }
-  counters_by_sm_.clear();
-  for (size_t i = 0; i < data_.trace.counters.size(); ++i) {
-    const uint32_t sm = data_.trace.counters[i].sm;
-    if (sm >= counters_by_sm_.size()) counters_by_sm_.resize(sm + 1);
-    counters_by_sm_[sm].push_back(static_cast<uint32_t>(i));
-  }
-  data_stamp_ += 1;
-  if (view_end_ <= view_begin_ || (follow_ && !data_.finished)) {
-    view_begin_ = 0;
-    view_end_ = static_cast<double>(EndCycle());
-  }
-  if (!cursor_set_) cursor_ = data_.now;
-  const std::vector<uint32_t> sms = timeline_.Sms();
-  if (!sms.empty() &&
-      std::find(sms.begin(), sms.end(), selected_sm_) == sms.end()) {
-    selected_sm_ = sms.front();
-  }
 }
 
 void Viewer::Rerun(bool keep_for_compare) {
   if (options_.file.empty()) return;
   if (keep_for_compare && data_.finished) {
     compare_ = data_;
-    compare_label_ = std::string("previous run (") +
-                     std::string(sm::SchedulerName(kSchedulers[scheduler_])) +
-                     ")";
+    compare_label_ =
+        "the previous run (" + gpu_label_ + ", scheduler " +
+        std::string(sm::SchedulerName(options_.run.timing.scheduler)) +
+        ", context switch " +
+        std::string(sm::ContextSwitchName(options_.run.timing.context_switch)) +
+        ")";
     compare_timeline_ = Timeline(compare_.trace, compare_.now);
   }
   live_.reset();  // stops the running one
+  if (gpu_preset_ >= 0) {
+    const auto& names = runner::GpuConfigPresetNames();
+    auto preset =
+        runner::GpuConfigPreset(names[static_cast<size_t>(gpu_preset_)]);
+    if (preset.ok()) {
+      static_cast<runner::GpuConfig&>(options_.run) = *preset;
+      gpu_label_ =
+          "GPU " + std::string(names[static_cast<size_t>(gpu_preset_)]);
+    }
+  }
   options_.run.timing.scheduler = kSchedulers[static_cast<size_t>(scheduler_)];
   options_.run.timing.context_switch =
       kSwitches[static_cast<size_t>(context_switch_)];
@@ -262,6 +305,26 @@ void Viewer::DrawToolbar() {
     if (ImGui::Button("+1 draw")) live_->StepRun();
     if (ImGui::IsItemHovered()) {
       ImGui::SetTooltip("Run to the end of this draw or dispatch (Ctrl+Right)");
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(140);
+    const auto& presets = runner::GpuConfigPresetNames();
+    const std::string current =
+        gpu_preset_ < 0
+            ? "as started"
+            : std::string(presets[static_cast<size_t>(gpu_preset_)]);
+    if (ImGui::BeginCombo("GPU", current.c_str())) {
+      if (ImGui::Selectable("as started", gpu_preset_ < 0)) gpu_preset_ = -1;
+      for (size_t i = 0; i < presets.size(); ++i) {
+        if (ImGui::Selectable(std::string(presets[i]).c_str(),
+                              static_cast<int>(i) == gpu_preset_)) {
+          gpu_preset_ = static_cast<int>(i);
+        }
+      }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("The GPU configuration of the next Rerun");
     }
     ImGui::SameLine();
     ImGui::SetNextItemWidth(110);

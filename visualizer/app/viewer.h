@@ -72,6 +72,10 @@ class Viewer {
   friend class ViewDrawer;
   void Sync();
   void Rebuild();
+  void EnsureTimeline();
+  void EnsureRegisters();
+  void EnsurePixels();
+  void EnsureProfile();
   void HandleKeys();
   void DrawToolbar();
   void DrawView(View v);
@@ -105,7 +109,11 @@ class Viewer {
   ShaderProfile profile_;
   Timeline compare_timeline_;
   std::vector<std::vector<uint32_t>> counters_by_sm_;
+  std::vector<uint32_t> register_sms_;  // SMs whose register files appear
   bool dirty_ = true;
+  bool stale_timeline_ = true, stale_registers_ = true, stale_pixels_ = true,
+       stale_profile_ = true;
+  uint64_t pixels_stamp_ = 0;  // counts PixelMap rebuilds
   double last_rebuild_ = -1;
 
   // UI state.
@@ -126,6 +134,8 @@ class Viewer {
   size_t shader_ = 0;
   bool shader_chosen_ = false;
   int scheduler_ = 0, context_switch_ = 0;
+  int gpu_preset_ = -1;  // index into GpuConfigPresetNames(); -1: as started
+  std::string gpu_label_ = "the GPU it started with";
   // The framebuffer texture (GL name) and what it holds.
   unsigned texture_ = 0;
   unsigned overlay_texture_ = 0;

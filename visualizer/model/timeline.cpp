@@ -2,7 +2,6 @@
 #include "model/timeline.h"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 #include <utility>
 
@@ -102,40 +101,65 @@ void WarpStates(uint64_t begin, uint64_t end,
 Timeline::Timeline(const trace::Trace& t, uint64_t now) {
   end_ = now;
   for (const trace::RunInfo& r : t.runs) end_ = std::max(end_, r.end);
-  // Lanes, in (SM, sub-partition, slot) order.
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<Segment>>
-      spans;
-  for (size_t i = 0; i < t.warps.size(); ++i) {
+  // Spans by lane (SM, sub-partition, slot), each lane's in launch order.
+  std::vector<uint32_t> order(t.warps.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  auto lane_of = [&](uint32_t i) {
     const trace::WarpSpan& w = t.warps[i];
-    const uint64_t e = w.end == trace::kStillResident ? now : w.end;
-    end_ = std::max(end_, e);
-    spans[{w.sm, w.sub_partition, w.slot}].push_back(
-        {w.begin, std::max(e, w.begin), static_cast<uint32_t>(i), 1.0f});
-  }
-  // Instruction events per warp, in cycle order.
+    return std::make_tuple(w.sm, w.sub_partition, w.slot);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return lane_of(a) < lane_of(b);
+  });
+  // Instruction events per warp, in cycle order: a counting sort over the
+  // warp numbers (dense: warps are numbered in launch order).
   has_states_ = !t.instructions.empty();
-  std::map<uint64_t, std::vector<const trace::InstructionEvent*>> by_warp;
+  uint64_t max_warp = 0;
+  for (const trace::WarpSpan& w : t.warps)
+    max_warp = std::max(max_warp, w.warp);
   for (const trace::InstructionEvent& e : t.instructions) {
-    by_warp[e.warp].push_back(&e);
+    max_warp = std::max(max_warp, e.warp);
     states_until_ = std::max(states_until_, e.cycle + 1);
   }
   if (!t.instructions_truncated) states_until_ = end_;
-  for (auto& [key, segs] : spans) {
+  std::vector<uint32_t> first;  // per warp: its events' start in `events`
+  std::vector<const trace::InstructionEvent*> events;
+  if (has_states_ && max_warp < (uint64_t{1} << 32)) {
+    first.assign(max_warp + 2, 0);
+    for (const trace::InstructionEvent& e : t.instructions)
+      first[e.warp + 1] += 1;
+    for (size_t w = 1; w < first.size(); ++w) first[w] += first[w - 1];
+    events.resize(t.instructions.size());
+    std::vector<uint32_t> at(first.begin(), first.end() - 1);
+    for (const trace::InstructionEvent& e : t.instructions)
+      events[at[e.warp]++] = &e;
+  }
+  std::vector<const trace::InstructionEvent*> of_warp;
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j < order.size() && lane_of(order[j]) == lane_of(order[i])) ++j;
     Lane lane;
-    std::tie(lane.sm, lane.sub_partition, lane.slot) = key;
-    if (has_states_) {
-      std::vector<Segment> states;
-      for (const Segment& s : segs) {
-        const trace::WarpSpan& w = t.warps[s.key];
-        auto it = by_warp.find(w.warp);
-        if (it == by_warp.end()) continue;
-        WarpStates(s.begin, std::min(s.end, states_until_), it->second,
-                   &states);
+    std::tie(lane.sm, lane.sub_partition, lane.slot) = lane_of(order[i]);
+    std::vector<Segment> segs;
+    std::vector<Segment> states;
+    for (size_t k = i; k < j; ++k) {
+      const trace::WarpSpan& w = t.warps[order[k]];
+      const uint64_t e = w.end == trace::kStillResident ? now : w.end;
+      end_ = std::max(end_, e);
+      segs.push_back({w.begin, std::max(e, w.begin), order[k], 1.0f});
+      if (!first.empty() && w.warp + 1 < first.size()) {
+        of_warp.assign(events.begin() + first[w.warp],
+                       events.begin() + first[w.warp + 1]);
+        if (!of_warp.empty()) {
+          WarpStates(w.begin, std::min(std::max(e, w.begin), states_until_),
+                     of_warp, &states);
+        }
       }
-      lane.states.Build(std::move(states));
     }
+    if (has_states_) lane.states.Build(std::move(states));
     lane.warps.Build(std::move(segs));
     lanes_.push_back(std::move(lane));
+    i = j;
   }
 }
 
