@@ -15,6 +15,7 @@
 #include "pipeline/compute.h"
 #include "pipeline/graphics.h"
 #include "runner/gpu_config.h"
+#include "runner/png_writer.h"
 #include "runner/shader_build.h"
 #include "sm/timing.h"
 
@@ -219,13 +220,7 @@ void RunFullScreenFrame(benchmark::State& state, const char* fs_source,
   gs.framebuffer_width = gs.framebuffer_height = size;
   gs.viewport = {0, 0, static_cast<float>(size), static_cast<float>(size),
                  0, 1};
-  warpsim::simt::TexelFormat rgba8;
-  rgba8.bytes = 4;
-  rgba8.count = 4;
-  for (uint8_t c = 0; c < 4; ++c) {
-    rgba8.comps[c] = {c, warpsim::simt::TexelKind::kUNorm, 8,
-                      static_cast<uint16_t>(8 * c)};
-  }
+  const warpsim::simt::TexelFormat rgba8 = warpsim::runner::Rgba8Format();
   gs.colors.push_back({0, color.data(), color.size(), rgba8, size, size});
   warpsim::simt::TexelFormat rg32f;
   rg32f.bytes = 8;

@@ -121,6 +121,16 @@ Result<std::vector<uint8_t>> ConvertToRgba8(const simt::TexelFormat& format,
   return rgba;
 }
 
+simt::TexelFormat Rgba8Format() {
+  simt::TexelFormat f;
+  f.bytes = 4;
+  f.count = 4;
+  for (uint8_t c = 0; c < 4; ++c) {
+    f.comps[c] = {c, simt::TexelKind::kUNorm, 8, static_cast<uint16_t>(8 * c)};
+  }
+  return f;
+}
+
 Status WritePng(const std::string& path, const simt::TexelFormat& format,
                 uint32_t width, uint32_t height, const uint8_t* data,
                 uint32_t row_pitch) {

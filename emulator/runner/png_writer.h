@@ -31,6 +31,9 @@ Result<std::vector<uint8_t>> ConvertToRgba8(const simt::TexelFormat& format,
                                             const uint8_t* data,
                                             uint32_t row_pitch);
 
+// R8G8B8A8_UNORM: the texel format of ConvertToRgba8's output.
+simt::TexelFormat Rgba8Format();
+
 // Writes the image as PNG at `path`. The bytes go to `path + ".partial"`
 // first and are renamed into place, so an interrupted run never leaves a
 // complete-looking file. Errors name the path.

@@ -84,16 +84,9 @@ warpsim::Status Screenshot(int w, int h, const std::string& path) {
                 &pixels[static_cast<size_t>(h - 1 - y) * row], row);
   }
   for (size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
-  warpsim::simt::TexelFormat rgba8;
-  rgba8.bytes = 4;
-  rgba8.count = 4;
-  for (uint8_t c = 0; c < 4; ++c) {
-    rgba8.comps[c] = {c, warpsim::simt::TexelKind::kUNorm, 8,
-                      static_cast<uint16_t>(8 * c)};
-  }
-  return warpsim::runner::WritePng(path, rgba8, static_cast<uint32_t>(w),
-                                   static_cast<uint32_t>(h), flipped.data(),
-                                   static_cast<uint32_t>(row));
+  return warpsim::runner::WritePng(
+      path, warpsim::runner::Rgba8Format(), static_cast<uint32_t>(w),
+      static_cast<uint32_t>(h), flipped.data(), static_cast<uint32_t>(row));
 }
 
 }  // namespace

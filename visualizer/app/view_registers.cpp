@@ -54,6 +54,16 @@ void Viewer::DrawRegisters() {
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   constexpr float kColumn = 2.0f;  // pixels per sampled column
 
+  // A register's height in a strip starting at y0, and a range's colour.
+  auto y_of = [&](float y0, uint32_t reg) {
+    return y0 + strip_h -
+           strip_h * static_cast<float>(reg) / static_cast<float>(file_size);
+  };
+  auto color_of = [&](const Allocation& al) {
+    if (by_warp) return CycleColor(al.warp);
+    if (al.span < t.warps.size()) return StageColor(t.warps[al.span].stage);
+    return static_cast<ImU32>(IM_COL32(150, 150, 150, 255));
+  };
   for (uint32_t sp = 0; sp < sps; ++sp) {
     const float y0 = origin.y + static_cast<float>(sp) * (strip_h + 8);
     char name[32];
@@ -68,21 +78,11 @@ void Viewer::DrawRegisters() {
       if (c < 0) continue;
       for (const Allocation& al :
            registers_.At(selected_sm_, sp, static_cast<uint64_t>(c))) {
-        const float ya = y0 + strip_h -
-                         strip_h * static_cast<float>(al.first + al.count) /
-                             static_cast<float>(file_size);
-        const float yb = y0 + strip_h -
-                         strip_h * static_cast<float>(al.first) /
-                             static_cast<float>(file_size);
-        ImU32 col = IM_COL32(150, 150, 150, 255);
-        if (by_warp) {
-          col = CycleColor(al.warp);
-        } else if (al.span < t.warps.size()) {
-          col = StageColor(t.warps[al.span].stage);
-        }
+        const float ya = y_of(y0, al.first + al.count);
+        const float yb = y_of(y0, al.first);
         dl->AddRectFilled(ImVec2(origin.x + x, ya),
                           ImVec2(origin.x + x + kColumn, std::max(ya + 1, yb)),
-                          col);
+                          color_of(al));
       }
     }
     // At the cursor: the file with its ranges, and its free space.
@@ -94,16 +94,9 @@ void Viewer::DrawRegisters() {
                       IM_COL32(30, 30, 30, 255));
     const Allocation* hovered = nullptr;
     for (const Allocation& al : live) {
-      const float ya = y0 + strip_h -
-                       strip_h * static_cast<float>(al.first + al.count) /
-                           static_cast<float>(file_size);
-      const float yb = y0 + strip_h -
-                       strip_h * static_cast<float>(al.first) /
-                           static_cast<float>(file_size);
-      ImU32 col = by_warp ? CycleColor(al.warp)
-                          : (al.span < t.warps.size()
-                                 ? StageColor(t.warps[al.span].stage)
-                                 : IM_COL32(150, 150, 150, 255));
+      const float ya = y_of(y0, al.first + al.count);
+      const float yb = y_of(y0, al.first);
+      const ImU32 col = color_of(al);
       dl->AddRectFilled(ImVec2(sx, ya), ImVec2(sx + 24, std::max(ya + 1, yb)),
                         col);
       dl->AddLine(ImVec2(sx, ya), ImVec2(sx + 24, ya), IM_COL32(0, 0, 0, 255));

@@ -79,6 +79,13 @@ void Viewer::DrawTimeline() {
   const auto a = static_cast<uint64_t>(std::max(0.0, view_begin_));
   const auto b = static_cast<uint64_t>(std::max(0.0, view_end_)) + 1;
   auto x_of = [&](double c) { return XOf(c, origin, width); };
+  // A segment's pixels, clipped to the view and at least one wide.
+  auto x_range = [&](const Segment& s) {
+    const float x0 = std::max(origin.x, x_of(static_cast<double>(s.begin)));
+    const float x1 = std::min(
+        origin.x + width, std::max(x0 + 1, x_of(static_cast<double>(s.end))));
+    return std::make_pair(x0, x1);
+  };
   const ImVec2 mouse = ImGui::GetIO().MousePos;
 
   // Ruler and runs.
@@ -194,11 +201,7 @@ void Viewer::DrawTimeline() {
           const Segment* hit = nullptr;
           const SegmentLod& warps = lane.warps;
           warps.Visit(warps.LevelFor(per_pixel), a, b, [&](const Segment& s) {
-            const float x0 =
-                std::max(origin.x, x_of(static_cast<double>(s.begin)));
-            const float x1 =
-                std::min(origin.x + width,
-                         std::max(x0 + 1, x_of(static_cast<double>(s.end))));
+            const auto [x0, x1] = x_range(s);
             const trace::WarpSpan& w = t.warps[s.key];
             ImU32 col = color_by_ == ColorBy::kRun ? CycleColor(w.run)
                                                    : StageColor(w.stage);
@@ -214,11 +217,7 @@ void Viewer::DrawTimeline() {
           if (states) {
             const SegmentLod& st = lane.states;
             st.Visit(st.LevelFor(per_pixel), a, b, [&](const Segment& s) {
-              const float x0 =
-                  std::max(origin.x, x_of(static_cast<double>(s.begin)));
-              const float x1 =
-                  std::min(origin.x + width,
-                           std::max(x0 + 1, x_of(static_cast<double>(s.end))));
+              const auto [x0, x1] = x_range(s);
               dl->AddRectFilled(
                   ImVec2(x0, y), ImVec2(x1, y + kLaneHeight),
                   StateColor(static_cast<trace::StallReason>(s.key)));
