@@ -608,7 +608,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     if (sms_changed) UpdateActive();
     now += dt;
     if (trace != nullptr) Sample(false);
-    if (Status st = Notify(false); !st.ok()) return st;
+    if (observer != nullptr && now >= notify_at) {
+      if (Status st = Notify(false); !st.ok()) return st;
+    }
   }
   finish_run();
   return Notify(true);

@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
   options.run.threads = 1;
   options.run.shader_cache_dir = warpsim::runner::DefaultShaderCacheDir();
 
+  warpsim::viz::TuneAllocatorForReruns();
   warpsim::viz::Viewer viewer(options);
   if (warpsim::Status s = viewer.Start(); !s.ok()) {
     std::cerr << "warpsim-viz: " << s.error().ToString() << "\n";

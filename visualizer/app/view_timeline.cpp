@@ -199,24 +199,29 @@ void Viewer::DrawTimeline() {
                                  mouse.x < origin.x + width;
           const double mouse_cycle = CycleAt(mouse.x, origin, width);
           const Segment* hit = nullptr;
+          // Levels whose buckets are up to two pixels wide: about one
+          // segment per pixel. With states shown, they cover the warps'
+          // spans, so the spans are only looked up (for the tooltip).
           const SegmentLod& warps = lane.warps;
-          warps.Visit(warps.LevelFor(per_pixel), a, b, [&](const Segment& s) {
-            const auto [x0, x1] = x_range(s);
-            const trace::WarpSpan& w = t.warps[s.key];
-            ImU32 col = color_by_ == ColorBy::kRun ? CycleColor(w.run)
-                                                   : StageColor(w.stage);
-            if (states) col = WithAlpha(col, 0.35f);
-            dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + kLaneHeight),
-                              WithAlpha(col, 0.4f + 0.6f * s.fill));
-            if (hover_row && mouse_cycle >= static_cast<double>(s.begin) &&
-                mouse_cycle < static_cast<double>(s.end)) {
-              hit = &s;
-            }
-          });
+          warps.Visit(
+              warps.LevelFor(2 * per_pixel), a, b, [&](const Segment& s) {
+                if (hover_row && mouse_cycle >= static_cast<double>(s.begin) &&
+                    mouse_cycle < static_cast<double>(s.end)) {
+                  hit = &s;
+                }
+                if (states) return;
+                const auto [x0, x1] = x_range(s);
+                const trace::WarpSpan& w = t.warps[s.key];
+                const ImU32 col = color_by_ == ColorBy::kRun
+                                      ? CycleColor(w.run)
+                                      : StageColor(w.stage);
+                dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + kLaneHeight),
+                                  WithAlpha(col, 0.4f + 0.6f * s.fill));
+              });
           const Segment* state_hit = nullptr;
           if (states) {
             const SegmentLod& st = lane.states;
-            st.Visit(st.LevelFor(per_pixel), a, b, [&](const Segment& s) {
+            st.Visit(st.LevelFor(2 * per_pixel), a, b, [&](const Segment& s) {
               const auto [x0, x1] = x_range(s);
               dl->AddRectFilled(
                   ImVec2(x0, y), ImVec2(x1, y + kLaneHeight),

@@ -235,6 +235,15 @@ void Viewer::Rerun(bool keep_for_compare) {
   options_.run.timing.context_switch =
       kSwitches[static_cast<size_t>(context_switch_)];
   data_ = RunData{};
+  // The models index the old trace: drop them now, not at the next rebuild.
+  timeline_ = Timeline();
+  registers_ = RegisterMap();
+  pixels_ = PixelMap();
+  profile_ = ShaderProfile();
+  counters_by_sm_.clear();
+  register_sms_.clear();
+  stale_timeline_ = stale_registers_ = stale_pixels_ = stale_profile_ = true;
+  pick_x_ = pick_y_ = -1;
   status_.clear();
   cursor_set_ = false;
   follow_ = true;

@@ -1,6 +1,8 @@
 // The live session: see live.h.
 #include "model/live.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 
 #include "runner/png_writer.h"
@@ -11,6 +13,12 @@ namespace {
 // the view to move smoothly, rarely enough to cost little.
 constexpr uint64_t kPlayStride = 512;
 }  // namespace
+
+void TuneAllocatorForReruns() {
+  mallopt(M_ARENA_MAX, 1);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+}
 
 LiveSession::LiveSession(std::string file, runner::RunOptions options,
                          bool start_paused)
