@@ -154,10 +154,10 @@ void BM_TimelineFrame10M(benchmark::State& state) {
 
 }  // namespace
 
+BENCHMARK(BM_LiveFrame256)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TimingFrame256File)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_VizModels256)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TimelineFrame10M)
     ->Arg(0)
     ->Arg(10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LiveFrame256)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_TimingFrame256File)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_VizModels256)->Unit(benchmark::kMillisecond);

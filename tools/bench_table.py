@@ -142,9 +142,12 @@ def single_table(prefix):
         first_name.setdefault(family, name)
         if first_row is None:
             first_row = b["real_time"]
-        row = ("| %s | %.1f | %.2f | %.2f | %.2f |"
-               % (name, b["real_time"],
-                  (rate(b, "items_per_second") or 0) * 1e-6,
+        items = rate(b, "items_per_second")
+        row = ("| %s | %s | %s | %.2f | %.2f |"
+               % (name,
+                  "%.1f" % b["real_time"] if b["real_time"] >= 1
+                  else "%.3f" % b["real_time"],
+                  "%.2f" % (items * 1e-6) if items else "-",
                   first[family] / b["real_time"],
                   b["real_time"] / first_row))
         if per_round:

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -163,6 +164,26 @@ TEST_CASE("a run directory opens like a live run", "[viz][screenshot]") {
   CHECK(Share(b) > 0.02);
   // The same run, read back: the same picture, but for the title text.
   CHECK(Differ(a, b) < 0.01);
+}
+
+TEST_CASE("live mode reruns a scene while every view draws",
+          "[viz][screenshot]") {
+  // --benchmark reruns the scene as often as it can for the time given,
+  // replacing the trace each time while the view draws from it.
+  for (const char* view : {"timeline", "registers", "framebuffer", "shader"}) {
+    INFO(view);
+    std::string log;
+    const int rc = Run(std::string(WARPSIM_VIZ) + " " + kScene +
+                           " --benchmark 2 --size 1280x800 --view " + view,
+                       &log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    const auto brace = log.find('{');
+    REQUIRE(brace != std::string::npos);
+    const nlohmann::json r = nlohmann::json::parse(log.substr(brace));
+    CHECK(r["simulated_frames"].get<uint64_t>() >= 1);
+    CHECK(r["ui_frames"].get<uint64_t>() >= 1);
+  }
 }
 
 TEST_CASE("warpsim-viz rejects bad command lines and missing runs",
