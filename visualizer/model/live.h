@@ -20,9 +20,9 @@ namespace warpsim::viz {
 // (warpsim-viz): one arena for all threads, freed memory kept rather than
 // returned to the system, and blocks up to 32 MB from the heap. Each run
 // then reuses the pages the previous one touched instead of faulting in new
-// ones (a 256x256 timing frame run live went from 180 ms to 33 ms per frame
-// on the development machine, whose page faults are slow). Process-wide;
-// call before the first run.
+// ones: on a machine with slow page faults that decides how many frames a
+// second the live mode simulates (bench/README.md, viz-2026-12-01).
+// Process-wide; call before the first run.
 void TuneAllocatorForReruns();
 
 class LiveSession : public trace::Observer {
