@@ -108,7 +108,9 @@ const char kRunHelp[] =
     "                             registers stay in the register file);\n"
     "                             swap: charge saving and restoring them\n"
     "  --trace FILE               write a Chrome trace-event JSON of the\n"
-    "                             timing run (open it in ui.perfetto.dev)\n"
+    "                             timing run (open it in ui.perfetto.dev or\n"
+    "                             warpsim-viz --open); GLSL is compiled with\n"
+    "                             debug information for its source lines\n"
     "  --trace-detail LEVEL       summary (counters), warps (default: and a\n"
     "                             slice per resident warp, register\n"
     "                             allocations), instructions (and every\n"
@@ -231,6 +233,8 @@ int RunCommand(int argc, char** argv) {
       const char* v = value("--trace");
       if (!v || *v == 0) return Usage("--trace needs a file name", kRunHelp);
       trace_path = v;
+      // The trace's shader listings carry GLSL source lines (warpsim-viz).
+      options.shader_debug_info = true;
       trace_options = true;
     } else if (a == "--csv") {
       const char* v = value("--csv");

@@ -584,7 +584,8 @@ class SceneRunner {
                                   spv::ExecutionModel model) {
     const scene::Shader* shader = scene_.FindShader(att.shader);
     if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
-    Result<std::vector<uint32_t>> words = ShaderWords(*shader, scene_, &cache_);
+    Result<std::vector<uint32_t>> words =
+        ShaderWords(*shader, scene_, &cache_, options_.shader_debug_info);
     if (!words.ok()) return words.error();
     auto e = ShaderTargetEnv(*shader, &scene_);
     if (!e.ok()) return e.error();
@@ -602,6 +603,14 @@ class SceneRunner {
     const std::string file =
         scene_.file_path + " (shader " + shader->name + ")";
     auto built = BuildProgram(*words, env, file, lower, settings, &cache_);
+    if (!built.ok() && options_.shader_debug_info &&
+        shader->format == scene::ShaderFormat::kGlsl) {
+      // Debug information is for viewers only: a module that does not
+      // build with it is built as it would be without.
+      auto plain = ShaderWords(*shader, scene_, &cache_, false);
+      if (!plain.ok()) return plain.error();
+      built = BuildProgram(*plain, env, file, lower, settings, &cache_);
+    }
     // Assembly without TARGET_ENV is SPIR-V 1.0 (Amber's default); the
     // Vulkan CTS runs such files at the SPIR-V version their instructions
     // need. When validation asks for a newer version, assemble for it.

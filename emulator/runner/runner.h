@@ -158,6 +158,10 @@ struct RunOptions : GpuConfig {
   // In timing mode: what RunReport::trace records.
   trace::Detail trace_detail = trace::Detail::kWarps;
   uint64_t trace_max_events = 1'000'000;
+  // Compile GLSL with debug information (spirv::CompileGlsl's -g): the
+  // programs keep their source text and each instruction's line, which
+  // the trace's shader listings carry. Results are the same.
+  bool shader_debug_info = false;
   // In timing mode: watches the trace as the model fills it, on the
   // thread that runs the scene (the visualizer's live mode); not owned.
   trace::Observer* trace_observer = nullptr;

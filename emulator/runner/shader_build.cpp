@@ -90,7 +90,9 @@ Result<std::vector<uint32_t>> CachedAssembleSpirv(ShaderCache* cache,
 
 Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
                                           const scene::Scene& scene,
-                                          ShaderCache* cache) {
+                                          ShaderCache* cache, bool debug_info) {
+  std::vector<std::string> glsl_options;
+  if (debug_info) glsl_options.push_back("-g");
   const std::string file = scene.file_path;
   auto env = ShaderTargetEnv(shader, &scene);
   if (!env.ok()) return env.error();
@@ -117,8 +119,8 @@ Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
     case scene::ShaderFormat::kGlsl: {
       auto stage = ToSpirvStage(shader.stage);
       if (!stage.ok()) return stage.error();
-      auto words =
-          CachedCompileGlsl(cache, shader.source, *stage, *env, shader.name);
+      auto words = CachedCompileGlsl(cache, shader.source, *stage, *env,
+                                     shader.name, glsl_options);
       if (!words.ok()) return relocate(words.error());
       return words;
     }

@@ -30,9 +30,12 @@ struct BuildSettings {
 // pass-through shader compiled from GLSL). HLSL and OpenCL C are
 // unsupported.
 // With a `cache`, compiles and assemblies are looked up there first.
+// `debug_info`: GLSL is compiled with -g (the source text and its lines in
+// the module, for viewers; the program is the same).
 Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
                                           const scene::Scene& scene,
-                                          ShaderCache* cache = nullptr);
+                                          ShaderCache* cache = nullptr,
+                                          bool debug_info = false);
 
 // CompileGlsl / AssembleSpirv through `cache` (nullptr: no cache).
 Result<std::vector<uint32_t>> CachedCompileGlsl(

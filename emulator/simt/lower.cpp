@@ -38,6 +38,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   Status ra = AllocateRegisters(lowerer, &program);
   if (!ra.ok()) return ra.error();
   MarkLayoutFreeBranches(&program);
+  program.source_lines.resize(program.code.size(), 0);
   return program;
 }
 
@@ -831,6 +832,11 @@ Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {
         init(v.result_id, v.operands[1], v.word_offset);
     }
   }
+  // Each instruction emitted for a SPIR-V instruction takes its source line.
+  auto lines_to = [&](uint32_t line) {
+    program_->source_lines.resize(program_->code.size(), line);
+  };
+  lines_to(0);
   for (const spirv::Inst& inst : block.insts) {
     if (!LowerInst(inst)) {
       return UnsupportedAt(inst, "SPIR-V instruction " +
@@ -838,8 +844,11 @@ Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {
                                          static_cast<uint32_t>(inst.opcode))));
     }
     if (failed()) return status_;
+    lines_to(inst.line);
   }
-  return LowerTerminator(block);
+  const Status s = LowerTerminator(block);
+  lines_to(block.terminator.line);
+  return s;
 }
 
 Status Lowerer::Run() {
@@ -852,6 +861,7 @@ Status Lowerer::Run() {
         SourcePos{module_.file(), 0, -1, ""});
   }
   program_->source = module_.file();
+  program_->source_text = module_.source_text();
   program_->entry_name = ep->name;
   program_->model = ep->model;
   function_ = module_.function(ep->function);

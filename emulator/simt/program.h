@@ -188,6 +188,11 @@ struct Program {
   // header's conditional branch). The timing model issues it with the
   // instruction before it (TimingConfig::free_layout_branches).
   std::vector<uint8_t> layout_free;
+  // Per instruction: the source line it came from (the module's OpLine:
+  // GLSL compiled with -g), 0 where none; and the module's source text
+  // (OpSource), "" when it has none. For viewers only.
+  std::vector<uint32_t> source_lines;
+  std::string source_text;
   std::vector<uint32_t> const_values;  // one 32-bit word per constant slot
 
   // Memory sizes.

@@ -219,6 +219,19 @@ uint32_t TimingModel::Impl::ShaderOf(const WarpState& w) {
   for (uint32_t i = 0; i < program->code.size(); ++i) {
     info.lines.push_back(simt::InstructionText(*program, i));
   }
+  if (!program->source_text.empty()) {
+    // glslang puts its own comment lines and "#line 1" before the text.
+    std::string text = program->source_text;
+    const size_t at = text.find("#line 1\n");
+    if (at != std::string::npos) text = text.substr(at + 8);
+    for (size_t b = 0; b < text.size();) {
+      size_t e = text.find('\n', b);
+      if (e == std::string::npos) e = text.size();
+      info.source.push_back(text.substr(b, e - b));
+      b = e + 1;
+    }
+    info.source_lines = program->source_lines;
+  }
   const auto index = static_cast<uint32_t>(trace->shaders.size());
   trace->shaders.push_back(std::move(info));
   shaders.push_back({program, index});

@@ -1,5 +1,6 @@
 #include "spirv/compile.h"
 
+#include <glslang/MachineIndependent/localintermediate.h>
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
@@ -338,7 +339,12 @@ Result<std::vector<uint32_t>> CompileGlsl(
     std::string_view source, ShaderStage stage, TargetEnv env,
     const std::string& file, const std::vector<std::string>& compile_options) {
   std::string preamble;
+  bool debug_info = false;
   for (const std::string& option : compile_options) {
+    if (option == "-g") {
+      debug_info = true;
+      continue;
+    }
     if (option.rfind("-D", 0) == 0 && option.size() > 2) {
       std::string define = option.substr(2);
       const size_t eq = define.find('=');
@@ -347,7 +353,7 @@ Result<std::vector<uint32_t>> CompileGlsl(
       continue;
     }
     return Unsupported("GLSL compile option '" + option +
-                           "' (only -DNAME[=VALUE] is supported)",
+                           "' (only -DNAME[=VALUE] and -g are supported)",
                        FilePos(file));
   }
 
@@ -377,11 +383,19 @@ Result<std::vector<uint32_t>> CompileGlsl(
   if (!program.link(rules)) {
     return GlslangDiagnostic(program.getInfoLog(), file, "GLSL link failed");
   }
+  if (debug_info) {
+    // The text OpSource carries after glslang's own header lines (what
+    // glslangValidator -g adds).
+    glslang::TIntermediate* intermediate = program.getIntermediate(lang);
+    intermediate->setSourceFile(file.c_str());
+    intermediate->addSourceText(text.data(), text.size());
+  }
   std::vector<unsigned int> spirv;
   spv::SpvBuildLogger logger;
   glslang::SpvOptions spv_options;
   spv_options.disableOptimizer = true;  // legalization is ours
   spv_options.validate = false;         // validated by ValidateSpirv
+  spv_options.generateDebugInfo = debug_info;
   glslang::GlslangToSpv(*program.getIntermediate(lang), spirv, &logger,
                         &spv_options);
   const std::string messages = logger.getAllMessages();

@@ -67,7 +67,9 @@ Result<std::vector<uint32_t>> AssembleSpirv(std::string_view text,
 
 // Compiles GLSL for Vulkan with glslang (entry point "main"). Errors name
 // `file` and the line from glslang's log. `compile_options` accepts
-// "-DNAME" and "-DNAME=VALUE"; any other option is reported as unsupported.
+// "-DNAME", "-DNAME=VALUE" and "-g" (debug information: the source text in
+// OpSource and OpLine before the instructions of each line, which the
+// executor ignores); any other option is reported as unsupported.
 Result<std::vector<uint32_t>> CompileGlsl(
     std::string_view source, ShaderStage stage, TargetEnv env,
     const std::string& file,

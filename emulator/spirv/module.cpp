@@ -42,6 +42,7 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
   m.types_.resize(m.bound_);
   Function* current = nullptr;
   Block* block = nullptr;
+  uint32_t line = 0;  // the OpLine in effect
   size_t pos = 5;
   while (pos < words.size()) {
     uint32_t first = words[pos];
@@ -343,15 +344,32 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
           block->continue_target = w[2];
         }
         break;
+      // Source text and lines, for viewers (Module::source_text,
+      // Inst::line): OpSource [lang, version, file, text], continued by
+      // OpSourceContinued; OpLine [file, line, column] applies to the
+      // instructions after it up to OpNoLine or the end of the block.
+      case spv::Op::OpSource:
+        if (w.size() > 4) {
+          size_t i = 4;
+          m.source_text_ += ReadString(w, i);
+        }
+        break;
+      case spv::Op::OpSourceContinued: {
+        size_t i = 1;
+        m.source_text_ += ReadString(w, i);
+        break;
+      }
+      case spv::Op::OpLine:
+        line = w.size() > 2 ? w[2] : 0;
+        break;
+      case spv::Op::OpNoLine:
+        line = 0;
+        break;
       // Debug and annotation instructions that carry nothing warpsim uses.
       case spv::Op::OpNop:
-      case spv::Op::OpSource:
-      case spv::Op::OpSourceContinued:
       case spv::Op::OpSourceExtension:
       case spv::Op::OpString:
       case spv::Op::OpMemberName:
-      case spv::Op::OpLine:
-      case spv::Op::OpNoLine:
       case spv::Op::OpModuleProcessed:
       case spv::Op::OpMemoryModel:
         break;
@@ -378,6 +396,7 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
         Inst inst;
         inst.opcode = op;
         inst.word_offset = offset;
+        inst.line = line;
         size_t i = 1;
         if (has_type) inst.result_type = w[i++];
         if (has_result) inst.result_id = w[i++];
@@ -402,6 +421,7 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
         if (terminator) {
           block->terminator = std::move(inst);
           block = nullptr;
+          line = 0;  // an OpLine's scope ends with its block
         } else {
           block->insts.push_back(std::move(inst));
         }

@@ -93,6 +93,7 @@ struct Inst {
   uint32_t result_id = 0;
   std::vector<uint32_t> operands;  // words after result type / result id
   uint32_t word_offset = 0;        // position in the module, for diagnostics
+  uint32_t line = 0;  // source line of the OpLine in effect (0: none)
 };
 
 struct Block {
@@ -176,6 +177,10 @@ class Module {
     return constant_order_;
   }
   const std::string& file() const { return file_; }
+  // The shader's source text from OpSource (and OpSourceContinued), when the
+  // module carries it (GLSL compiled with debug information); "" otherwise.
+  // Inst::line numbers its lines from 1.
+  const std::string& source_text() const { return source_text_; }
 
   // Finds an entry point by name (and model when given). nullptr if absent.
   const EntryPoint* FindEntryPoint(
@@ -200,6 +205,7 @@ class Module {
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Decoration>>
       member_decorations_;
   std::map<uint32_t, std::string> names_;
+  std::string source_text_;
   std::map<uint32_t, std::string> ext_inst_sets_;
   std::vector<EntryPoint> entry_points_;
   std::vector<spv::Capability> capabilities_;

@@ -477,7 +477,19 @@ void WriteWarpsimData(const Trace& t, JsonWriter& w) {
       w.Raw(k == 0 ? "\n" : ",\n").Str(sh.lines[k]);
       w.FlushBlock();
     }
-    w.Raw("]}");
+    w.Raw("]");
+    if (!sh.source.empty()) {
+      w.Raw(",\"source\":[");
+      for (size_t k = 0; k < sh.source.size(); ++k) {
+        w.Raw(k == 0 ? "\n" : ",\n").Str(sh.source[k]);
+      }
+      w.Raw("],\"source_lines\":[");
+      for (size_t k = 0; k < sh.source_lines.size(); ++k) {
+        w.Raw(k == 0 ? "" : ",").Uint(sh.source_lines[k]);
+      }
+      w.Raw("]");
+    }
+    w.Raw("}");
   }
   w.Raw("]}");
 }

@@ -83,6 +83,11 @@ struct ShaderInfo {
   std::string name;  // "draw 0 (pipeline 'gfx') fragment"
   Stage stage = Stage::kCompute;
   std::vector<std::string> lines;
+  // Where the module carries them (GLSL compiled with debug information):
+  // its source text, one entry per line, and per instruction the line it
+  // came from (1-based; 0: none). Both empty otherwise.
+  std::vector<std::string> source;
+  std::vector<uint32_t> source_lines;
 };
 
 // A warp's registers taken from or given back to its sub-partition's file.

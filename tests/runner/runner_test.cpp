@@ -226,6 +226,45 @@ TEST_CASE("the timing trace lists each fragment warp's quads and the shaders",
   CHECK(t.shaders[1].lines.back().rfind("OpReturn", 0) == 0);
 }
 
+TEST_CASE("GLSL debug information changes nothing but the trace's source lines",
+          "[runner][timing]") {
+  for (const char* sample : {"lit_textured_mesh", "divergent_branches"}) {
+    INFO(sample);
+    const std::string path = std::string(WARPSIM_SOURCE_DIR) +
+                             "/samples/graphics/" + sample + ".amber";
+    warpsim::runner::RunOptions plain;
+    plain.timing_mode = true;
+    warpsim::runner::RunOptions debug = plain;
+    debug.shader_debug_info = true;
+    auto a = nlohmann::json::parse(
+        ReportToJson(warpsim::runner::RunAmberFile(path, plain)));
+    auto b = nlohmann::json::parse(
+        ReportToJson(warpsim::runner::RunAmberFile(path, debug)));
+    CHECK(a["result"] == "pass");
+    a["stats"].erase("host_seconds");
+    b["stats"].erase("host_seconds");
+    CHECK(a == b);
+  }
+  // lit_textured_mesh's cube shaders keep their GLSL and lines.
+  warpsim::runner::RunOptions debug;
+  debug.timing_mode = true;
+  debug.shader_debug_info = true;
+  const auto r = warpsim::runner::RunAmberFile(
+      std::string(WARPSIM_SOURCE_DIR) +
+          "/samples/graphics/lit_textured_mesh.amber",
+      debug);
+  REQUIRE(r.trace != nullptr);
+  bool any = false;
+  for (const auto& sh : r.trace->shaders) {
+    if (sh.source.empty()) continue;
+    any = true;
+    CHECK(sh.source.front().rfind("#version", 0) == 0);
+    REQUIRE(sh.source_lines.size() == sh.lines.size());
+    for (uint32_t line : sh.source_lines) CHECK(line <= sh.source.size());
+  }
+  CHECK(any);
+}
+
 TEST_CASE("a VkScript draw rect in NDC fills the framebuffer it probes",
           "[runner][graphics][vkscript]") {
   // The left half in NDC (-1..0), then probes in pixels and relative units.

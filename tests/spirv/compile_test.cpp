@@ -7,6 +7,7 @@
 #include "spirv/binary.h"
 #include "spirv/disassemble.h"
 #include "spirv/grammar.h"
+#include "spirv/module.h"
 
 namespace warpsim::spirv {
 namespace {
@@ -216,6 +217,45 @@ TEST_CASE("GLSL compile options", "[spirv][compile]") {
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().kind == ErrorKind::kUnsupported);
   CHECK_THAT(bad.error().message, Catch::Contains("'-O'"));
+}
+
+TEST_CASE("compile option -g keeps the GLSL source and each instruction's line",
+          "[spirv][compile]") {
+  const char* source =
+      "#version 450\n"
+      "layout(location = 0) out vec4 c;\n"
+      "void main() {\n"
+      "  float x = gl_FragCoord.x;\n"
+      "  if (x > 3.0)\n"
+      "    x = x * 2.0;\n"
+      "  c = vec4(x);\n"
+      "}\n";
+  Result<std::vector<uint32_t>> r = CompileGlsl(
+      source, ShaderStage::kFragment, TargetEnv::kVulkan1_0, "t.frag", {"-g"});
+  REQUIRE(r.ok());
+  CHECK_THAT(Disassemble(*r), Catch::Contains("OpLine"));
+  auto m = Module::Build(*r, "t.frag");
+  REQUIRE(m.ok());
+  CHECK_THAT(m->source_text(), Catch::Contains("x = x * 2.0;"));
+  // The multiply comes from line 6, the comparison from line 5.
+  bool mul6 = false, cmp5 = false;
+  for (const Function& f : m->functions()) {
+    for (const Block& b : f.blocks) {
+      for (const Inst& i : b.insts) {
+        mul6 |= i.opcode == spv::Op::OpFMul && i.line == 6;
+        cmp5 |= i.opcode == spv::Op::OpFOrdGreaterThan && i.line == 5;
+      }
+    }
+  }
+  CHECK(mul6);
+  CHECK(cmp5);
+  // Without -g: no source, no lines.
+  Result<std::vector<uint32_t>> plain =
+      CompileGlsl(source, ShaderStage::kFragment, TargetEnv::kVulkan1_0, "t");
+  REQUIRE(plain.ok());
+  auto pm = Module::Build(*plain, "t");
+  REQUIRE(pm.ok());
+  CHECK(pm->source_text().empty());
 }
 
 // A compute shader skeleton; $BODY goes inside main's first block and

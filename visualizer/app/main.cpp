@@ -229,6 +229,8 @@ int main(int argc, char** argv) {
   // uses, so a rerun does not compile them again.
   options.run.threads = 1;
   options.run.shader_cache_dir = warpsim::runner::DefaultShaderCacheDir();
+  // GLSL source lines for the shader view.
+  options.run.shader_debug_info = true;
 
   warpsim::viz::TuneAllocatorForReruns();
   warpsim::viz::Viewer viewer(options);

@@ -311,18 +311,34 @@ void Viewer::DrawShader() {
   }
   LegendItem(IM_COL32(213, 94, 0, 120), "divergent branch");
   LegendItem(IM_COL32(0, 114, 178, 120), "uniform branch");
-  ImGui::NewLine();
+  const trace::ShaderInfo& info = t.shaders[shader_];
+  const bool has_source = !info.source.empty();
+  if (has_source) {
+    ImGui::Checkbox("by GLSL line", &by_source_line_);
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "Each GLSL line with the costs of the instructions made from it "
+          "(OpLine)");
+    }
+  } else {
+    ImGui::TextDisabled("(no GLSL lines: the module has no OpLine)");
+  }
+  if (has_source && by_source_line_) {
+    DrawShaderSource(info);
+    return;
+  }
   const std::vector<InstructionCost> none;
   const std::vector<InstructionCost>& costs =
       shader_ < profile_.shaders.size() ? profile_.shaders[shader_] : none;
   const std::vector<std::string>& lines = t.shaders[shader_].lines;
-  if (ImGui::BeginTable("code", 8,
+  if (ImGui::BeginTable("code", 9,
                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                             ImGuiTableFlags_BordersInnerV |
                             ImGuiTableFlags_Resizable)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     const ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed;
     ImGui::TableSetupColumn("pc", fixed, 40);
+    ImGui::TableSetupColumn("line", fixed, 40);
     ImGui::TableSetupColumn("instruction", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("executions", fixed, 90);
     ImGui::TableSetupColumn("active lanes", fixed, 100);
@@ -346,6 +362,16 @@ void Viewer::DrawShader() {
         }
         ImGui::TableNextColumn();
         ImGui::Text("%d", i);
+        ImGui::TableNextColumn();
+        const uint32_t line = static_cast<size_t>(i) < info.source_lines.size()
+                                  ? info.source_lines[i]
+                                  : 0;
+        if (line != 0) {
+          ImGui::Text("%u", line);
+          if (line <= info.source.size() && ImGui::IsItemHovered()) {
+            ImGui::SetTooltip("%s", info.source[line - 1].c_str());
+          }
+        }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(lines[i].c_str());
         if (c.branch && ImGui::IsItemHovered()) {
@@ -378,6 +404,70 @@ void Viewer::DrawShader() {
     }
     ImGui::EndTable();
   }
+}
+
+void Viewer::DrawShaderSource(const trace::ShaderInfo& info) {
+  // Per GLSL line: the instructions made from it and what they cost.
+  struct LineCost {
+    uint32_t instructions = 0;
+    uint64_t executions = 0, active_lanes = 0, stalls = 0;
+    bool divergent = false;
+  };
+  std::vector<LineCost> per_line(info.source.size() + 1);
+  const std::vector<InstructionCost> none;
+  const std::vector<InstructionCost>& costs =
+      shader_ < profile_.shaders.size() ? profile_.shaders[shader_] : none;
+  for (size_t pc = 0; pc < info.source_lines.size(); ++pc) {
+    const uint32_t line = info.source_lines[pc];
+    if (line == 0 || line >= per_line.size()) continue;
+    LineCost& l = per_line[line];
+    l.instructions += 1;
+    if (pc < costs.size()) {
+      l.executions += costs[pc].executions;
+      l.active_lanes += costs[pc].active_lanes;
+      l.stalls += costs[pc].stall_cycles();
+      l.divergent |= costs[pc].divergent > 0;
+    }
+  }
+  if (!ImGui::BeginTable("source", 6,
+                         ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_BordersInnerV |
+                             ImGuiTableFlags_Resizable)) {
+    return;
+  }
+  const ImGuiTableColumnFlags fixed = ImGuiTableColumnFlags_WidthFixed;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("line", fixed, 40);
+  ImGui::TableSetupColumn("GLSL", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("instructions", fixed, 100);
+  ImGui::TableSetupColumn("warp instructions issued", fixed, 180);
+  ImGui::TableSetupColumn("active lanes", fixed, 100);
+  ImGui::TableSetupColumn("stall cycles", fixed, 100);
+  ImGui::TableHeadersRow();
+  for (size_t line = 1; line <= info.source.size(); ++line) {
+    const LineCost& l = per_line[line];
+    ImGui::TableNextRow();
+    if (l.divergent) {
+      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1,
+                             IM_COL32(213, 94, 0, 120));
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", line);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(info.source[line - 1].c_str());
+    if (l.instructions == 0) continue;
+    ImGui::TableNextColumn();
+    ImGui::Text("%u", l.instructions);
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", static_cast<unsigned long long>(l.executions));
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f", l.executions ? static_cast<double>(l.active_lanes) /
+                                           static_cast<double>(l.executions)
+                                     : 0.0);
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", static_cast<unsigned long long>(l.stalls));
+  }
+  ImGui::EndTable();
 }
 
 }  // namespace warpsim::viz

@@ -83,6 +83,7 @@ class Viewer {
   void DrawRegisters();
   void DrawFramebuffer();
   void DrawShader();
+  void DrawShaderSource(const trace::ShaderInfo& info);
   void DrawCompare();
   void DrawStats();
   // Shared pieces.
@@ -133,6 +134,7 @@ class Viewer {
   int pick_x_ = -1, pick_y_ = -1;
   size_t shader_ = 0;
   bool shader_chosen_ = false;
+  bool by_source_line_ = false;
   int scheduler_ = 0, context_switch_ = 0;
   int gpu_preset_ = -1;  // index into GpuConfigPresetNames(); -1: as started
   std::string gpu_label_ = "the GPU it started with";

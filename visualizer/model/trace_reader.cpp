@@ -300,6 +300,16 @@ class Reader {
             info.lines.push_back(l.is_string() ? l.get<std::string>() : "");
           }
         }
+        if (s.contains("source")) {
+          for (const json& l : s["source"]) {
+            info.source.push_back(l.is_string() ? l.get<std::string>() : "");
+          }
+        }
+        if (s.contains("source_lines")) {
+          for (const json& l : s["source_lines"]) {
+            info.source_lines.push_back(l.get<uint32_t>());
+          }
+        }
         t_.shaders.push_back(std::move(info));
       }
     }
