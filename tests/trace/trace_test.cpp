@@ -155,7 +155,9 @@ Trace SmallTrace() {
              {.warp = 7, .x = -2, .y = 0, .coverage = 1, .primitive = 3}};
   t.shaders = {{.name = "draw 0 fragment",
                 .stage = Stage::kFragment,
-                .lines = {"OpLoad [lsu]", "OpFAdd [fma] r2 = r0, r1"}}};
+                .lines = {"OpLoad [lsu]", "OpFAdd [fma] r2 = r0, r1"},
+                .source = {"#version 450", "void main() {}"},
+                .source_lines = {0, 2}}};
   return t;
 }
 
@@ -414,6 +416,8 @@ TEST_CASE("quads and shader listings come last, under \"warpsim\"", "[trace]") {
   CHECK(sh["stage"] == "fragment");
   CHECK(sh["lines"] ==
         json::parse(R"(["OpLoad [lsu]", "OpFAdd [fma] r2 = r0, r1"])"));
+  CHECK(sh["source"] == json::parse(R"(["#version 450", "void main() {}"])"));
+  CHECK(sh["source_lines"] == json::parse("[0, 2]"));
 }
 
 TEST_CASE("one warp's trace, byte for byte", "[trace]") {

@@ -182,7 +182,9 @@ trace::Trace SmallTrace() {
              {.warp = 2, .x = 4, .y = 0, .coverage = 0x7, .primitive = 2}};
   t.shaders = {{"draw 0 fragment",
                 trace::Stage::kFragment,
-                {"OpLoad", "OpBranchConditional", "OpReturn"}}};
+                {"OpLoad", "OpBranchConditional", "OpReturn"},
+                {"#version 450", "void main() {", "}"},
+                {2, 2, 3}}};
   t.instructions = {
       {.cycle = 42,
        .sm = 1,
@@ -382,6 +384,8 @@ TEST_CASE("a written trace reads back as it was", "[viz][reader]") {
   CHECK(r.quads[2].coverage == 7);
   REQUIRE(r.shaders.size() == 1);
   CHECK(r.shaders[0].lines == t.shaders[0].lines);
+  CHECK(r.shaders[0].source == t.shaders[0].source);
+  CHECK(r.shaders[0].source_lines == t.shaders[0].source_lines);
 }
 
 TEST_CASE("a trace that is not warpsim's is a clear error", "[viz][reader]") {
