@@ -141,6 +141,9 @@ def collect(warpsim, run_dir, corpus_root, out_dir, jobs):
                 "files": len(files), "run_dir": os.path.relpath(run_dir, REPO),
                 "gpu": "none: the emulator's counts (warpsim, h200 preset), "
                        "made on the development machine",
+                "driver": "none: no GPU driver ran (the emulator); the "
+                          "NVIDIA driver of the counts compared with is in "
+                          "compared_with",
                 "compared_with": reference_device(run_dir)}
         f.write(json.dumps(head, sort_keys=True) + "\n")
         for i in range(len(files)):
