@@ -861,7 +861,7 @@ Status Lowerer::Run() {
         SourcePos{module_.file(), 0, -1, ""});
   }
   program_->source = module_.file();
-  program_->source_text = module_.source_text();
+  program_->source_text = module_.SourceLines();
   program_->entry_name = ep->name;
   program_->model = ep->model;
   function_ = module_.function(ep->function);

@@ -189,10 +189,11 @@ struct Program {
   // instruction before it (TimingConfig::free_layout_branches).
   std::vector<uint8_t> layout_free;
   // Per instruction: the source line it came from (the module's OpLine:
-  // GLSL compiled with -g), 0 where none; and the module's source text
-  // (OpSource), "" when it has none. For viewers only.
+  // GLSL compiled with -g), 0 where none; and the module's source text by
+  // line (spirv::Module::SourceLines), empty when it has none. For viewers
+  // only.
   std::vector<uint32_t> source_lines;
-  std::string source_text;
+  std::vector<std::string> source_text;
   std::vector<uint32_t> const_values;  // one 32-bit word per constant slot
 
   // Memory sizes.

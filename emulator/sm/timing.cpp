@@ -220,16 +220,7 @@ uint32_t TimingModel::Impl::ShaderOf(const WarpState& w) {
     info.lines.push_back(simt::InstructionText(*program, i));
   }
   if (!program->source_text.empty()) {
-    // glslang puts its own comment lines and "#line 1" before the text.
-    std::string text = program->source_text;
-    const size_t at = text.find("#line 1\n");
-    if (at != std::string::npos) text = text.substr(at + 8);
-    for (size_t b = 0; b < text.size();) {
-      size_t e = text.find('\n', b);
-      if (e == std::string::npos) e = text.size();
-      info.source.push_back(text.substr(b, e - b));
-      b = e + 1;
-    }
+    info.source = program->source_text;
     info.source_lines = program->source_lines;
   }
   const auto index = static_cast<uint32_t>(trace->shaders.size());
@@ -622,11 +613,14 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     now += dt;
     if (trace != nullptr) Sample(false);
     if (observer != nullptr && now >= notify_at) {
-      if (Status st = Notify(false); !st.ok()) return st;
+      if (Status st = Notify(issued_before + run.warp_instructions); !st.ok()) {
+        return st;
+      }
     }
   }
   finish_run();
-  return Notify(true);
+  issued_before += run.warp_instructions;
+  return Notify(issued_before);
 }
 
 TimingModel::TimingModel(const TimingConfig& config, const SmLimits& limits,

@@ -360,7 +360,7 @@ struct TimingModel::Impl {
   // The live viewer (set_observer) and when it wants to hear next.
   trace::Observer* observer = nullptr;
   uint64_t notify_at = 0;
-  uint64_t issued_total = 0;
+  uint64_t issued_before = 0;  // warp instructions of the finished runs
   // This run's programs and their Trace::shaders entries.
   std::vector<std::pair<const simt::Program*, uint32_t>> shaders;
   std::vector<pipeline::QuadFootprint> quad_scratch;
@@ -422,16 +422,16 @@ struct TimingModel::Impl {
                       uint32_t latency, uint64_t ready, StallReason waited);
   // The Trace::shaders entry of `w`'s program, listed on first use.
   uint32_t ShaderOf(const WarpState& w);
-  // Calls the observer when the cycle it asked for has come (or `force`);
-  // an error when it asks to stop.
-  Status Notify(bool force) {
+  // Calls the observer (its cycle has come, or a run ended) with the warp
+  // instructions issued since the model was made; an error when it asks
+  // to stop.
+  Status Notify(uint64_t issued) {
     if (observer == nullptr || trace == nullptr) return {};
-    if (!force && now < notify_at) return {};
-    notify_at = observer->OnProgress(*trace, now, issued_total);
+    notify_at = observer->OnProgress(*trace, now, issued);
     if (observer->StopRequested()) {
       return LimitExceeded(
           "the run was stopped by its observer at cycle " + std::to_string(now),
-          issued_total, 0);
+          issued, 0);
     }
     return {};
   }

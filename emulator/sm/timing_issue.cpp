@@ -268,7 +268,6 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
   w.issued += 1;
-  issued_total += 1;
   sm.stats.issued += 1;
   sm.run_issued += 1;
   sm.sample_issued += 1;
@@ -310,7 +309,6 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       const simt::InstrRecord fused = w.warp->Step();
       run.warp_instructions += 1;
       run.fused_instructions += 1;
-      issued_total += 1;
       lanes += PopCount32(fused.active);
       const PipeTiming& second = TimingOf(fused);
       const uint32_t both = std::max(latency, second.latency);
@@ -339,7 +337,6 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       const simt::InstrRecord branch = w.warp->Step();
       run.warp_instructions += 1;
       run.layout_branches += 1;
-      issued_total += 1;
       lanes += PopCount32(branch.active);
       LogInstruction(w, branch, 0, now, StallReason::kSelected);
       if (branch.blocking == simt::Blocking::kError) {

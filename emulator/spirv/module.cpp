@@ -1,6 +1,7 @@
 #include "spirv/module.h"
 
 #include <string>
+#include <string_view>
 
 #include "spirv/grammar.h"
 
@@ -430,6 +431,22 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
     }
   }
   return m;
+}
+
+std::vector<std::string> Module::SourceLines() const {
+  std::string_view text = source_text_;
+  constexpr std::string_view kFirstLine = "#line 1\n";
+  if (const size_t at = text.find(kFirstLine); at != std::string_view::npos) {
+    text.remove_prefix(at + kFirstLine.size());
+  }
+  std::vector<std::string> lines;
+  for (size_t b = 0; b < text.size();) {
+    size_t e = text.find('\n', b);
+    if (e == std::string_view::npos) e = text.size();
+    lines.emplace_back(text.substr(b, e - b));
+    b = e + 1;
+  }
+  return lines;
 }
 
 const Type& Module::type(uint32_t id) const {

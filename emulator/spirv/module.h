@@ -181,6 +181,10 @@ class Module {
   // module carries it (GLSL compiled with debug information); "" otherwise.
   // Inst::line numbers its lines from 1.
   const std::string& source_text() const { return source_text_; }
+  // source_text() line by line, line 1 first, without the lines glslang
+  // puts before the shader's own text (its "// OpModuleProcessed ..."
+  // comments and "#line 1").
+  std::vector<std::string> SourceLines() const;
 
   // Finds an entry point by name (and model when given). nullptr if absent.
   const EntryPoint* FindEntryPoint(

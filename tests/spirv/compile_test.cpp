@@ -237,6 +237,11 @@ TEST_CASE("compile option -g keeps the GLSL source and each instruction's line",
   auto m = Module::Build(*r, "t.frag");
   REQUIRE(m.ok());
   CHECK_THAT(m->source_text(), Catch::Contains("x = x * 2.0;"));
+  // Line by line from the shader's own line 1, glslang's header dropped.
+  const std::vector<std::string> lines = m->SourceLines();
+  REQUIRE(lines.size() >= 8);
+  CHECK(lines[0] == "#version 450");
+  CHECK(lines[5] == "    x = x * 2.0;");
   // The multiply comes from line 6, the comparison from line 5.
   bool mul6 = false, cmp5 = false;
   for (const Function& f : m->functions()) {

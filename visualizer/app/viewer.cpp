@@ -85,7 +85,6 @@ Status Viewer::Start() {
                         ", context switch " +
                         t.value("context_switch", std::string("?")) + ")";
     }
-    compare_timeline_ = Timeline(compare_.trace, compare_.now);
   }
   if (!options_.open_dir.empty()) {
     if (Status s = LoadRunDir(options_.open_dir, &data_); !s.ok()) return s;
@@ -127,7 +126,6 @@ uint64_t Viewer::EndCycle() const {
 void Viewer::Sync() {
   if (live_ != nullptr && live_->Sync(&data_)) {
     dirty_ = true;
-    data_stamp_ += 1;
     if (!data_.error.empty()) status_ = data_.error;
   }
 }
@@ -149,7 +147,6 @@ void Viewer::Rebuild() {
     if (sm >= counters_by_sm_.size()) counters_by_sm_.resize(sm + 1);
     counters_by_sm_[sm].push_back(static_cast<uint32_t>(i));
   }
-  data_stamp_ += 1;
   if (view_end_ <= view_begin_ || (follow_ && !data_.finished)) {
     view_begin_ = 0;
     view_end_ = static_cast<double>(EndCycle());
@@ -218,7 +215,6 @@ void Viewer::Rerun(bool keep_for_compare) {
         ", context switch " +
         std::string(sm::ContextSwitchName(options_.run.timing.context_switch)) +
         ")";
-    compare_timeline_ = Timeline(compare_.trace, compare_.now);
   }
   live_.reset();  // stops the running one
   if (gpu_preset_ >= 0) {

@@ -69,7 +69,6 @@ class Viewer {
   void Rerun(bool keep_for_compare);
 
  private:
-  friend class ViewDrawer;
   void Sync();
   void Rebuild();
   void EnsureTimeline();
@@ -108,7 +107,6 @@ class Viewer {
   RegisterMap registers_;
   PixelMap pixels_;
   ShaderProfile profile_;
-  Timeline compare_timeline_;
   std::vector<std::vector<uint32_t>> counters_by_sm_;
   std::vector<uint32_t> register_sms_;  // SMs whose register files appear
   bool dirty_ = true;
@@ -143,7 +141,6 @@ class Viewer {
   unsigned overlay_texture_ = 0;
   int texture_image_ = -1;
   uint64_t texture_stamp_ = ~0ull;
-  uint64_t data_stamp_ = 0;  // counts data changes
 };
 
 }  // namespace warpsim::viz
