@@ -297,12 +297,13 @@ Result<DispatchStats> DispatchCompute(const Program& program,
     DrainLimits drain;
     drain.max_warp_instructions = limits.max_warp_instructions;
     drain.what = "dispatch";
+    drain.step_observer = limits.step_observer;
     if (Status s = limits.driver->Drain(**dispatch, drain); !s.ok()) {
       return s.error();
     }
     return (*dispatch)->stats();
   }
-  if (!independent && limits.threads > 1) {
+  if (!independent && limits.threads > 1 && limits.step_observer == nullptr) {
     // Workgroups of most dispatches write disjoint words: run them in
     // parallel with their accesses logged, and keep the result only when
     // no workgroup touched a word another one wrote (then no order of the
@@ -330,7 +331,8 @@ Result<DispatchStats> DispatchCompute(const Program& program,
       rerun = true;
     }
   }
-  const uint32_t threads = independent ? limits.threads : 1;
+  const uint32_t threads =
+      independent && limits.step_observer == nullptr ? limits.threads : 1;
   auto dispatch = ComputeDispatch::Create(program, groups, std::move(regions),
                                           std::move(images), limits.warp_width);
   if (!dispatch.ok()) return dispatch.error();
@@ -338,6 +340,7 @@ Result<DispatchStats> DispatchCompute(const Program& program,
   drain.max_warp_instructions = limits.max_warp_instructions;
   drain.time_slice = limits.time_slice;
   drain.what = "dispatch";
+  drain.step_observer = limits.step_observer;
   if (Status s = DrainParallel(**dispatch, drain, threads); !s.ok()) {
     return s.error();
   }

@@ -41,6 +41,9 @@ struct ComputeLimits {
   // When set, this driver runs the dispatch (the SM timing model) and
   // `threads` is ignored.
   WarpDriver* driver = nullptr;
+  // Sees every issued instruction (DrainLimits::step_observer); with one,
+  // the draw or dispatch runs on one host thread.
+  simt::StepObserver* step_observer = nullptr;
 };
 
 struct DispatchStats {

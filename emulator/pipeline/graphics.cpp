@@ -331,10 +331,12 @@ Result<DrawStats> Draw(const GraphicsState& state, const DrawCall& call) {
   DrainLimits limits;
   limits.max_warp_instructions = state.config.max_warp_instructions;
   limits.what = "draw";
+  limits.step_observer = state.config.step_observer;
   const bool independent =
       ItemsIndependent(state.vs_regions, state.vs_images) &&
       ItemsIndependent(state.fs_regions, state.fs_images);
-  const uint32_t threads = independent ? state.config.threads : 1;
+  const uint32_t threads =
+      independent && limits.step_observer == nullptr ? state.config.threads : 1;
   Status s = state.config.driver != nullptr
                  ? state.config.driver->Drain(**draw, limits)
                  : DrainParallel(**draw, limits, threads);

@@ -78,6 +78,9 @@ struct GraphicsConfig {
   // When set, this driver runs the draw's warps (the SM timing model) and
   // `threads` is ignored.
   WarpDriver* driver = nullptr;
+  // Sees every issued instruction (DrainLimits::step_observer); with one,
+  // the draw or dispatch runs on one host thread.
+  simt::StepObserver* step_observer = nullptr;
 };
 
 // One vertex attribute stream (VERTEX_DATA).

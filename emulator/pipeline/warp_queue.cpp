@@ -116,6 +116,20 @@ void LogAccesses(WorkItem& item, spv::Op op, uint32_t active,
   }
 }
 
+// Runs `warp` as Warp::Run(limits.time_slice) would, one Step() at a time,
+// handing each record to limits.step_observer (and logging accesses when
+// asked).
+void StepObserved(WorkItem& item, simt::Warp& warp, const DrainLimits& limits) {
+  for (uint32_t n = 0; n < limits.time_slice; ++n) {
+    const simt::InstrRecord rec = warp.Step();
+    limits.step_observer->OnStep(warp, rec, 0);
+    if (limits.track_accesses && rec.addresses != nullptr) {
+      LogAccesses(item, rec.op, rec.active, rec.addresses, rec.access_bytes);
+    }
+    if (rec.blocking != simt::Blocking::kNone) break;
+  }
+}
+
 }  // namespace
 
 Status RunToCompletion(WorkItem& item, const Executed& before,
@@ -127,7 +141,9 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
     for (auto& w : item.warps) {
       if (w->done() || w->at_barrier()) continue;
       any_running = true;
-      if (!limits.track_accesses) {
+      if (limits.step_observer != nullptr) {
+        StepObserved(item, *w, limits);
+      } else if (!limits.track_accesses) {
         w->Run(limits.time_slice);  // no records: nothing reads them
       } else {
         w->RunLogging(limits.time_slice,

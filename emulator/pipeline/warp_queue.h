@@ -144,6 +144,9 @@ struct DrainLimits {
   // words_written), so that a source can tell afterwards whether its items
   // touched each other's memory.
   bool track_accesses = false;
+  // Hands every issued instruction to this observer (not owned). Drivers
+  // then step warps one instruction at a time, on one thread.
+  simt::StepObserver* step_observer = nullptr;
 };
 
 // The diagnostic of a source whose items executed `warp_instructions`,

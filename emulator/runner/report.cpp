@@ -124,6 +124,10 @@ std::string ReportToJson(const RunReport& report) {
                      {"registers_per_thread", p.registers_per_thread},
                      {"registers_allocated", p.registers_allocated},
                      {"instructions", p.instructions}});
+    if (p.profile) {
+      pipes.back()["profiled_warp_instructions"] = p.profile->warp_instructions;
+      pipes.back()["branches"] = profile::BranchesJson(*p.profile);
+    }
   }
   j["pipelines"] = pipes;
   auto lane_use = [&](nlohmann::json* out, uint64_t warp_instructions,

@@ -39,6 +39,9 @@ class SceneRunner {
           trace_.get());
       timing_->set_observer(options.trace_observer);
     }
+    if (options.profile_branches) {
+      profile_ = std::make_unique<profile::BranchProfile>();
+    }
   }
 
   // The timing model's summary and trace (timing mode).
@@ -156,6 +159,7 @@ class SceneRunner {
     limits.warp_width = options_.warp_width;
     limits.max_warp_instructions = options_.max_warp_instructions;
     limits.threads = Threads();
+    limits.step_observer = profile_.get();
     if (timing_) {
       timing_->BeginRun(
           "dispatch " + std::to_string(report_->dispatches.size()) +
@@ -269,6 +273,7 @@ class SceneRunner {
     state.config.warp_width = options_.warp_width;
     state.config.max_warp_instructions = options_.max_warp_instructions;
     state.config.threads = Threads();
+    state.config.step_observer = profile_.get();
     state.config.vertex_batch_primitives = options_.vertex_batch_primitives;
     state.config.vertex_reuse_window = options_.vertex_reuse_window;
     state.config.tile_size = options_.tile_size;
@@ -585,7 +590,8 @@ class SceneRunner {
     const scene::Shader* shader = scene_.FindShader(att.shader);
     if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
     Result<std::vector<uint32_t>> words =
-        ShaderWords(*shader, scene_, &cache_, options_.shader_debug_info);
+        ShaderWords(*shader, scene_, &cache_, options_.shader_debug_info,
+                    options_.glsl_defines);
     if (!words.ok()) return words.error();
     auto e = ShaderTargetEnv(*shader, &scene_);
     if (!e.ok()) return e.error();
@@ -607,7 +613,8 @@ class SceneRunner {
         shader->format == scene::ShaderFormat::kGlsl) {
       // Debug information is for viewers only: a module that does not
       // build with it is built as it would be without.
-      auto plain = ShaderWords(*shader, scene_, &cache_, false);
+      auto plain =
+          ShaderWords(*shader, scene_, &cache_, false, options_.glsl_defines);
       if (!plain.ok()) return plain.error();
       built = BuildProgram(*plain, env, file, lower, settings, &cache_);
     }
@@ -831,6 +838,8 @@ class SceneRunner {
   std::map<std::string, std::vector<uint8_t>> buffers_;
   std::map<std::string, BuiltProgram> programs_;
   std::map<std::string, GraphicsPrograms> graphics_;
+  // RunOptions::profile_branches: sees every issued instruction.
+  std::unique_ptr<profile::BranchProfile> profile_;
   struct ClearValues {
     float color[4] = {0, 0, 0, 0};
     float depth = 1.0f;
@@ -856,6 +865,21 @@ class SceneRunner {
   void CollectCacheStats(RunReport* report) const {
     report->stats.shader_cache_hits = cache_.hits();
     report->stats.shader_cache_misses = cache_.misses();
+  }
+
+  // What each pipeline's branches cost (RunOptions::profile_branches).
+  void CollectProfiles(RunReport* report) const {
+    if (!profile_) return;
+    for (PipelineReport& pr : report->pipelines) {
+      const simt::Program* program = nullptr;
+      if (auto it = programs_.find(pr.name); it != programs_.end()) {
+        program = &it->second.program;
+      } else if (auto g = graphics_.find(pr.name); g != graphics_.end()) {
+        program = pr.stage == "vertex" ? &g->second.vs.program
+                                       : &g->second.fs.program;
+      }
+      if (program != nullptr) pr.profile = profile_->Of(*program);
+    }
   }
 
   // Final contents of every buffer, in declaration order.
@@ -893,6 +917,7 @@ RunReport RunScene(const scene::Scene& scene, const RunOptions& options) {
   if (options.keep_buffers) runner.CollectBuffers(&report);
   runner.CollectCacheStats(&report);
   runner.CollectTiming(&report);
+  runner.CollectProfiles(&report);
   report.stats.host_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -13,6 +13,7 @@
 #include "base/diagnostic.h"
 #include "pipeline/compute.h"
 #include "pipeline/graphics.h"
+#include "profile/branch_profile.h"
 #include "runner/gpu_config.h"
 #include "scene/scene.h"
 #include "simt/image.h"
@@ -81,6 +82,8 @@ struct PipelineReport {
   // The allocator's count: the register file the executor runs with.
   uint32_t registers_allocated = 0;
   uint32_t instructions = 0;
+  // RunOptions::profile_branches: what each branch of the shader cost.
+  std::optional<profile::ProgramProfile> profile;
 };
 
 struct DrawReport {
@@ -171,6 +174,12 @@ struct RunOptions : GpuConfig {
   // win over it.
   uint32_t regs_per_thread = 0;
   std::map<std::string, sm::StageRegisters> pipeline_registers;
+  // Profile every branch (PipelineReport::profile): the drivers step warps
+  // one instruction at a time on one host thread. Results are the same.
+  bool profile_branches = false;
+  // Preprocessor definitions ("NAME" or "NAME=VALUE") for every GLSL
+  // shader of the scene (`warpsim compare -D`).
+  std::vector<std::string> glsl_defines;
 };
 
 RunReport RunScene(const scene::Scene& scene, const RunOptions& options);

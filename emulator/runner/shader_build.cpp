@@ -88,11 +88,12 @@ Result<std::vector<uint32_t>> CachedAssembleSpirv(ShaderCache* cache,
   return cache->GetOrCompute(key, assemble);
 }
 
-Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
-                                          const scene::Scene& scene,
-                                          ShaderCache* cache, bool debug_info) {
+Result<std::vector<uint32_t>> ShaderWords(
+    const scene::Shader& shader, const scene::Scene& scene, ShaderCache* cache,
+    bool debug_info, const std::vector<std::string>& glsl_defines) {
   std::vector<std::string> glsl_options;
   if (debug_info) glsl_options.push_back("-g");
+  for (const std::string& d : glsl_defines) glsl_options.push_back("-D" + d);
   const std::string file = scene.file_path;
   auto env = ShaderTargetEnv(shader, &scene);
   if (!env.ok()) return env.error();

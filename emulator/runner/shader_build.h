@@ -31,11 +31,12 @@ struct BuildSettings {
 // unsupported.
 // With a `cache`, compiles and assemblies are looked up there first.
 // `debug_info`: GLSL is compiled with -g (the source text and its lines in
-// the module, for viewers; the program is the same).
-Result<std::vector<uint32_t>> ShaderWords(const scene::Shader& shader,
-                                          const scene::Scene& scene,
-                                          ShaderCache* cache = nullptr,
-                                          bool debug_info = false);
+// the module, for viewers; the program is the same). `glsl_defines`:
+// "NAME" or "NAME=VALUE", defined for every GLSL shader (as -D).
+Result<std::vector<uint32_t>> ShaderWords(
+    const scene::Shader& shader, const scene::Scene& scene,
+    ShaderCache* cache = nullptr, bool debug_info = false,
+    const std::vector<std::string>& glsl_defines = {});
 
 // CompileGlsl / AssembleSpirv through `cache` (nullptr: no cache).
 Result<std::vector<uint32_t>> CachedCompileGlsl(

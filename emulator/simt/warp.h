@@ -426,6 +426,20 @@ uint32_t Warp::RunSteps(uint32_t max_steps, OnAccess& on_access) {
   return n;
 }
 
+// Watches every instruction a driver issues (the branch profile of
+// `warpsim compare`, profile/branch_profile.h). A driver with an observer
+// steps its warps one Step() at a time on one thread and hands each record
+// over, with the cycle it issued at (timing mode; 0 in functional mode).
+// A warp's launch is the record of its entry block's first instruction (no
+// branch can reach the entry block), its end the record with
+// Blocking::kDone.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  virtual void OnStep(const Warp& warp, const InstrRecord& record,
+                      uint64_t cycle) = 0;
+};
+
 }  // namespace warpsim::simt
 
 #endif  // WARPSIM_SIMT_WARP_H_

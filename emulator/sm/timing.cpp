@@ -367,6 +367,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         "sm.sub_partitions)");
   }
   RunTiming run;
+  step_observer = limits_in.step_observer;
   run.name = next_name.empty() ? limits_in.what : next_name;
   next_name.clear();
   registers = next_registers;

@@ -346,6 +346,8 @@ struct TimingModel::Impl {
   SmLimits limits;
   uint32_t min_regs;
   trace::Trace* trace;
+  // The current Drain()'s DrainLimits::step_observer (may be null).
+  simt::StepObserver* step_observer = nullptr;
   MemoryModel memory;
   std::vector<Sm> sms;
   std::vector<uint32_t> active_sms;  // SMs with resident warps

@@ -221,11 +221,13 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
   return lat;
 }
 
-// An instruction event for the trace (--trace-detail instructions).
+// An instruction event for the trace (--trace-detail instructions), and
+// the record for the step observer. Called once per Step().
 void TimingModel::Impl::LogInstruction(const WarpState& w,
                                        const simt::InstrRecord& rec,
                                        uint32_t latency, uint64_t ready,
                                        StallReason waited) {
+  if (step_observer != nullptr) step_observer->OnStep(*w.warp, rec, now);
   if (trace == nullptr || trace->detail != trace::Detail::kInstructions) {
     return;
   }
