@@ -3,15 +3,13 @@
 // in its own child process, and judges the outcomes against a checked-in
 // list of known failures (known_failures.txt).
 //
-// Process model. The parent walks the corpus, then keeps up to --jobs
-// children alive at once. Each child is a fork() of the (single-threaded)
-// parent: it runs RunAmberFile() on one file, writes one line
-// "<warpsim status>\t<message>\n" to its result pipe and _exit()s. Its
-// stdout and stderr go to a second pipe whose tail the parent keeps, so the
-// last words of a crashing child ("terminate called ...") reach the report.
-// The parent poll()s all pipes; a child that dies from a signal is
-// "crashed (signal N)", one that outlives --timeout is killed (SIGKILL) and
-// reported "timeout". Nothing a single file does can stop the run.
+// Process model. The parent walks the corpus, then runs the files with
+// regress::RunInChildren (emulator/regress/child_pool.h, shared with
+// `warpsim test`): up to --jobs forked children at once, each running one
+// file and writing one line "<warpsim status>\t<message>\n". A child that
+// dies from a signal is "crashed (signal N)" with the last words of its
+// output, one that outlives --timeout is killed and reported "timeout".
+// Nothing a single file does can stop the run.
 //
 // Classification of one file (the "outcome"):
 //   passed       every EXPECT held (*expect_fail* files: fail or invalid);
@@ -37,13 +35,6 @@
 // "N passed, M failed" counts in M every non-passing file not accepted by
 // the list.
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +57,7 @@
 #include <vector>
 
 #include "conformance/run_file.h"
+#include "regress/child_pool.h"
 #include "runner/runner.h"
 
 namespace warpsim::conformance {
@@ -88,8 +80,6 @@ constexpr uint64_t kDefaultMemLimitMb = 4096;
 constexpr uint64_t kDefaultMemLimitMb = 4096;
 #endif
 
-// The parent keeps this much of a child's stdout/stderr (its tail).
-constexpr size_t kMaxCapturedOutput = 8192;
 // Messages (report lines and known-failure reasons) are cut to this length.
 constexpr size_t kMaxMessage = 240;
 // Exit status of a skipped run (ctest's SKIP_RETURN_CODE).
@@ -349,22 +339,6 @@ void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
   }
 }
 
-// The last `count` non-empty lines of captured child output, e.g.
-// "terminate called after throwing ... what(): std::bad_alloc".
-std::string LastLines(const std::string& output, size_t count) {
-  std::vector<std::string> lines;
-  std::istringstream in(output);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find_first_not_of(" \t\r") != line.npos) lines.push_back(line);
-  }
-  std::string out;
-  for (size_t i = lines.size() - std::min(count, lines.size());
-       i < lines.size(); ++i) {
-    out += lines[i] + "\n";
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------------------
 // The corpus.
 
@@ -501,39 +475,6 @@ std::string ReportMessage(const runner::RunReport& report,
   return OneLine(msg);
 }
 
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
-
-// Body of a child: run one file, report "<status>\t<message>\n", exit.
-[[noreturn]] void RunChild(const TestFile& file, const Options& opts,
-                           pid_t parent, int result_fd, int output_fd) {
-  dup2(output_fd, STDOUT_FILENO);
-  dup2(output_fd, STDERR_FILENO);
-  close(output_fd);
-  // Die with the parent (e.g. when ctest kills the runner at its TIMEOUT).
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent) _exit(1);  // the parent died before prctl
-  rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);  // crashes are expected; no core files
-  if (opts.mem_limit_mb > 0) {
-    rlim_t bytes = static_cast<rlim_t>(opts.mem_limit_mb) << 20;
-    rlimit mem{bytes, bytes};
-    setrlimit(RLIMIT_AS, &mem);
-  }
-  runner::RunReport report = RunCorpusFile(file.abs, opts.threads);
-  WriteAll(result_fd, std::string(runner::RunStatusName(report.status)) + "\t" +
-                          ReportMessage(report, file) + "\n");
-  std::fflush(nullptr);
-  _exit(0);
-}
-
 // Maps warpsim's status for a file to its outcome (expect_fail inverts).
 FileResult Classify(const TestFile& file, std::string_view status,
                     std::string message) {
@@ -569,189 +510,47 @@ FileResult Classify(const TestFile& file, std::string_view status,
   return r;
 }
 
-struct Child {
-  size_t index = 0;  // into the file list
-  pid_t pid = -1;
-  int result_fd = -1;
-  int output_fd = -1;
-  std::string result;
-  std::string output;  // tail of stdout/stderr
-  Clock::time_point start;
-  Clock::time_point deadline;
-};
-
-// Reads what is available on *fd into *buf; closes the fd at EOF or error.
-void Drain(int* fd, std::string* buf, size_t keep) {
-  char chunk[4096];
-  ssize_t n = read(*fd, chunk, sizeof chunk);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
-  if (n <= 0) {
-    close(*fd);
-    *fd = -1;
-    return;
-  }
-  buf->append(chunk, static_cast<size_t>(n));
-  if (buf->size() > keep) buf->erase(0, buf->size() - keep);
-}
-
-// Turns a reaped child's wait status and pipes into a FileResult.
-FileResult Finish(const TestFile& file, const Child& child, int wait_status) {
-  FileResult r;
-  std::string last = OneLine(LastLines(child.output, 2));
-  if (WIFSIGNALED(wait_status)) {
-    int sig = WTERMSIG(wait_status);
-    r.outcome = Outcome::kCrashed;
-    r.message =
-        "crashed (signal " + std::to_string(sig) + ", " + strsignal(sig) + ")";
-    if (!last.empty()) r.message += ": " + last;
-    return r;
-  }
-  size_t tab = child.result.find('\t');
-  size_t nl = child.result.find('\n');
-  if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0 ||
-      tab == child.result.npos || nl == child.result.npos) {
-    r.outcome = Outcome::kCrashed;
-    r.message =
-        "crashed (exit status " +
-        std::to_string(WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1) +
-        " without a result)";
-    if (!last.empty()) r.message += ": " + last;
-    return r;
-  }
-  return Classify(file, std::string_view(child.result).substr(0, tab),
-                  child.result.substr(tab + 1, nl - tab - 1));
-}
-
-// Runs every file, at most opts.jobs at once; results are indexed like files.
+// Runs every file, at most opts.jobs at once, each in a child
+// (regress/child_pool.h); results are indexed like files.
 std::vector<FileResult> RunAll(const std::vector<TestFile>& files,
                                const Options& opts) {
+  regress::PoolOptions pool;
+  pool.jobs = opts.jobs;
+  pool.timeout_s = opts.timeout_s;
+  pool.mem_limit_mb = opts.mem_limit_mb;
+  pool.progress = true;
+  pool.name_of = [&files](size_t i) { return files[i].rel; };
+  const std::vector<regress::ChildOutcome> outcomes = regress::RunInChildren(
+      files.size(),
+      [&](size_t i) {
+        // In the child: "<warpsim status>\t<message>\n".
+        const runner::RunReport report =
+            RunCorpusFile(files[i].abs, opts.threads);
+        return std::string(runner::RunStatusName(report.status)) + "\t" +
+               ReportMessage(report, files[i]) + "\n";
+      },
+      pool);
   std::vector<FileResult> results(files.size());
-  std::vector<Child> running;
-  size_t next = 0, done = 0;
-  const bool progress = isatty(STDERR_FILENO);
-  const auto timeout = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(opts.timeout_s));
-
-  auto start_child = [&](size_t index) {
-    int result_pipe[2], output_pipe[2];
-    if (pipe(result_pipe) != 0) {
-      results[index] = {Outcome::kCrashed,
-                        std::string("pipe failed: ") + strerror(errno), 0};
-      ++done;
-      return;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const regress::ChildOutcome& o = outcomes[i];
+    FileResult& r = results[i];
+    const size_t tab = o.result.find('\t');
+    const size_t nl = o.result.find('\n');
+    if (o.ended == regress::ChildOutcome::Ended::kTimeout) {
+      r.outcome = Outcome::kTimeout;
+      r.message = o.message;
+    } else if (o.ended == regress::ChildOutcome::Ended::kCrashed) {
+      r.outcome = Outcome::kCrashed;
+      r.message = OneLine(o.message);
+    } else if (tab == o.result.npos || nl == o.result.npos) {
+      r.outcome = Outcome::kCrashed;
+      r.message = "crashed (exit status 0 without a result)";
+    } else {
+      r = Classify(files[i], std::string_view(o.result).substr(0, tab),
+                   o.result.substr(tab + 1, nl - tab - 1));
     }
-    if (pipe(output_pipe) != 0) {
-      close(result_pipe[0]);
-      close(result_pipe[1]);
-      results[index] = {Outcome::kCrashed,
-                        std::string("pipe failed: ") + strerror(errno), 0};
-      ++done;
-      return;
-    }
-    std::fflush(nullptr);  // nothing buffered may be written twice
-    const pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(result_pipe[0]);
-      close(output_pipe[0]);
-      for (const Child& c : running) {  // siblings' pipes are not ours
-        if (c.result_fd >= 0) close(c.result_fd);
-        if (c.output_fd >= 0) close(c.output_fd);
-      }
-      RunChild(files[index], opts, parent, result_pipe[1], output_pipe[1]);
-    }
-    close(result_pipe[1]);
-    close(output_pipe[1]);
-    if (pid < 0) {
-      close(result_pipe[0]);
-      close(output_pipe[0]);
-      results[index] = {Outcome::kCrashed,
-                        std::string("fork failed: ") + strerror(errno), 0};
-      ++done;
-      return;
-    }
-    Child c;
-    c.index = index;
-    c.pid = pid;
-    c.result_fd = result_pipe[0];
-    c.output_fd = output_pipe[0];
-    c.start = Clock::now();
-    c.deadline = c.start + timeout;
-    running.push_back(std::move(c));
-  };
-
-  while (next < files.size() || !running.empty()) {
-    while (running.size() < static_cast<size_t>(opts.jobs) &&
-           next < files.size()) {
-      start_child(next++);
-    }
-    if (running.empty()) continue;
-
-    // Wait for output or the nearest deadline.
-    std::vector<pollfd> fds;
-    Clock::time_point nearest = running.front().deadline;
-    for (const Child& c : running) {
-      nearest = std::min(nearest, c.deadline);
-      if (c.result_fd >= 0) fds.push_back({c.result_fd, POLLIN, 0});
-      if (c.output_fd >= 0) fds.push_back({c.output_fd, POLLIN, 0});
-    }
-    auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       nearest - Clock::now())
-                       .count();
-    int ready =
-        poll(fds.data(), fds.size(),
-             static_cast<int>(std::clamp<int64_t>(wait_ms + 1, 0, 60'000)));
-    if (ready < 0 && errno != EINTR) {
-      std::perror("conformance_runner: poll");
-      std::exit(2);
-    }
-
-    for (Child& c : running) {
-      for (const pollfd& p : fds) {
-        if (p.revents == 0) continue;
-        if (p.fd == c.result_fd) Drain(&c.result_fd, &c.result, 1 << 16);
-        if (p.fd == c.output_fd) {
-          Drain(&c.output_fd, &c.output, kMaxCapturedOutput);
-        }
-      }
-    }
-
-    // Reap children whose pipes closed; kill those past their deadline.
-    Clock::time_point now = Clock::now();
-    for (size_t i = 0; i < running.size();) {
-      Child& c = running[i];
-      bool closed = c.result_fd < 0 && c.output_fd < 0;
-      bool late = !closed && now >= c.deadline;
-      if (!closed && !late) {
-        ++i;
-        continue;
-      }
-      if (late) kill(c.pid, SIGKILL);
-      int wait_status = 0;
-      while (waitpid(c.pid, &wait_status, 0) < 0 && errno == EINTR) {
-      }
-      FileResult r;
-      if (late) {
-        r.outcome = Outcome::kTimeout;
-        std::ostringstream msg;
-        msg << "timeout (over " << opts.timeout_s << " s)";
-        r.message = msg.str();
-      } else {
-        r = Finish(files[c.index], c, wait_status);
-      }
-      r.seconds = std::chrono::duration<double>(now - c.start).count();
-      results[c.index] = std::move(r);
-      if (c.result_fd >= 0) close(c.result_fd);
-      if (c.output_fd >= 0) close(c.output_fd);
-      running.erase(running.begin() + static_cast<ptrdiff_t>(i));
-      ++done;
-      if (progress) {
-        std::fprintf(stderr, "\r[%zu/%zu]", done, files.size());
-        std::fflush(stderr);
-      }
-    }
+    r.seconds = o.seconds;
   }
-  if (progress) std::fprintf(stderr, "\r%*s\r", 24, "");
   return results;
 }
 
