@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace warpsim::cli {
@@ -49,6 +50,21 @@ int LoadGpuConfigArg(const char* arg, const char* help,
   }
   *config = *loaded;
   return 0;
+}
+
+bool WriteFileAtomically(const std::string& path, const std::string& data) {
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) return false;
+    out << data;
+    if (!out) return false;
+  }
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
 }
 
 }  // namespace warpsim::cli

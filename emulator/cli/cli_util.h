@@ -26,6 +26,11 @@ int Usage(const std::string& message, const char* help);
 int LoadGpuConfigArg(const char* arg, const char* help,
                      runner::GpuConfig* config);
 
+// Writes `data` next to `path`, then renames it into place: a crash never
+// leaves a partial file that looks complete. Creates missing parent
+// directories. False when it cannot.
+bool WriteFileAtomically(const std::string& path, const std::string& data);
+
 }  // namespace warpsim::cli
 
 #endif  // WARPSIM_CLI_CLI_UTIL_H_

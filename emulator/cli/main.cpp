@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "cli/cli_util.h"
+#include "cli/compare_command.h"
 #include "cli/occupancy_command.h"
+#include "cli/test_command.h"
 #include "runner/png_writer.h"
 #include "runner/registers_file.h"
 #include "runner/runner.h"
@@ -33,6 +35,7 @@ using warpsim::cli::kExitUsage;
 using warpsim::cli::LoadGpuConfigArg;
 using warpsim::cli::ParseUint;
 using warpsim::cli::Usage;
+using warpsim::cli::WriteFileAtomically;
 
 constexpr int kExitOutOfMemory = 5;
 constexpr int kExitInternal = 70;
@@ -47,6 +50,9 @@ const char kMainHelp[] =
     "  disasm FILE        show SPIR-V and the lowered warp program\n"
     "  occupancy          blocks and warps per SM for registers, threads\n"
     "                     and shared memory (CUDA's rules, the GPU config)\n"
+    "  compare A B ...    what variants of a scene cost, per branch\n"
+    "  test PATH...       run every scene under PATHs in parallel, against\n"
+    "                     a baseline; JUnit XML\n"
     "\n"
     "Run `warpsim <command> --help` for a command's options.\n"
     "Exit codes: 0 pass, 1 expectation failed, 2 invalid input,\n"
@@ -142,21 +148,6 @@ const char kDisasmHelp[] =
     "GLSL (.comp/.vert/.frag). Prints the SPIR-V module, then the lowered "
     "warp\n"
     "program with its registers per thread.\n";
-
-bool WriteFileAtomically(const std::string& path, const std::string& data) {
-  // Write next to the target, then rename: a crash never leaves a partial
-  // file that looks complete.
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return false;
-    out << data;
-    if (!out) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
-}
 
 int RunCommand(int argc, char** argv) {
   std::string file, out_dir, json_path, trace_path, csv_dir, registers_from;
@@ -543,6 +534,8 @@ int Main(int argc, char** argv) {
   }
   if (cmd == "run") return RunCommand(argc - 2, argv + 2);
   if (cmd == "disasm") return DisasmCommand(argc - 2, argv + 2);
+  if (cmd == "compare") return warpsim::cli::CompareCommand(argc - 2, argv + 2);
+  if (cmd == "test") return warpsim::cli::TestCommand(argc - 2, argv + 2);
   if (cmd == "occupancy") {
     return warpsim::cli::OccupancyCommand(argc - 2, argv + 2);
   }
