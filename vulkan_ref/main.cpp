@@ -18,6 +18,7 @@
 
 #include "runner/png_writer.h"
 #include "runner/shader_cache.h"
+#include "vulkan_ref/compare_cli.h"
 #include "vulkan_ref/crosscheck_cli.h"
 #include "vulkan_ref/device.h"
 #include "vulkan_ref/observe.h"
@@ -40,6 +41,7 @@ const char kMainHelp[] =
     "  run FILE.amber     run an AmberScript file and check its EXPECTs\n"
     "  devices            list the Vulkan devices and their indices\n"
     "  crosscheck FILE    run it on the device and in the emulator, compare\n"
+    "  compare A B ...    GPU time of scene variants beside emulated cycles\n"
     "\n"
     "Exit codes: 0 pass, 1 expectation failed, 2 invalid input or Vulkan\n"
     "error, 3 unsupported, 5 out of memory, 64 bad command line, 70\n"
@@ -318,6 +320,9 @@ int Main(int argc, char** argv) {
   }
   if (cmd == "run") return RunCommand(argc - 2, argv + 2);
   if (cmd == "devices") return DevicesCommand();
+  if (cmd == "compare") {
+    return warpsim::vkref::CompareCommand(argc - 2, argv + 2);
+  }
   if (cmd == "crosscheck") {
     return warpsim::vkref::CrosscheckCommand(argc - 2, argv + 2);
   }

@@ -345,6 +345,7 @@ void PipelineObjects::Destroy(VkDevice dev) {
 Result<PipelineObjects> BuildPipeline(
     const Device& device, const scene::Scene& scene, const scene::Pipeline& p,
     const DrawShape& shape, runner::ShaderCache* cache,
+    const std::vector<std::string>& glsl_defines,
     std::vector<DevicePipelineReport>* reports) {
   std::vector<Stage> stages;
   for (const scene::ShaderAttachment& att : p.shaders) {
@@ -376,7 +377,7 @@ Result<PipelineObjects> BuildPipeline(
     }
     Stage st;
     st.att = &att;
-    auto binary = BuildShaderBinary(scene, att, cache);
+    auto binary = BuildShaderBinary(scene, att, cache, glsl_defines);
     if (!binary.ok()) return binary.error();
     st.binary = std::move(*binary);
     stages.push_back(std::move(st));

@@ -88,9 +88,11 @@ struct PipelineObjects {
 
 // Builds shaders, layouts, render pass and pipeline for `p`. With
 // `reports`, fills one entry per stage (with executable statistics).
+// `glsl_defines` ("NAME=VALUE") are defined for every GLSL shader.
 Result<PipelineObjects> BuildPipeline(
     const Device& device, const scene::Scene& scene, const scene::Pipeline& p,
     const DrawShape& shape, runner::ShaderCache* cache,
+    const std::vector<std::string>& glsl_defines,
     std::vector<DevicePipelineReport>* reports);
 
 // The VkShaderStageFlagBits of a scene stage name ("vertex", ...).

@@ -102,12 +102,12 @@ void Reflect(const spirv::Module& m, ShaderBinary* out) {
 
 }  // namespace
 
-Result<ShaderBinary> BuildShaderBinary(const scene::Scene& scene,
-                                       const scene::ShaderAttachment& att,
-                                       runner::ShaderCache* cache) {
+Result<ShaderBinary> BuildShaderBinary(
+    const scene::Scene& scene, const scene::ShaderAttachment& att,
+    runner::ShaderCache* cache, const std::vector<std::string>& glsl_defines) {
   const scene::Shader* shader = scene.FindShader(att.shader);
   if (shader == nullptr) return InvalidInput("unknown shader " + att.shader);
-  auto words = runner::ShaderWords(*shader, scene, cache);
+  auto words = runner::ShaderWords(*shader, scene, cache, false, glsl_defines);
   if (!words.ok()) return words.error();
   auto e = runner::ShaderTargetEnv(*shader, &scene);
   if (!e.ok()) return e.error();

@@ -42,9 +42,11 @@ struct ShaderBinary {
 };
 
 // Builds the words of `att` (of pipeline `p`) and reflects its descriptors.
-Result<ShaderBinary> BuildShaderBinary(const scene::Scene& scene,
-                                       const scene::ShaderAttachment& att,
-                                       runner::ShaderCache* cache);
+// `glsl_defines` ("NAME=VALUE") are defined for a GLSL shader.
+Result<ShaderBinary> BuildShaderBinary(
+    const scene::Scene& scene, const scene::ShaderAttachment& att,
+    runner::ShaderCache* cache,
+    const std::vector<std::string>& glsl_defines = {});
 
 }  // namespace warpsim::vkref
 

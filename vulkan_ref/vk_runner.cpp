@@ -303,8 +303,9 @@ class DeviceSceneRunner : public SceneState {
     if (it != pipelines_.end()) return &it->second;
     const bool first = built_names_.insert(p.name).second;
     std::vector<DevicePipelineReport> reports;
-    auto built = BuildPipeline(*device_, scene_, p, shape, &cache_,
-                               first ? &reports : nullptr);
+    auto built =
+        BuildPipeline(*device_, scene_, p, shape, &cache_,
+                      options_.glsl_defines, first ? &reports : nullptr);
     if (!built.ok()) return built.error();
     for (auto& r : reports) report_->pipelines.push_back(std::move(r));
     auto [pos, _] = pipelines_.emplace(key, std::move(*built));

@@ -35,6 +35,9 @@ struct VkRunOptions {
   // --observe: instrument vertex and fragment shaders (observe_pass.h) and
   // fill DeviceDrawReport::observation.
   bool observe = false;
+  // Preprocessor definitions ("NAME=VALUE") for every GLSL shader
+  // (`warpsim-vkref compare -D`).
+  std::vector<std::string> glsl_defines;
 };
 
 // Pipeline statistics of one draw or dispatch, by the names the report
