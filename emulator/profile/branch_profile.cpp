@@ -303,11 +303,12 @@ void BranchProfile::OnStep(const simt::Warp& warp, const simt::InstrRecord& rec,
         row.warp_executions += 1;
         row.lane_executions += lanes;
         row.helper_lane_executions += helpers;
-      } else if (active != ws.frames.back().entered) {
-        ws.frames.back().split = true;
+      } else {
+        // Back at the header: a back edge taken, by these lanes.
+        if (active != ws.frames.back().entered) ws.frames.back().split = true;
+        row.warp_trips += 1;
+        row.lane_trips += lanes;
       }
-      row.warp_trips += 1;
-      row.lane_trips += lanes;
     }
   }
   // This instruction, in every construct the warp is inside.

@@ -94,7 +94,8 @@ struct BranchCost {
   // Executions in which the lanes split: both sides ran (a loop: its lanes
   // ran different numbers of trips).
   uint64_t divergent_executions = 0;
-  // Loops: trips, as the warp ran them (header executions) and per lane.
+  // Loops: back edges taken (a for or while loop of n iterations takes n),
+  // by the warp and by its lanes.
   uint64_t warp_trips = 0;
   uint64_t lane_trips = 0;
   std::vector<SideCost> sides;
