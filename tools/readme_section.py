@@ -1,7 +1,9 @@
 """Replaces a generated section of a README: the text between a start and
 an end marker line, shared by the scripts that write tables from recorded
 results (tools/bench_table.py, tools/fuzz_table.py,
-vulkan_ref/results/e10_table.py)."""
+vulkan_ref/results/e10_table.py, samples/*/compare.py)."""
+import argparse
+import json
 import sys
 
 
@@ -17,4 +19,40 @@ def replace_section(readme, start, end, body, tool):
     _, tail = rest.split(end, 1)
     with open(readme, "w") as f:
         f.write(head + start + "\n" + body + end + tail)
+    return 0
+
+
+def results_table_main(description, default_warpsim, measure, table,
+                       failures, section):
+    """The command line of a samples/*/compare.py: RESULTS [--warpsim BIN]
+    [--json OUT] [--update README] [--check]. measure(results, warpsim)
+    gives the data, table(data) its Markdown, failures(data) the messages
+    of the checks that fail; the table goes between the markers
+    <!-- table SECTION --> and <!-- end table SECTION -->. Returns the exit
+    status."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("results")
+    ap.add_argument("--warpsim", default=default_warpsim)
+    ap.add_argument("--json")
+    ap.add_argument("--update")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    data = measure(args.results, args.warpsim)
+    text = table(data)
+    print(text, end="")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=1, sort_keys=True)
+            f.write("\n")
+    if args.update:
+        rc = replace_section(args.update, "<!-- table %s -->" % section,
+                             "<!-- end table %s -->" % section, text,
+                             "compare.py")
+        if rc:
+            return rc
+    if args.check:
+        bad = failures(data)
+        for b in bad:
+            print("order check failed: " + b, file=sys.stderr)
+        return 1 if bad else 0
     return 0

@@ -3,11 +3,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "runner/shader_cache.h"
 #include "vulkan_ref/crosscheck.h"
 
@@ -46,21 +46,6 @@ constexpr int kExitUsage = 64;
 int Usage(const std::string& message) {
   std::cerr << "warpsim-vkref: " << message << "\n\n" << kCrosscheckHelp;
   return kExitUsage;
-}
-
-bool WriteFile(const std::string& path, const std::string& data) {
-  const auto parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return false;
-    out << data;
-    if (!out) return false;
-  }
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
 }
 
 }  // namespace
@@ -126,7 +111,7 @@ int CrosscheckCommand(int argc, char** argv) {
   if (!out_dir.empty()) {
     const std::string path =
         (std::filesystem::path(out_dir) / "crosscheck.json").string();
-    if (!WriteFile(path, json)) {
+    if (!cli::WriteFileAtomically(path, json)) {
       std::cerr << "warpsim-vkref: cannot write " << path << "\n";
       return 2;
     }
@@ -139,7 +124,7 @@ int CrosscheckCommand(int argc, char** argv) {
     written.insert(written.end(), pngs->begin(), pngs->end());
   }
   if (!json_path.empty()) {
-    if (!WriteFile(json_path, json)) {
+    if (!cli::WriteFileAtomically(json_path, json)) {
       std::cerr << "warpsim-vkref: cannot write " << json_path << "\n";
       return 2;
     }

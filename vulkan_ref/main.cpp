@@ -10,12 +10,12 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "runner/png_writer.h"
 #include "runner/shader_cache.h"
 #include "vulkan_ref/compare_cli.h"
@@ -74,19 +74,6 @@ const char kRunHelp[] =
     "2 invalid input or a Vulkan error (with the command's position),\n"
     "3 unsupported (names what the device or warpsim-vkref lacks),\n"
     "5 out of memory, 64 bad command line, 70 internal error.\n";
-
-bool WriteFileAtomically(const std::string& path, const std::string& data) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) return false;
-    out << data;
-    if (!out) return false;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  return !ec;
-}
 
 int Usage(const std::string& message, const char* help) {
   std::cerr << "warpsim-vkref: " << message << "\n\n" << help;
@@ -227,7 +214,7 @@ int RunCommand(int argc, char** argv) {
     }
     const std::string path =
         (std::filesystem::path(out_dir) / "report.json").string();
-    if (!WriteFileAtomically(path, json)) {
+    if (!warpsim::cli::WriteFileAtomically(path, json)) {
       std::cerr << "warpsim-vkref: cannot write " << path << "\n";
       return 2;
     }
@@ -247,8 +234,8 @@ int RunCommand(int argc, char** argv) {
       }
       const std::string bin =
           (std::filesystem::path(out_dir) / "observe.bin").string();
-      if (!WriteFileAtomically(bin,
-                               warpsim::vkref::ObservationFileBytes(obs))) {
+      if (!warpsim::cli::WriteFileAtomically(
+              bin, warpsim::vkref::ObservationFileBytes(obs))) {
         std::cerr << "warpsim-vkref: cannot write " << bin << "\n";
         return 2;
       }
@@ -268,10 +255,7 @@ int RunCommand(int argc, char** argv) {
     }
   }
   if (!json_path.empty()) {
-    const auto parent = std::filesystem::path(json_path).parent_path();
-    std::error_code ec;
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (!WriteFileAtomically(json_path, json)) {
+    if (!warpsim::cli::WriteFileAtomically(json_path, json)) {
       std::cerr << "warpsim-vkref: cannot write " << json_path << "\n";
       return 2;
     }

@@ -14,7 +14,6 @@ variant: the emulated cycles ratio against the H200's time ratio.
 both sides (ORDERS below): the checks the `timing_families` test runs.
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -25,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from readme_section import replace_section  # noqa: E402
+from readme_section import results_table_main  # noqa: E402
 
 FAMILIES = ["branch_granularity", "loop_trips"]
 
@@ -127,34 +126,13 @@ def table(data):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("results")
-    ap.add_argument("--warpsim", default=str(ROOT / "build" / "warpsim"))
-    ap.add_argument("--json")
-    ap.add_argument("--update")
-    ap.add_argument("--check", action="store_true")
-    args = ap.parse_args()
-    data = measure(args.results, args.warpsim)
-    text = table(data)
-    print(text, end="")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-            f.write("\n")
-    if args.update:
-        rc = replace_section(args.update, "<!-- table timing-families -->",
-                             "<!-- end table timing-families -->", text,
-                             "compare.py")
-        if rc:
-            return rc
-    if args.check:
-        failed = [(f, t) for f, t, h, e in orders_hold(data) if not (h and e)]
-        for f, t in failed:
-            print("order check failed: %s: %s" % (f, t), file=sys.stderr)
-        return 1 if failed else 0
-    return 0
+def failures(data):
+    """The orders that do not hold on both sides."""
+    return ["%s: %s" % (f, t) for f, t, h, e in orders_hold(data)
+            if not (h and e)]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(results_table_main(
+        __doc__.split("\n")[0], str(ROOT / "build" / "warpsim"), measure,
+        table, failures, "timing-families"))
