@@ -307,6 +307,57 @@ def memory(run, e0, e2, e5, t, src):
     t["memory"] = m
 
 
+def graphics_units(vk_dir, t, src):
+    """The rasterizer's and the output merge's rates and a draw's fixed
+    cost, from E15 (vulkan_ref/experiments/e15_draw_cost.py): the fits of
+    its runs, averaged, at the preset's clock."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e15-draw-cost-*")))
+    if not found:
+        fail(f"no e15-draw-cost-* under {rel(vk_dir)}")
+    d = found[-1]  # the latest record
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e15_draw_cost  # noqa: E402
+    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
+    if not runs:
+        fail(f"no run*/ under {rel(d)}")
+    fits = [e15_draw_cost.summary(os.path.join(d, r), t["clock_mhz"])["fits"]
+            for r in runs]
+    where = f"{rel(d)}/{{{','.join(runs)}}}"
+    clock_note = (f"at the preset's clock_mhz ({num(t['clock_mhz'])} MHz; "
+                  "nvidia-smi read 1980 MHz after the runs, provenance.txt)")
+    unorm = [f["B8G8R8A8_UNORM"] for f in fits]
+    rgba32 = [f["R32G32B32A32_SFLOAT"] for f in fits]
+    out = statistics.mean(4 * f["pixels_per_cycle"] for f in unorm)
+    t["output_bytes_per_cycle"] = round(out, 2)
+    src["output_bytes_per_cycle"] = (
+        f"{where}: 4 bytes per B8G8R8A8_UNORM pixel x the pixels per cycle "
+        "of e15_draw_cost.py summary's least-squares line through the "
+        "written draws w8..w2048 ("
+        + ", ".join(f"{f['pixels_per_cycle']:.3f}" for f in unorm)
+        + f" pixels/cycle), {clock_note}; the R32G32B32A32_SFLOAT draws "
+        "give the same bytes per cycle (16 x "
+        + ", ".join(f"{f['pixels_per_cycle']:.3f}" for f in rgba32)
+        + "): the rate is in bytes, not pixels")
+    disc = [f["discarded"] for f in fits]
+    t["raster_pixels_per_cycle"] = round(
+        statistics.mean(f["pixels_per_cycle"] for f in disc), 2)
+    src["raster_pixels_per_cycle"] = (
+        f"{where}: the pixels per cycle of the least-squares line through "
+        "the draws whose fragments are all discarded, d256..d2048 ("
+        + ", ".join(f"{f['pixels_per_cycle']:.3f}" for f in disc)
+        + f"), {clock_note}: rasterized and shaded, nothing written (their "
+        "shader's few instructions are not what limits them: the model "
+        "shades them faster than this)")
+    t["draw_fixed_cycles"] = nearest(
+        statistics.mean(f["fixed_cycles"] for f in unorm))
+    src["draw_fixed_cycles"] = (
+        f"{where}: the intercept of the B8G8R8A8_UNORM line ("
+        + ", ".join(f"{f['fixed_cycles']:.0f}" for f in unorm)
+        + f" cycles), {clock_note}; the GPU time of one draw from "
+        "timestamps before and after it, so it holds the front end's "
+        "latency and the end-of-draw flush")
+
+
 def policy(src):
     src["scheduler"] = DEFAULT + " (a model choice the runs do not tell apart)"
     src["two_level_active"] = DEFAULT
@@ -332,6 +383,7 @@ def generate(run, vk_dir, out_path):
     pipes(run, files["e3_instructions"], e4, t, src)
     memory(run, files["e0_fingerprint"], files["e2_latency"],
            files["e5_hiding"], t, src)
+    graphics_units(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

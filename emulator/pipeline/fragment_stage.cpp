@@ -45,6 +45,7 @@ FragmentStage::FragmentStage(const GraphicsState& state,
       }
     }
     att_output_.push_back(out);
+    if (out != nullptr) output_bytes_per_pixel_ += att.format.bytes;
     uint32_t bits = 0;
     uint8_t channels = 0;
     for (uint32_t k = 0; k < att.format.count; ++k) {
@@ -381,6 +382,11 @@ Result<std::unique_ptr<FragmentWork>> FragmentStage::MakeWarp() {
   work->stage = this;  // the inputs are written by Prepare()
   work->warps.push_back(std::move(warp));
   return work;
+}
+
+uint64_t FragmentWork::OutputBytes() const {
+  if (!outputs_ready || stage == nullptr) return 0;
+  return uint64_t{PopCount32(merged)} * stage->output_bytes_per_pixel();
 }
 
 void FragmentWork::Quads(size_t warp, std::vector<QuadFootprint>* out) const {

@@ -75,6 +75,10 @@ struct FragmentWork : WorkItem {
   const FragmentStage* stage = nullptr;
   bool reset_warp = false;  // a pooled warp, reset by Prepare()
   void Quads(size_t warp, std::vector<QuadFootprint>* out) const override;
+  uint32_t RasterQuads() const override {
+    return static_cast<uint32_t>(quads.size());
+  }
+  uint64_t OutputBytes() const override;
   // Resets a pooled warp and writes every lane's fragment inputs
   // (interpolated varyings, built-ins) and the helper mask.
   Status Prepare() override;
@@ -121,6 +125,9 @@ class FragmentStage {
   // surviving lanes into the attachments (late tests, blending).
   void Retire(FragmentWork& work, DrawStats* stats);
 
+  // Bytes per pixel of the colour attachments the fragment shader writes.
+  uint32_t output_bytes_per_pixel() const { return output_bytes_per_pixel_; }
+
  private:
   struct Interp {
     double b[3];  // perspective-correct weights of the API-order vertices
@@ -160,6 +167,7 @@ class FragmentStage {
   std::vector<bool> att_direct_;
   std::vector<uint32_t> att_offset_;
   uint32_t encoded_stride_ = 0;
+  uint32_t output_bytes_per_pixel_ = 0;
   bool late_tests_ = false;  // depth/stencil tests after shading
   std::vector<uint64_t> depends_on_;
   // Queued quads: pending_[head_..] are not in a warp yet. A warp never

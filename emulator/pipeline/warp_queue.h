@@ -85,6 +85,13 @@ struct WorkItem {
   // The quads warp `warp` shades, quad k in lanes 4k..4k+3 (fragment
   // warps; nothing for the others).
   virtual void Quads(size_t warp, std::vector<QuadFootprint>* out) const {}
+  // For the timing model's fixed-function units: the quads the rasterizer
+  // produced for this item (fragment warps; 0 for the others), and the
+  // colour bytes the output merge writes for it (known after Finish(): its
+  // lanes that reach the output merge times the bytes per pixel of the
+  // colour attachments its shader writes).
+  virtual uint32_t RasterQuads() const { return 0; }
+  virtual uint64_t OutputBytes() const { return 0; }
   // Warp `warp`'s runtime error (Warp::error(), which must be set), named
   // by Where().
   Diagnostic WarpError(size_t warp) const;

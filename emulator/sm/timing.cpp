@@ -1,5 +1,6 @@
 // The SM timing model, part 1: residency (placing items on SMs, register
 // ranges), the cycle loop, retiring, counters (timing_impl.h).
+#include <cmath>
 #include <deque>
 #include <memory>
 
@@ -387,7 +388,19 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   std::vector<ItemState*> dirty;  // items a warp of finished or waits in
   bool seen_vertex = false, seen_vertex_occupancy = false, seen_main = false;
   uint64_t lanes = 0;
+  // The fixed-function units (TimingConfig): the cycle the rasterizer and
+  // the output merge are done with what they were given so far.
+  double raster_done = static_cast<double>(now);
+  double output_done = static_cast<double>(now);
+  bool graphics_run = false;
   auto finish_run = [&]() {
+    // A draw ends when its pixels are written, and takes its fixed cost.
+    // (The SMs are empty by then: these cycles count in the run's cycles,
+    // not in any SM's stall reasons.)
+    if (graphics_run) {
+      now = std::max(now, static_cast<uint64_t>(std::ceil(output_done))) +
+            config.draw_fixed_cycles;
+    }
     for (Sm& sm : sms) {
       for (SubPartition& sp : sm.sp) Settle(sp, sm, now);
     }
@@ -425,6 +438,13 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       st->item = std::move(*next);
       pipeline::WorkItem& item = *st->item;
       st->block = item.kind == pipeline::WorkKind::kComputeWorkgroup;
+      graphics_run |= !st->block;
+      if (config.raster_pixels_per_cycle > 0 && item.RasterQuads() != 0) {
+        // Quads are rasterized in API order, one after another.
+        raster_done = std::max(raster_done, static_cast<double>(now)) +
+                      4.0 * item.RasterQuads() / config.raster_pixels_per_cycle;
+        st->raster_ready = static_cast<uint64_t>(std::ceil(raster_done));
+      }
       if (st->block) {
         st->shared_bytes =
             RoundUp(static_cast<uint32_t>(item.workgroup_memory.size()) +
@@ -475,7 +495,13 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     // Make items resident, in order, while they fit.
     const size_t live_before = live.size();
-    while (!pending.empty() && TryLaunch(*pending.front())) {
+    uint64_t raster_wait = kNever;  // the front item waits for its quads
+    while (!pending.empty()) {
+      if (pending.front()->raster_ready > now) {
+        raster_wait = pending.front()->raster_ready;
+        break;
+      }
+      if (!TryLaunch(*pending.front())) break;
       ItemState& st = *pending.front();
       st.item->context.record_addresses = true;
       if (Status s = st.item->Prepare(); !s.ok()) return s;
@@ -492,7 +518,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
             std::max(run.peak_fragment_warps_per_sm, sms[s].fragment_warps);
       }
     }
-    if (live.empty()) {
+    if (live.empty() && raster_wait == kNever) {
       if (!pending.empty()) {
         return Unsupported(
             "a " +
@@ -509,7 +535,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     // changed (`wake`): it issued, a warp arrived or left, a barrier
     // opened, or the earliest of its warps' ready cycles came.
     bool issued_any = false;
-    uint64_t next_event = kNever;
+    uint64_t next_event = raster_wait;
     for (uint32_t s : active_sms) {
       Sm& sm = sms[s];
       for (SubPartition& sp : sm.sp) {
@@ -605,6 +631,13 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         continue;
       }
       if (Status st = live[i]->item->Finish(); !st.ok()) return st;
+      if (config.output_bytes_per_cycle > 0) {
+        if (const uint64_t bytes = live[i]->item->OutputBytes(); bytes != 0) {
+          output_done =
+              std::max(output_done, static_cast<double>(now)) +
+              static_cast<double>(bytes) / config.output_bytes_per_cycle;
+        }
+      }
       if (Status st = merge.Finish(std::move(live[i]->item)); !st.ok()) {
         return st;
       }

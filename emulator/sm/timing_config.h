@@ -101,6 +101,20 @@ struct TimingConfig {
   ContextSwitch context_switch = ContextSwitch::kFree;
   // kSwap: cycles to save (and again to restore) one register of a warp.
   double swap_cycles_per_register = 1;
+  // The fixed-function graphics units around the SMs, shared by the whole
+  // GPU; 0 is no limit (the defaults: the teaching machine has none).
+  // - raster_pixels_per_cycle: pixels (4 per quad, helpers included) the
+  //   rasterizer hands to fragment warps per cycle; a fragment warp
+  //   launches no earlier than its quads are rasterized.
+  // - output_bytes_per_cycle: colour bytes the output merge (ROP) writes
+  //   per cycle, of the pixels that reach it (not discarded); a draw ends
+  //   when they are written.
+  // - draw_fixed_cycles: what a draw takes besides its warps and the two
+  //   rates (front end, set-up, the end-of-draw flush), added once to
+  //   every draw.
+  double raster_pixels_per_cycle = 0;
+  double output_bytes_per_cycle = 0;
+  uint32_t draw_fixed_cycles = 0;
 };
 
 }  // namespace warpsim::sm

@@ -80,6 +80,7 @@ struct ItemState {
   uint32_t warps_left = 0;
   uint32_t shared_bytes = 0;
   bool block = false;             // counts against max_blocks_per_sm
+  uint64_t raster_ready = 0;      // when the rasterizer has its quads
   std::vector<WarpState*> warps;  // in their sub-partitions' `states`
   // Per region (context.regions, context.images): its device address
   // (MemoryModel::DeviceAddress), 0 until first used.

@@ -359,3 +359,58 @@ TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",
     CHECK(d["theoretical_occupancy"] == 1.0);
   }
 }
+
+TEST_CASE(
+    "a draw waits for the rasterizer and its pixels' writes, and takes its "
+    "fixed cost",
+    "[runner][cli][timing]") {
+  // 64x64 pixels, 4 bytes each, of a fragment shader that only writes a
+  // constant: 1024 quads, 16384 bytes. With 1 byte per cycle the output
+  // merge takes 16384 cycles after the first warp's pixels reach it; with
+  // 1 pixel per cycle the rasterizer takes 4096 cycles after the first
+  // quad is made; the teaching machine shades it all in far fewer.
+  const std::string scene = TempDir() + "/draw_cost.amber";
+  {
+    std::ofstream out(scene);
+    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
+           "SHADER fragment fs GLSL\n#version 450\n"
+           "layout(location = 0) out vec4 color;\n"
+           "void main() { color = vec4(1.0, 0.0, 1.0, 1.0); }\nEND\n"
+           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
+           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
+           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
+           "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n"
+           "EXPECT fb IDX 0 0 SIZE 64 64 EQ_RGBA 255 0 255 255\n";
+  }
+  auto cycles = [&](const std::string& timing) -> int64_t {
+    const std::string config = TempDir() + "/draw_cost_config.json";
+    {
+      std::ofstream out(config);
+      out << R"({"preset": "teaching", "timing": {)" << timing << "}}";
+    }
+    const std::string report = TempDir() + "/draw_cost.json";
+    auto r = Warpsim("run " + scene + " --timing --quiet --gpu-config " +
+                     config + " --json " + report);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(Slurp(report))["draws"][0]["cycles"]
+        .get<int64_t>();
+  };
+  const int64_t plain = cycles("");
+  REQUIRE(plain > 0);
+  REQUIRE(plain < 4096);  // the rates below are what limits the draw
+  CHECK(cycles(R"("draw_fixed_cycles": 1000)") == plain + 1000);
+  const int64_t output = cycles(R"("output_bytes_per_cycle": 1)");
+  CHECK(output > 16384);
+  CHECK(output <= 16384 + plain);
+  const int64_t raster = cycles(R"("raster_pixels_per_cycle": 1)");
+  CHECK(raster > 4096);
+  CHECK(raster <= 4096 + plain);
+  // Both: the output merge still writes 16384 bytes, at most as late as
+  // the last quad's warp ends.
+  const int64_t both =
+      cycles(R"("output_bytes_per_cycle": 1, "raster_pixels_per_cycle": 1,)"
+             R"( "draw_fixed_cycles": 1000)");
+  CHECK(both > 16384 + 1000);
+  CHECK(both <= 16384 + 4096 + plain + 1000);
+}
