@@ -1,7 +1,8 @@
 // E3: instruction timing (REFERENCE §1.4, §2.2, §2.3, §6 row E3).
 //
-// WHAT: for nine op classes (FFMA, FADD, IMAD, IADD3, LOP3, MUFU.RCP,
-// MUFU.EX2, MUFU.SIN, DFMA) the dependent-issue latency, the issue interval of
+// WHAT: for eleven op classes (FFMA, FADD, IMAD, IADD3, LOP3, MUFU.RCP,
+// MUFU.EX2, MUFU.SIN, DFMA, and the conversions FRND and F2I + I2F) the
+// dependent-issue latency, the issue interval of
 // one warp, and the per-SM warp-instruction throughput as the number of warps
 // per SM grows.
 //
@@ -55,6 +56,10 @@
 //         -> FMUL.RZ (range reduction, x * 1/(2 pi)) + MUFU.SIN: one step is 2
 //         dependent SASS ops, so its "latency" is FMUL + MUFU.SIN.
 //   DFMA  fma.rn.f64 x, x, a, b             -> DFMA
+//   FRND  neg.f32 t, x; cvt.rmi.f32.f32 x, t -> FRND.FLOOR (added after the
+//         2026-11-30 run; not yet checked against a dump when written)
+//   F2I+I2F cvt.rni.s32.f32 t, x; cvt.rn.f32.u32 x, t -> F2I + I2F.U32: 2
+//         dependent SASS ops a step, like SIN
 // Checked locally (no cuobjdump here) with an opcode-field histogram of the
 // sm_90 cubin: every kernel holds exactly 256 x ILP x sass_per_step of its
 // op (ptxas 13.0 unrolls the ILP-1 RCP and EX2 loops 5x: 1280 MUFU, harmless,
@@ -303,6 +308,60 @@ struct OpSIN {
   }
 };
 
+// FRND: floor of -x (x alternates v, -floor(-v), ...; integral after the
+// first step, magnitude fixed): the negation folds into the source operand
+// -> FRND.FLOOR. NVIDIA has no fract instruction: GLSL fract(x) is x -
+// floor(x), a FRND and an FADD.
+struct OpFRND {
+  using State = float;
+  static constexpr const char* kName = "FRND";
+  static constexpr const char* kPtx = "cvt.rmi.f32.f32 (of -x)";
+  static constexpr const char* kSass = "FRND.FLOOR";
+  static constexpr int kSassPerStep = 1;
+  static constexpr bool kFloat = true;
+  __device__ static State Init(int lane, int chain, const Consts&) {
+    return 1.5f + 0.25f * lane + chain;
+  }
+  __device__ static void Step(State& x, const Consts&, int) {
+    asm volatile(
+        "{\n\t.reg .f32 t;\n\t"
+        "neg.f32 t, %0;\n\t"
+        "cvt.rmi.f32.f32 %0, t;\n\t}"
+        : "+f"(x));
+  }
+  __device__ static State Combine(State a, State b) { return a + b; }
+  __device__ static unsigned long long Bits(State x) {
+    return __float_as_uint(x);
+  }
+};
+
+// F2I + I2F: x -> (float)(unsigned)(int)rint(x), x >= 0 (integral after the
+// first step). The unsigned reading of the int keeps ptxas from folding the
+// round trip into one float rounding -> F2I + I2F.U32: one step is 2
+// dependent SASS ops, so its "latency" is F2I + I2F.
+struct OpF2I {
+  using State = float;
+  static constexpr const char* kName = "F2I+I2F";
+  static constexpr const char* kPtx = "cvt.rni.s32.f32; cvt.rn.f32.u32";
+  static constexpr const char* kSass = "F2I + I2F.U32";
+  static constexpr int kSassPerStep = 2;
+  static constexpr bool kFloat = true;
+  __device__ static State Init(int lane, int chain, const Consts&) {
+    return 3.0f + lane + 40.0f * chain;
+  }
+  __device__ static void Step(State& x, const Consts&, int) {
+    asm volatile(
+        "{\n\t.reg .s32 t;\n\t"
+        "cvt.rni.s32.f32 t, %0;\n\t"
+        "cvt.rn.f32.u32 %0, t;\n\t}"
+        : "+f"(x));
+  }
+  __device__ static State Combine(State a, State b) { return a + b; }
+  __device__ static unsigned long long Bits(State x) {
+    return __float_as_uint(x);
+  }
+};
+
 struct OpDFMA {
   using State = double;
   static constexpr const char* kName = "DFMA";
@@ -414,6 +473,8 @@ std::vector<KernelInfo> AllKernels() {
   AddOp<OpEX2>(&v);
   AddOp<OpSIN>(&v);
   AddOp<OpDFMA>(&v);
+  AddOp<OpFRND>(&v);
+  AddOp<OpF2I>(&v);
   return v;
 }
 
