@@ -136,21 +136,8 @@ def sm_counts(e0, vk_dir, t, src, run):
         "vulkan_ref/results/h200_findings.py)")
 
 
-def pipes(run, e3, e4, t, src):
-    r = e3["results"]
-    name = f"{rel(run)}/e3_instructions.json"
-    confirm = "no e4_smsp.json"
-    if e4 is not None:
-        hyp = [c["hypotheses"]["warpid_mod_4"] for c in
-               e4["results"]["configs"]]
-        if not all(h["correct"] == h["of"] for h in hyp):
-            fail("e4_smsp.json does not confirm 4 sub-partitions per SM")
-        confirm = ("'SMSP = %warpid mod 4' right in "
-                   f"{sum(h['correct'] for h in hyp)} of "
-                   f"{sum(h['of'] for h in hyp)} warp pairs of "
-                   "e4_smsp.json")
-    smsps = SMSPS_SOURCE % confirm
-
+def e3_figures(r, name):
+    """latency(op) and interval(op) of an E3 result's `results` r."""
     def latency(op):
         x = [x for x in r["latency"] if x["op"] == op and x["ilp"] == 1]
         if len(x) != 1:
@@ -170,6 +157,52 @@ def pipes(run, e3, e4, t, src):
         return SMSPS / v, (f"{v:.3f} warp instructions/cycle/SM at "
                            f"{best['warps_per_sm']} warps per SM, ILP "
                            f"{best['ilp']}")
+    return latency, interval
+
+
+def conversions(run, t, src):
+    """The cvt figures (float rounding and float-to-integer conversions)
+    from the E3 run that added FRND and F2I + I2F, the latest
+    *-e3-conversions directory beside RUN_DIR."""
+    found = sorted(glob.glob(os.path.join(os.path.dirname(
+        os.path.abspath(run)), "*-e3-conversions")))
+    if not found:
+        fail(f"no *-e3-conversions run beside {rel(run)}")
+    name = f"{rel(found[-1])}/e3_instructions.json"
+    latency, interval = e3_figures(json.load(open(
+        os.path.join(found[-1], "e3_instructions.json")))["results"], name)
+    lat, (cyc, at) = latency("FRND"), interval("FRND")
+    pair, (pair_cyc, pair_at) = latency("F2I+I2F"), interval("F2I+I2F")
+    t["cvt"] = {"latency": nearest(lat), "interval": nearest(cyc)}
+    src["cvt.latency"] = (
+        f"{name}: FRND {lat:.2f} cycles; results.latency[op, ilp 1]."
+        "cycles_per_op (one warp, a dependent chain of FRND.FLOOR), rounded "
+        f"to the nearest integer (F2I + I2F.U32, two dependent instructions "
+        f"a step: {pair:.2f})")
+    src["cvt.interval"] = (
+        f"{name}: FRND {at}: {cyc:.2f} cycles per warp instruction per "
+        f"SMSP; results.throughput: 4 sub-partitions per SM / the largest "
+        "warp_instructions_per_cycle_per_sm_mean, rounded (F2I + I2F.U32 "
+        f"{pair_at}: {pair_cyc:.2f} cycles per step); the MUFU rate, so "
+        "the model issues these on the SFU pipe")
+
+
+def pipes(run, e3, e4, t, src):
+    r = e3["results"]
+    name = f"{rel(run)}/e3_instructions.json"
+    confirm = "no e4_smsp.json"
+    if e4 is not None:
+        hyp = [c["hypotheses"]["warpid_mod_4"] for c in
+               e4["results"]["configs"]]
+        if not all(h["correct"] == h["of"] for h in hyp):
+            fail("e4_smsp.json does not confirm 4 sub-partitions per SM")
+        confirm = ("'SMSP = %warpid mod 4' right in "
+                   f"{sum(h['correct'] for h in hyp)} of "
+                   f"{sum(h['of'] for h in hyp)} warp pairs of "
+                   "e4_smsp.json")
+    smsps = SMSPS_SOURCE % confirm
+
+    latency, interval = e3_figures(r, name)
 
     lat_rule = ("results.latency[op, ilp 1].cycles_per_op (one warp, a "
                 "dependent chain), rounded to the nearest integer")
@@ -381,6 +414,7 @@ def generate(run, vk_dir, out_path):
     clock(run, files, t, src)
     sm_counts(files["e0_fingerprint"], vk_dir, t, src, run)
     pipes(run, files["e3_instructions"], e4, t, src)
+    conversions(run, t, src)
     memory(run, files["e0_fingerprint"], files["e2_latency"],
            files["e5_hiding"], t, src)
     graphics_units(vk_dir, t, src)

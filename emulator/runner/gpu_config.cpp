@@ -277,7 +277,7 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       {"fma", &t->fma},   {"alu", &t->alu},           {"fp64", &t->fp64},
       {"sfu", &t->sfu},   {"branch", &t->branch},     {"sync", &t->sync},
       {"imul", &t->imul}, {"sfu_trig", &t->sfu_trig}, {"lsu", &t->lsu},
-      {"tex", &t->tex},
+      {"tex", &t->tex},   {"cvt", &t->cvt},
   };
   std::string pipe_names;
   for (const auto& [name, pipe] : pipes) pipe_names += std::string(name) + ", ";

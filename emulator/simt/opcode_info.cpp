@@ -60,7 +60,29 @@ bool IsSfuExt(uint32_t ext) {
   }
 }
 
+// Rounding a float to an integral value (FRND on NVIDIA; GLSL fract is a
+// FRND and a subtract): the MUFU rate (cuda_ref E3's FRND: the timing
+// model's `cvt` figures).
+bool IsCvtExt(uint32_t ext) {
+  switch (ext) {
+    case GLSLstd450Floor:
+    case GLSLstd450Ceil:
+    case GLSLstd450Trunc:
+    case GLSLstd450Round:
+    case GLSLstd450RoundEven:
+    case GLSLstd450Fract:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+bool IsConversion(spv::Op op, uint32_t ext) {
+  return op == spv::Op::OpConvertFToS || op == spv::Op::OpConvertFToU ||
+         (op == spv::Op::OpExtInst && IsCvtExt(ext));
+}
 
 OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float) {
   using spv::Op;
@@ -102,7 +124,11 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float) {
       return sfu;  // integer division expands to a MUFU.RCP sequence
     case Op::OpExtInst:
       if (IsSfuExt(ext)) return width == 64 ? fp64 : sfu;
+      if (is_float && IsCvtExt(ext)) return width == 64 ? fp64 : sfu;
       return is_float ? (width == 64 ? fp64 : fma) : fixed_alu;
+    case Op::OpConvertFToS:
+    case Op::OpConvertFToU:
+      return sfu;  // F2I: the MUFU rate (cuda_ref E3)
     case Op::OpLoad:
     case Op::OpStore:
     case Op::OpCopyMemory:

@@ -42,6 +42,11 @@ struct OpcodeTiming {
 // floating point.
 OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float);
 
+// Whether the instruction rounds a float to an integral value or converts
+// a float to an integer (NVIDIA's FRND, F2I): OpConvertFToS, OpConvertFToU,
+// GLSL.std.450 Floor, Ceil, Trunc, Round, RoundEven, Fract.
+bool IsConversion(spv::Op op, uint32_t ext);
+
 }  // namespace warpsim::simt
 
 #endif  // WARPSIM_SIMT_OPCODE_INFO_H_

@@ -77,11 +77,15 @@ struct TimingConfig {
   PipeTiming alu{4, 2};       // INT32 add, logic, shifts, compares, converts
   PipeTiming fp64{8, 2};      // double precision
   PipeTiming sfu{16, 8};      // MUFU: reciprocal, sqrt, exp2, log2
-  // Two instructions take their own figures, with their own issue
-  // counters: integer multiply (IMAD: the FMA pipe at half rate), and sine
-  // and cosine (a range-reducing FMUL, then MUFU).
+  // Some instructions take their own figures on the pipe they issue to:
+  // integer multiply (IMAD: the FMA pipe at half rate), sine and cosine (a
+  // range-reducing FMUL, then MUFU), and the conversions below.
   PipeTiming imul{4, 2};
   PipeTiming sfu_trig{20, 8};
+  // Rounding a float to an integral value (floor, ceil, trunc, round,
+  // fract's floor) and float-to-integer conversion: NVIDIA's FRND and F2I,
+  // which run at the MUFU rate; they issue on the SFU pipe with these.
+  PipeTiming cvt{16, 8};
   PipeTiming branch{4, 1};  // control flow
   PipeTiming sync{4, 1};    // barriers, subgroup shuffles and votes
   PipeTiming lsu{0, 1};     // loads and stores: issue interval only (the

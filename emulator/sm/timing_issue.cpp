@@ -35,8 +35,9 @@ const PipeTiming& TimingModel::Impl::Pipe(simt::Pipe p) const {
   return config.alu;
 }
 
-// The figures of one instruction: its pipe's, except integer multiply
-// and sine / cosine, which have their own (on the pipe they issue to).
+// The figures of one instruction: its pipe's, except integer multiply,
+// sine / cosine and the conversions, which have their own (on the pipe they
+// issue to).
 const PipeTiming& TimingModel::Impl::TimingOf(
     const simt::InstrRecord& rec) const {
   switch (rec.op) {
@@ -48,7 +49,13 @@ const PipeTiming& TimingModel::Impl::TimingOf(
       if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
         return config.sfu_trig;
       }
+      if (rec.pipe == simt::Pipe::kSfu && simt::IsConversion(rec.op, rec.ext)) {
+        return config.cvt;
+      }
       break;
+    case spv::Op::OpConvertFToS:
+    case spv::Op::OpConvertFToU:
+      return config.cvt;
     default:
       break;
   }

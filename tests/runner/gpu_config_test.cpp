@@ -180,6 +180,7 @@ TEST_CASE("the h200 preset's timing is presets/h200_timing.json",
           {"sync", &got.sync, &defaults.sync},
           {"lsu", &got.lsu, &defaults.lsu},
           {"tex", &got.tex, &defaults.tex},
+          {"cvt", &got.cvt, &defaults.cvt},
       };
   for (const auto& [name, pipe, def] : pipes) {
     const nlohmann::json obj = t.value(name, nlohmann::json::object());

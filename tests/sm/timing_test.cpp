@@ -143,6 +143,41 @@ TEST_CASE("a dependent FMA chain costs its latency per instruction",
             trace::StallReason::kLongScoreboard)]);
 }
 
+TEST_CASE("floor and fract cost the cvt figures, on the SFU pipe",
+          "[sm][timing]") {
+  // A dependent chain x = floor(x) + c (FRND, then an FADD) and the same
+  // with fract: each step waits for the conversion's latency, then the
+  // add's. 32 more steps cost 32 x (cvt latency + FMA latency).
+  auto chain = [](const std::string& fn, uint32_t steps,
+                  const std::string& close = "") {
+    std::string s =
+        "#version 450\nlayout(local_size_x = 32) in;\n"
+        "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+        "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+        "  float c = b.v[4001], x = b.v[i];\n";
+    for (uint32_t n = 0; n < steps; ++n) {
+      s += "  x = " + fn + "(x)" + close + " + c;\n";
+    }
+    return s + "  b.v[i] = x;\n}\n";
+  };
+  TimingConfig config = TestConfig();
+  config.cvt = {13, 8};
+  config.sfu = {40, 1};  // not these instructions' figures
+  for (const char* fn : {"floor", "fract"}) {
+    INFO(fn);
+    const Timed a = Run(chain(fn, 32), 1, config);
+    const Timed b = Run(chain(fn, 64), 1, config);
+    CHECK(b.warp_instructions - a.warp_instructions == 64);
+    CHECK(b.run.cycles - a.run.cycles == 32 * (13 + 4));
+  }
+  // float(int(x)) + c: F2I (cvt), then I2F on the ALU (latency 4), then
+  // the add.
+  const Timed a = Run(chain("float(int", 32, ")"), 1, config);
+  const Timed b = Run(chain("float(int", 64, ")"), 1, config);
+  CHECK(b.warp_instructions - a.warp_instructions == 96);
+  CHECK(b.run.cycles - a.run.cycles == 32 * (13 + 4 + 4));
+}
+
 TEST_CASE("a multiply and its add issue as one instruction (fused)",
           "[sm][timing]") {
   TimingConfig fused = TestConfig();
@@ -340,8 +375,9 @@ TEST_CASE(
   TimingConfig every_cycle = TestConfig();  // every pipe, every cycle
   for (PipeTiming* p :
        {&every_cycle.fma, &every_cycle.alu, &every_cycle.fp64, &every_cycle.sfu,
-        &every_cycle.imul, &every_cycle.sfu_trig, &every_cycle.branch,
-        &every_cycle.sync, &every_cycle.lsu, &every_cycle.tex}) {
+        &every_cycle.imul, &every_cycle.sfu_trig, &every_cycle.cvt,
+        &every_cycle.branch, &every_cycle.sync, &every_cycle.lsu,
+        &every_cycle.tex}) {
     p->interval = 1;
   }
   const Timed free_pipe = Run(shader, 1, every_cycle);
