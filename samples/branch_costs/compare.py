@@ -62,14 +62,6 @@ KNOWN = {
         "shortens"),
     ("early_return", 16, 1): (False, True, "the same"),
     ("early_return", 16, 2): (False, True, "the same"),
-    ("glmark2_conditionals", 16, 1): (
-        True, False,
-        "the model's 16 steps of d = fract(3.0 * d) take less time than "
-        "writing the pixels (E15's output rate), so both variants cost the "
-        "draw's output; on the H200 the steps take longer: NVIDIA has no "
-        "fract instruction (a floor and a subtract), and the rate of its "
-        "floor is not measured by cuda_ref, so the model issues Fract as "
-        "one ALU instruction"),
     ("glmark2_loop", 16, 0): (
         False, True,
         "the H200's compiler unrolls and schedules the uniform-count loop: "
