@@ -94,6 +94,11 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float) {
   const OpcodeTiming branch{Pipe::kBranch, LatencyClass::kFixed};
   const OpcodeTiming sync{Pipe::kSync, LatencyClass::kVariable};
   const OpcodeTiming none{Pipe::kNone, LatencyClass::kFixed};
+  // FRND and F2I run at the MUFU rate (cuda_ref E3): the SFU pipe, with the
+  // timing model's `cvt` figures.
+  if (IsConversion(op, ext)) {
+    return op == Op::OpExtInst && width == 64 ? fp64 : sfu;
+  }
   switch (op) {
     case Op::OpFAdd:
     case Op::OpFSub:
@@ -124,11 +129,7 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float) {
       return sfu;  // integer division expands to a MUFU.RCP sequence
     case Op::OpExtInst:
       if (IsSfuExt(ext)) return width == 64 ? fp64 : sfu;
-      if (is_float && IsCvtExt(ext)) return width == 64 ? fp64 : sfu;
       return is_float ? (width == 64 ? fp64 : fma) : fixed_alu;
-    case Op::OpConvertFToS:
-    case Op::OpConvertFToU:
-      return sfu;  // F2I: the MUFU rate (cuda_ref E3)
     case Op::OpLoad:
     case Op::OpStore:
     case Op::OpCopyMemory:

@@ -40,6 +40,9 @@ const PipeTiming& TimingModel::Impl::Pipe(simt::Pipe p) const {
 // issue to).
 const PipeTiming& TimingModel::Impl::TimingOf(
     const simt::InstrRecord& rec) const {
+  if (rec.pipe == simt::Pipe::kSfu && simt::IsConversion(rec.op, rec.ext)) {
+    return config.cvt;
+  }
   switch (rec.op) {
     case spv::Op::OpIMul:
     case spv::Op::OpUMulExtended:
@@ -49,13 +52,7 @@ const PipeTiming& TimingModel::Impl::TimingOf(
       if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
         return config.sfu_trig;
       }
-      if (rec.pipe == simt::Pipe::kSfu && simt::IsConversion(rec.op, rec.ext)) {
-        return config.cvt;
-      }
       break;
-    case spv::Op::OpConvertFToS:
-    case spv::Op::OpConvertFToU:
-      return config.cvt;
     default:
       break;
   }
