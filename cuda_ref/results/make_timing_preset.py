@@ -356,8 +356,15 @@ def graphics_units(vk_dir, t, src):
     fits = [e15_draw_cost.summary(os.path.join(d, r), t["clock_mhz"])["fits"]
             for r in runs]
     where = f"{rel(d)}/{{{','.join(runs)}}}"
+    # The SM clock nvidia-smi read after the runs (provenance.txt's last
+    # "clocks.sm, clocks.max.sm" line).
+    with open(os.path.join(d, "provenance.txt")) as f:
+        read = re.findall(r"^(\d+) MHz, \d+ MHz$", f.read(), re.M)
+    if not read:
+        fail(f"{rel(d)}/provenance.txt has no nvidia-smi clock line")
     clock_note = (f"at the preset's clock_mhz ({num(t['clock_mhz'])} MHz; "
-                  "nvidia-smi read 1980 MHz after the runs, provenance.txt)")
+                  f"nvidia-smi read {read[-1]} MHz after the runs, "
+                  "provenance.txt)")
     unorm = [f["B8G8R8A8_UNORM"] for f in fits]
     rgba32 = [f["R32G32B32A32_SFLOAT"] for f in fits]
     out = statistics.mean(4 * f["pixels_per_cycle"] for f in unorm)

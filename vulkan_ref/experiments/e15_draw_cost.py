@@ -47,7 +47,10 @@ Standard library only.
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
@@ -202,9 +205,6 @@ TOLERANCE = 0.05
 
 
 def check(record, warpsim, scenes):
-    import statistics
-    import subprocess
-    import tempfile
     runs = sorted(r for r in os.listdir(record)
                   if r.startswith("run") and r[3:].isdigit())
     sums = [summary(os.path.join(record, r), None) for r in runs]
