@@ -36,9 +36,19 @@ using simt::InputSlot;
 //     in order, so "every primitive below shaded_end_"), then clipped,
 //     culled and rasterized into quads;
 //   - queued quads become fragment warps (FragmentStage), produced before
-//     any further vertex batch, so few warps wait at a time.
+//     any further vertex batch, so few warps wait at a time;
+//   - vertex batches run ahead of rasterization: up to kBatchesAhead
+//     batches are made after the one whose primitive is rasterized next,
+//     before that one has retired (the vertex warps of a draw overlap, as
+//     on a GPU). The rule counts batches made, not batches retired, so the
+//     items and their order are the same whichever driver runs them and
+//     however long each takes.
 struct GraphicsDraw::Impl {
   using Primitive = internal::Primitive;
+  // Vertex batches made ahead of the one rasterization waits for: enough to
+  // keep two threads or the timing model's SMs busy with vertex warps while
+  // the first batch runs (the timing model keeps up to 64 items pending).
+  static constexpr uint64_t kBatchesAhead = 63;
   // The batch that shaded a primitive's vertices, and their lanes there.
   struct PrimitiveBatch {
     uint64_t id = 0;       // the batch's work item id
@@ -141,7 +151,29 @@ Result<std::unique_ptr<WorkItem>> GraphicsDraw::Impl::Next() {
       if (call_.count > 0) AssemblePrimitives(call_.count);
       total_ = uint64_t{primitives_.size()} * call_.instance_count;
     }
-    // 2. The next primitive, once its batch has retired.
+    // 2. The next vertex batch, while fewer than kBatchesAhead batches
+    // follow the one of the next primitive to rasterize. What decides is
+    // what was produced, never what has retired: the order of the items is
+    // the same for every driver.
+    const uint64_t made = first_ordinal_ + batch_vertices_.size();
+    const uint64_t current =
+        next_primitive_ < next_batched_ ? batch_of_.front().ordinal : made;
+    if (next_batched_ < total_ && made <= current + kBatchesAhead) {
+      const uint64_t first = next_batched_;
+      auto batch =
+          vertex_.MakeBatch(primitives_, call_.instance_count, &next_batched_);
+      if (!batch.ok()) return batch.error();
+      (*batch)->id = next_id_++;
+      batch_vertices_.emplace_back();
+      batch_end_.push_back(next_batched_);
+      (*batch)->ordinal = made;
+      for (uint64_t g = first; g < next_batched_; ++g) {
+        batch_of_.push_back(
+            {(*batch)->id, made, (*batch)->primitive_lanes[g - first]});
+      }
+      return std::unique_ptr<WorkItem>(std::move(*batch));
+    }
+    // 3. The next primitive, once its batch has retired.
     if (next_primitive_ < shaded_end_) {
       if (Status s = RasterizePrimitive(next_primitive_); !s.ok()) {
         return s.error();
@@ -155,26 +187,8 @@ Result<std::unique_ptr<WorkItem>> GraphicsDraw::Impl::Next() {
       }
       continue;
     }
-    // 3. The next vertex batch.
-    if (next_batched_ < total_) {
-      const uint64_t first = next_batched_;
-      auto batch =
-          vertex_.MakeBatch(primitives_, call_.instance_count, &next_batched_);
-      if (!batch.ok()) return batch.error();
-      (*batch)->id = next_id_++;
-      const uint64_t ordinal = first_ordinal_ + batch_vertices_.size();
-      batch_vertices_.emplace_back();
-      batch_end_.push_back(next_batched_);
-      (*batch)->ordinal = ordinal;
-      for (uint64_t g = first; g < next_batched_; ++g) {
-        batch_of_.push_back(
-            {(*batch)->id, ordinal, (*batch)->primitive_lanes[g - first]});
-      }
-      return std::unique_ptr<WorkItem>(std::move(*batch));
-    }
-    // 4. The draw is over once every batch retired and every primitive
-    // was rasterized.
-    if (shaded_end_ < total_ || next_primitive_ < total_) {
+    // 4. The draw is over once every primitive was rasterized.
+    if (next_primitive_ < total_) {
       return std::unique_ptr<WorkItem>();  // waiting for batches to retire
     }
     finished_ = true;

@@ -132,14 +132,31 @@ void StepObserved(WorkItem& item, simt::Warp& warp, const DrainLimits& limits) {
 
 }  // namespace
 
+namespace {
+
+Diagnostic Cancelled(const WorkItem& item) {
+  return InternalError("work item " + std::to_string(item.id) +
+                       " was cancelled: an earlier item failed");
+}
+
+}  // namespace
+
 Status RunToCompletion(WorkItem& item, const Executed& before,
-                       const DrainLimits& limits) {
+                       const DrainLimits& limits,
+                       std::vector<Checkpoint>* checkpoints,
+                       const std::atomic<uint64_t>* cancel_from) {
+  auto cancelled = [&] {
+    return cancel_from != nullptr &&
+           item.id >= cancel_from->load(std::memory_order_relaxed);
+  };
+  if (cancelled()) return Cancelled(item);
   if (Status s = item.Prepare(); !s.ok()) return s;
   simt::ExecContext& context = item.context;
   for (;;) {
     bool any_running = false;
     for (auto& w : item.warps) {
       if (w->done() || w->at_barrier()) continue;
+      if (cancelled()) return Cancelled(item);
       any_running = true;
       if (limits.step_observer != nullptr) {
         StepObserved(item, *w, limits);
@@ -151,6 +168,11 @@ Status RunToCompletion(WorkItem& item, const Executed& before,
                               const uint64_t* addresses, uint32_t bytes) {
                         LogAccesses(item, op, active, addresses, bytes);
                       });
+      }
+      if (checkpoints != nullptr) {
+        checkpoints->push_back({context.warp_instructions,
+                                context.lane_instructions,
+                                w->error() != nullptr});
       }
       if (w->error() != nullptr) return item.WarpError(&w - &item.warps[0]);
       const uint64_t executed =
@@ -215,13 +237,16 @@ namespace {
 // guards both queues; each side takes it once per batch where it can (a
 // worker once per item: it hands one back and takes the next under the same
 // lock), and a condition variable is signalled only when someone sleeps on
-// it, so the threads do not spend their time in the lock.
+// it, so the threads do not spend their time in the lock. An item that fails
+// cancels every item after it (CancelFrom): DrainInOrder would never have
+// run them.
 class ItemRunner {
  public:
   struct Finished {
     std::unique_ptr<WorkItem> item;
     Executed before;
     Status status;
+    std::vector<Checkpoint> checkpoints;
   };
 
   ItemRunner(uint32_t threads, const DrainLimits& limits) : limits_(limits) {
@@ -230,8 +255,10 @@ class ItemRunner {
     }
   }
   ~ItemRunner() {
+    CancelFrom(0);  // the items still running stop at their next turn
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      todo_.clear();
       stopping_ = true;
     }
     todo_cv_.notify_all();
@@ -261,7 +288,7 @@ class ItemRunner {
       Finished job = std::move(todo_.front());
       todo_.pop_front();
       lock.unlock();
-      job.status = RunToCompletion(*job.item, job.before, limits_);
+      Run(job);
       lock.lock();
       done_.push_back(std::move(job));
     }
@@ -274,7 +301,23 @@ class ItemRunner {
     done_.clear();
   }
 
+  // Items from `id` on stop as soon as they notice.
+  void CancelFrom(uint64_t id) {
+    uint64_t now = cancel_from_.load();
+    while (id < now && !cancel_from_.compare_exchange_weak(now, id)) {
+    }
+  }
+  bool cancelled() const { return cancel_from_.load() != ~0ull; }
+
  private:
+  void Run(Finished& job) {
+    job.status = RunToCompletion(
+        *job.item, job.before, limits_,
+        limits_.max_warp_instructions != 0 ? &job.checkpoints : nullptr,
+        &cancel_from_);
+    if (!job.status.ok()) CancelFrom(job.item->id + 1);
+  }
+
   void Work() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -287,7 +330,7 @@ class ItemRunner {
       Finished job = std::move(todo_.front());
       todo_.pop_front();
       lock.unlock();
-      job.status = RunToCompletion(*job.item, job.before, limits_);
+      Run(job);
       lock.lock();
       done_.push_back(std::move(job));
       if (caller_sleeping_) done_cv_.notify_one();
@@ -295,6 +338,7 @@ class ItemRunner {
   }
 
   const DrainLimits limits_;
+  std::atomic<uint64_t> cancel_from_{~0ull};
   std::mutex mutex_;
   std::condition_variable todo_cv_, done_cv_;
   std::deque<Finished> todo_;
@@ -305,45 +349,90 @@ class ItemRunner {
   std::vector<std::thread> workers_;
 };
 
+// Stands between RetireInOrder and the source in DrainParallel: retires
+// each item as DrainInOrder would have run it. The item ran knowing only
+// what the items retired before it was produced had executed; its
+// checkpoints, replayed against what every earlier item executed, give the
+// error DrainInOrder would have stopped with, if any.
+class ReplayedRetire : public WarpSource {
+ public:
+  ReplayedRetire(WarpSource* source, const DrainLimits& limits)
+      : source_(source), limits_(limits) {}
+
+  // Keeps what running `f` gave, for its retirement.
+  void Keep(ItemRunner::Finished& f) {
+    runs_.emplace(f.item->id,
+                  Run{std::move(f.status), std::move(f.checkpoints)});
+  }
+  const Executed& executed() const { return executed_; }
+
+  Result<std::unique_ptr<WorkItem>> Next() override { return source_->Next(); }
+  bool done() const override { return source_->done(); }
+  Status Retire(WorkItem& item) override {
+    auto it = runs_.find(item.id);
+    if (it == runs_.end()) {
+      return InternalError("work item " + std::to_string(item.id) +
+                           " retired without having run");
+    }
+    Run run = std::move(it->second);
+    runs_.erase(it);
+    const uint64_t limit = limits_.max_warp_instructions;
+    for (const Checkpoint& c : run.checkpoints) {
+      if (c.error) return run.status;  // the warp's runtime error
+      const uint64_t warp = executed_.warp_instructions + c.warp_instructions;
+      if (limit != 0 && warp > limit) {
+        return InstructionLimitExceeded(
+            limits_, warp, executed_.lane_instructions + c.lane_instructions);
+      }
+    }
+    if (!run.status.ok()) return run.status;  // Prepare() or Finish()
+    executed_.Add(item.context);
+    return source_->Retire(item);
+  }
+
+ private:
+  struct Run {
+    Status status;
+    std::vector<Checkpoint> checkpoints;
+  };
+  WarpSource* source_;
+  const DrainLimits& limits_;
+  Executed executed_;  // by retired items
+  std::map<uint64_t, Run> runs_;
+};
+
 }  // namespace
 
 Status DrainParallel(WarpSource& source, const DrainLimits& limits,
                      uint32_t threads, uint32_t window) {
   if (threads <= 1) return DrainInOrder(source, limits);
   if (window == 0) window = 16 * threads;
+  ReplayedRetire replayed(&source, limits);
+  RetireInOrder merge(&replayed);
   // The calling thread runs items too while it waits: threads - 1 workers.
+  // (Declared after the merge: destroyed first, it stops its threads before
+  // the items they run are gone.)
   ItemRunner runner(threads - 1, limits);
-  RetireInOrder merge(&source);
-  Executed executed;  // by retired items
-  uint64_t produced = 0;
   uint32_t in_flight = 0;
-  // The error DrainInOrder would report: the one of the earliest item (a
-  // failure to produce counts as the item it would have made).
-  Status failed;
-  uint64_t failed_at = ~0ull;
-  auto fail = [&](Status s, uint64_t at) {
-    if (at < failed_at) {
-      failed = std::move(s);
-      failed_at = at;
-    }
-  };
+  // A failure to produce counts as the item it would have made: it is the
+  // error once every earlier item retired.
+  Status produce_failed;
   std::vector<ItemRunner::Finished> batch, finished;
   for (;;) {
-    // Keep the workers busy: produce while there is room.
-    while (failed.ok() && in_flight < window) {
+    // Keep the workers busy: produce while there is room and nothing failed.
+    while (produce_failed.ok() && !runner.cancelled() && in_flight < window) {
       auto item = source.Next();
       if (!item.ok()) {
-        fail(item.error(), produced);
+        produce_failed = item.error();
         break;
       }
       if (*item == nullptr) break;
-      ++produced;
-      batch.push_back({std::move(*item), executed, {}});
+      batch.push_back({std::move(*item), replayed.executed(), {}, {}});
       ++in_flight;
     }
     runner.Submit(&batch);
     if (in_flight == 0) {
-      if (!failed.ok()) return failed;
+      if (!produce_failed.ok()) return produce_failed;
       if (source.done()) return {};
       return InternalError(
           "a work source produced nothing although every earlier item "
@@ -353,14 +442,9 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
     runner.TakeFinished(&finished);
     for (ItemRunner::Finished& f : finished) {
       --in_flight;
-      if (!f.status.ok()) {
-        fail(f.status, f.item->id);
-        continue;
-      }
-      if (!failed.ok()) continue;  // only let the items in flight finish
-      executed.Add(f.item->context);
-      const uint64_t id = f.item->id;
-      if (Status st = merge.Finish(std::move(f.item)); !st.ok()) fail(st, id);
+      replayed.Keep(f);
+      // The first error retirement meets is DrainInOrder's.
+      if (Status st = merge.Finish(std::move(f.item)); !st.ok()) return st;
     }
   }
 }

@@ -30,6 +30,7 @@
 #ifndef WARPSIM_PIPELINE_WARP_QUEUE_H_
 #define WARPSIM_PIPELINE_WARP_QUEUE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -113,7 +114,9 @@ class WarpSource {
  public:
   virtual ~WarpSource() = default;
   // The next item in API order, or nullptr when nothing can be produced
-  // until earlier items retire (or the source is done()).
+  // until earlier items retire (or the source is done()). The sequence of
+  // items (their ids and contents) must not depend on when earlier items
+  // retire, only on which: then every driver sees the same items.
   virtual Result<std::unique_ptr<WorkItem>> Next() = 0;
   // Consumes a finished item. Called once per item, in id order.
   virtual Status Retire(WorkItem& item) = 0;
@@ -180,8 +183,23 @@ struct Executed {
 // error (Warp::error()) ends the item with that error. `before`: what the
 // source's earlier items executed, for the instruction limit (whose
 // LimitExceeded diagnostic carries the totals up to the stop).
+//
+// `checkpoints` (optional): the item's own counts at every instruction-limit
+// check (after each turn of a warp), the turn that ended in a runtime error
+// marked. A driver that ran the item before knowing what every earlier item
+// executed replays them to find where DrainInOrder would have stopped.
+// `cancel_from` (optional): the item stops, with an error, as soon as its id
+// is at least this value (a driver knows by then that an earlier item
+// fails).
+struct Checkpoint {
+  uint64_t warp_instructions = 0;
+  uint64_t lane_instructions = 0;
+  bool error = false;
+};
 Status RunToCompletion(WorkItem& item, const Executed& before,
-                       const DrainLimits& limits);
+                       const DrainLimits& limits,
+                       std::vector<Checkpoint>* checkpoints = nullptr,
+                       const std::atomic<uint64_t>* cancel_from = nullptr);
 
 // The functional driver: produces, runs and retires one item at a time,
 // in API order.
@@ -195,9 +213,15 @@ Status DrainInOrder(WarpSource& source, const DrainLimits& limits);
 // window keeps them in the caches; 128 x threads ran a 256x256 frame about
 // 10 % slower on two threads). Items may finish in any order; RetireInOrder
 // restores API order, so images, buffers and counters are byte-identical to
-// DrainInOrder's. Only for sources whose items cannot see each other's writes
-// (see ItemsIndependent): otherwise the result would depend on timing. threads
-// <= 1 is DrainInOrder.
+// DrainInOrder's. So is an error: each item runs under the instruction limit
+// less what the items retired when it was produced had executed, and records
+// its checkpoints; at retirement, in id order, they are replayed against what
+// every earlier item executed, so the error (and the counts it carries) is
+// the one DrainInOrder gives. Once an item fails, items after it are
+// cancelled. Only for sources whose items cannot see each other's writes (see
+// ItemsIndependent), and whose order of production does not depend on when
+// items retire: otherwise the result would depend on timing. threads <= 1 is
+// DrainInOrder.
 Status DrainParallel(WarpSource& source, const DrainLimits& limits,
                      uint32_t threads, uint32_t window = 0);
 

@@ -114,8 +114,9 @@ struct Scene {
 
 constexpr uint32_t kSize = 48;
 
-// 60 overlapping triangles from a fixed pseudo-random sequence.
-void MakeScene(Scene* s, bool mixed) {
+// `vertices` / 3 overlapping triangles (60 by default) from a fixed
+// pseudo-random sequence.
+void MakeScene(Scene* s, bool mixed, int vertices = 180) {
   s->vs = Build(kVs, spirv::ShaderStage::kVertex, spv::ExecutionModel::Vertex);
   s->fs =
       Build(kFs, spirv::ShaderStage::kFragment, spv::ExecutionModel::Fragment);
@@ -124,7 +125,7 @@ void MakeScene(Scene* s, bool mixed) {
     h = h * 1664525u + 1013904223u;
     return static_cast<float>((h >> 8) % 2001) / 1000.0f - 1.0f;
   };
-  for (int v = 0; v < 180; ++v) {
+  for (int v = 0; v < vertices; ++v) {
     s->positions.insert(s->positions.end(), {next(), next(), 0.5f, 1.0f});
   }
   s->color.assign(kSize * kSize * 4, 0);
@@ -158,16 +159,19 @@ void MakeScene(Scene* s, bool mixed) {
   in.format = rgba32f;
   in.stride = 16;
   gs.vertex_inputs.push_back(in);
-  s->call.count = 180;
+  s->call.count = static_cast<uint32_t>(vertices);
 }
 
 // Drives a source the way no real driver would: takes up to `batch` items,
 // runs them, and finishes them in reverse order.
 // (id, depends_on) of each fragment warp, in the order they finished.
 using Dependencies = std::vector<std::pair<uint64_t, std::vector<uint64_t>>>;
+// (kind, depends_on) of each item, in the order they were produced.
+using Produced = std::vector<std::pair<WorkKind, std::vector<uint64_t>>>;
 
 Status DrainReversed(WarpSource& source, size_t batch,
-                     Dependencies* fragments = nullptr) {
+                     Dependencies* fragments = nullptr,
+                     Produced* produced = nullptr) {
   RetireInOrder merge(&source);
   for (;;) {
     std::vector<std::unique_ptr<WorkItem>> items;
@@ -175,6 +179,10 @@ Status DrainReversed(WarpSource& source, size_t batch,
       auto item = source.Next();
       if (!item.ok()) return item.error();
       if (*item == nullptr) break;
+      if (produced != nullptr) {
+        REQUIRE((*item)->id == produced->size());
+        produced->emplace_back((*item)->kind, (*item)->depends_on);
+      }
       items.push_back(std::move(*item));
     }
     if (items.empty()) return source.done() ? Status{} : InternalError("stuck");
@@ -265,6 +273,73 @@ TEST_CASE("fragment warps depend on the vertex batches of their triangles",
       CHECK(two == 0);
     }
   }
+}
+
+TEST_CASE("a draw produces the same items whatever order they retire in",
+          "[pipeline][warp_queue]") {
+  // Which items a draw makes, in which order, must depend only on what it
+  // has produced and retired, never on when: a driver that keeps many items
+  // in flight sees the same sequence as one that retires each at once (the
+  // instruction limit's count and every trace depend on it). 3000 vertices
+  // are 100 vertex batches: more than the batches a draw makes ahead.
+  for (int vertices : {180, 3000}) {
+    Produced reference;
+    for (size_t batch : {1, 7, 200}) {
+      INFO(vertices << " vertices, " << batch << " items at a time");
+      Scene scene;
+      MakeScene(&scene, true, vertices);
+      auto draw = GraphicsDraw::Create(scene.state, scene.call);
+      REQUIRE(draw.ok());
+      Produced produced;
+      REQUIRE(DrainReversed(**draw, batch, nullptr, &produced).ok());
+      if (batch == 1) {
+        reference = std::move(produced);
+        CHECK(reference.size() > 100);
+      } else {
+        CHECK(produced == reference);
+      }
+    }
+  }
+}
+
+TEST_CASE("a draw stops at the same instruction on one and more threads",
+          "[pipeline][warp_queue]") {
+  // The parallel driver runs a fragment warp before the warps produced
+  // ahead of it have retired: it must still stop where the in-order driver
+  // stops, with the same counts, although no warp alone comes near the
+  // limit.
+  const char kLoopFs[] = R"(#version 450
+layout(location = 0) out vec4 c;
+void main() {
+  float x = gl_FragCoord.x;
+  for (int i = 0; i < int(gl_FragCoord.y) + 20; ++i) x = x * 0.999 + 0.5;
+  c = vec4(x);
+}
+)";
+  Scene scene;
+  MakeScene(&scene, false);
+  scene.fs = Build(kLoopFs, spirv::ShaderStage::kFragment,
+                   spv::ExecutionModel::Fragment);
+  scene.state.config.max_warp_instructions = 0;
+  auto whole = Draw(scene.state, scene.call);
+  REQUIRE(whole.ok());
+  REQUIRE(whole->fragment_warps > 20);
+  const uint64_t limit = whole->warp_instructions / 2;
+  REQUIRE(whole->warp_instructions / whole->fragment_warps < limit / 10);
+  scene.state.config.max_warp_instructions = limit;
+  Diagnostic errors[4];
+  for (uint32_t threads : {1u, 2u, 3u, 4u}) {
+    INFO(threads << " threads");
+    scene.state.config.threads = threads;
+    auto r = Draw(scene.state, scene.call);
+    REQUIRE_FALSE(r.ok());
+    errors[threads - 1] = r.error();
+    CHECK(r.error().kind == ErrorKind::kLimitExceeded);
+    CHECK(r.error().message == errors[0].message);
+    CHECK(r.error().warp_instructions == errors[0].warp_instructions);
+    CHECK(r.error().lane_instructions == errors[0].lane_instructions);
+  }
+  CHECK(errors[0].warp_instructions > limit);
 }
 
 const char kAtomicCs[] = R"(#version 450
