@@ -216,20 +216,26 @@ Status ComputeDispatch::Retire(WorkItem& item) {
   stats_.helper_lane_instructions += item.context.helper_lane_instructions;
   if (track_) {
     // (WorkgroupWork::Finish() made the logs distinct.)
-    for (uint64_t word : item.words_written) {
-      auto [it, inserted] = writer_.emplace(word, item.id);
-      if (!inserted && it->second != item.id) shared_write_ = true;
-    }
+    for (uint64_t word : item.words_written)
+      writes_.emplace_back(word, item.id);
     for (uint64_t word : item.words_read) reads_.emplace_back(word, item.id);
   }
   return {};
 }
 
-bool ComputeDispatch::WorkgroupsShareMemory() const {
-  if (shared_write_) return true;
+bool ComputeDispatch::WorkgroupsShareMemory() {
+  // A workgroup lists each word once, so a word listed twice among the
+  // writes was written by two workgroups.
+  std::sort(writes_.begin(), writes_.end());
+  for (size_t i = 1; i < writes_.size(); ++i) {
+    if (writes_[i].first == writes_[i - 1].first) return true;
+  }
   for (const auto& [word, group] : reads_) {
-    auto it = writer_.find(word);
-    if (it != writer_.end() && it->second != group) return true;
+    auto it = std::lower_bound(writes_.begin(), writes_.end(),
+                               std::pair<uint64_t, uint64_t>{word, 0});
+    if (it != writes_.end() && it->first == word && it->second != group) {
+      return true;
+    }
   }
   return false;
 }

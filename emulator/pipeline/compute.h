@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -96,7 +95,7 @@ class ComputeDispatch : public WarpSource {
   // With tracking, after every workgroup retired: true when a word written
   // by one workgroup was read or written by another, i.e. the order the
   // workgroups ran in may have changed the result.
-  bool WorkgroupsShareMemory() const;
+  bool WorkgroupsShareMemory();
 
  private:
   explicit ComputeDispatch(const simt::Program& program) : program_(program) {}
@@ -111,9 +110,10 @@ class ComputeDispatch : public WarpSource {
   std::vector<simt::ImageDesc> images_;
   DispatchStats stats_;
   bool track_ = false;
-  bool shared_write_ = false;  // two workgroups wrote one word
-  std::unordered_map<uint64_t, uint64_t> writer_;     // word -> workgroup
-  std::vector<std::pair<uint64_t, uint64_t>> reads_;  // (word, workgroup)
+  // (word, workgroup) of every word a workgroup wrote or read, each word
+  // once per workgroup; sorted and compared once, by WorkgroupsShareMemory
+  // (a vector, not a map: no allocation per word on the retiring thread).
+  std::vector<std::pair<uint64_t, uint64_t>> writes_, reads_;
 };
 
 // Runs `program` over groups[0] x groups[1] x groups[2] workgroups.
