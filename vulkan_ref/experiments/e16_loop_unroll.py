@@ -10,8 +10,11 @@ only in one loop, and the size of the code the driver made for each.
 `scene` writes one AmberScript scene of graphics pipelines, each drawing a
 16x16 rectangle with its own fragment shader:
 
-  straight_K   K dependent multiply-adds, no loop (K = 8 .. 64): what one
-               multiply-add adds to the code;
+  straight_K   K dependent multiply-adds x = x * x + c, no loop (K = 8 ..
+               64): what one multiply-add adds to the code;
+  affine_64, affine_loop_8
+               64 (8 in a loop's body) steps x = x * a + b with constants:
+               does the driver fold them into one;
   loop_K       for (i = 0; i < n; ++i) with K dependent multiply-adds in the
                body, n a run-time value (a uniform): a countable loop whose
                trip count no compiler knows;
@@ -51,7 +54,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from readme_section import replace_section  # noqa: E402
 
 STRAIGHT = [8, 16, 32, 64]
-LOOP_BODIES = [1, 2, 3, 4, 6, 8]
+LOOP_BODIES = [1, 2, 3, 4, 6, 8, 12, 16]
 CONST_TRIPS = [4, 8, 16, 32, 64, 128, 256]
 
 HEADER = """#version 450
@@ -67,13 +70,18 @@ FOOTER = """  color = vec4(x, 0.0, 0.0, 1.0);
 
 
 def fma(k):
-    # Distinct constants, so that no two steps are the same expression.
-    return "x = x * %.6f + %.6f;" % (1.0 + 0.0001 * (k + 1),
-                                     0.0003 * (k + 1))
+    # x * x + c: one multiply-add that no reassociation folds into the next
+    # (the driver folds a chain of x * a + b with constants a and b into one
+    # multiply-add: the affine_* shaders).
+    return "x = x * x + %.6f;" % (0.0001 * (k + 1))
 
 
-def body(k, indent="    "):
-    return "".join(indent + fma(j) + "\n" for j in range(k))
+def affine(k):
+    return "x = x * %.6f + %.6f;" % (1.0 + 0.0001 * (k + 1), 0.0003 * (k + 1))
+
+
+def body(k, indent="    ", step=fma):
+    return "".join(indent + step(j) + "\n" for j in range(k))
 
 
 def shaders():
@@ -99,6 +107,9 @@ def shaders():
     out.append(("nested_1", "  for (int j = 0; j < n; ++j) {\n"
                 "    for (int i = 0; i < n; ++i) {\n  " + body(1) +
                 "    }\n  }\n"))
+    out.append(("affine_64", body(64, "  ", affine)))
+    out.append(("affine_loop_8", "  for (int i = 0; i < n; ++i) {\n" +
+                body(8, step=affine) + "  }\n"))
     for t in CONST_TRIPS:
         out.append(("const_%d" % t, "  for (int i = 0; i < %d; ++i) {\n" % t
                     + body(1) + "  }\n"))
