@@ -10,7 +10,7 @@ for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 R=/tmp/e16-loop-unroll; rm -rf $R; mkdir -p $R
 { date -u +%Y-%m-%dT%H:%M:%SZ; echo "commit ${WARPSIM_COMMIT:-$(git rev-parse --short=12 HEAD)}"; nvidia-smi --query-gpu=name,driver_version --format=csv; ./build/warpsim-vkref devices; } > $R/provenance.txt 2>&1
-./build/warpsim-vkref run samples/h200/e16_loop_unroll/e16.amber --device nvidia --shader-cache off --json $R/e16.json > $R/e16.log 2>&1
+timeout 120 ./build/warpsim-vkref run samples/h200/e16_loop_unroll/e16.amber --device nvidia --shader-cache off --json $R/e16.json > $R/e16.log 2>&1
 echo "exit $?" >> $R/provenance.txt
 { date -u +%Y-%m-%dT%H:%M:%SZ; echo "command: warpsim-vkref run samples/h200/e16_loop_unroll/e16.amber --device nvidia --shader-cache off --json e16.json"; } >> $R/provenance.txt
 tar czf $OUT/e16.tgz -C /tmp e16-loop-unroll
