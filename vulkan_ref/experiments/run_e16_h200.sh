@@ -1,7 +1,8 @@
 # E16 on the GPU machine (vulkan_ref/experiments/e16_loop_unroll.py): the
 # scene samples/h200/e16_loop_unroll/e16.amber with `warpsim-vkref run`,
 # whose report holds each pipeline's executable statistics (the driver's
-# code size), with provenance.txt, packed into $OUT/e16.tgz. Needs
+# code size), and a sweep of a loop's trip count timed on the device, with
+# provenance.txt, packed into $OUT/e16.tgz. Needs
 # build/warpsim-vkref and Debian's Vulkan loader in .gl/
 # (vulkan_ref/README.md, "On the GPU machine"). WARPSIM_COMMIT names the
 # commit the binary was built from.
@@ -9,9 +10,15 @@ set -u
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 R=/tmp/e16-loop-unroll; rm -rf $R; mkdir -p $R
-{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "commit ${WARPSIM_COMMIT:-$(git rev-parse --short=12 HEAD)}"; nvidia-smi --query-gpu=name,driver_version --format=csv; ./build/warpsim-vkref devices; } > $R/provenance.txt 2>&1
+{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "commit ${WARPSIM_COMMIT:-$(git rev-parse --short=12 HEAD)}"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; ./build/warpsim-vkref devices; } > $R/provenance.txt 2>&1
 timeout 120 ./build/warpsim-vkref run samples/h200/e16_loop_unroll/e16.amber --device nvidia --shader-cache off --json $R/e16.json > $R/e16.log 2>&1
 echo "exit $?" >> $R/provenance.txt
-{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "command: warpsim-vkref run samples/h200/e16_loop_unroll/e16.amber --device nvidia --shader-cache off --json e16.json"; } >> $R/provenance.txt
+# The trip sweep: samples/branch_costs/loop_trips.amber's uniform loop (one
+# multiply-add a trip, a run-time trip count) at 0..32 trips, the median
+# GPU time of 15 draws each: the period of the unrolled code's cost.
+./build/warpsim-vkref compare samples/branch_costs/loop_trips.amber -D VARIANT=0 -D TRIPS=8 --device nvidia --repeat 15 --shader-cache off > /dev/null 2>&1
+timeout 400 ./build/warpsim-vkref compare samples/branch_costs/loop_trips.amber -D VARIANT=0 -D TRIPS=$(seq -s, 0 32) --device nvidia --repeat 15 --shader-cache off --json $R/trips.json > $R/trips.log 2>&1
+echo "trips exit $?" >> $R/provenance.txt
+{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "command: warpsim-vkref run samples/h200/e16_loop_unroll/e16.amber --device nvidia --shader-cache off --json e16.json; warpsim-vkref compare samples/branch_costs/loop_trips.amber -D VARIANT=0 -D TRIPS=0,1,...,32 --device nvidia --repeat 15 --shader-cache off --json trips.json (after a warm-up compare at TRIPS=8)"; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv; } >> $R/provenance.txt
 tar czf $OUT/e16.tgz -C /tmp e16-loop-unroll
 cat $R/provenance.txt
