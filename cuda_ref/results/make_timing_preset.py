@@ -398,6 +398,33 @@ def graphics_units(vk_dir, t, src):
         "latency and the end-of-draw flush")
 
 
+def loops(vk_dir, t, src):
+    """The unroll factor of a loop with a run-time trip count, from E16
+    (vulkan_ref/experiments/e16_loop_unroll.py): the driver's code size for
+    loops that differ in the length of their body."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e16-loop-unroll-*")))
+    if not found:
+        fail(f"no e16-loop-unroll-* under {rel(vk_dir)}")
+    d = found[-1]  # the latest record
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e16_loop_unroll  # noqa: E402
+    s = e16_loop_unroll.summary(d)
+    t["loop_unroll"] = s["unroll"]
+    steps = s["sweep_steps_at"]
+    src["loop_unroll"] = (
+        f"{rel(d)}/e16.json: the fragment shaders' Binary Size grows by "
+        f"{s['bytes_per_loop_body_multiply_add']:.0f} bytes per multiply-add "
+        "in the body of a loop with a run-time trip count against "
+        f"{s['bytes_per_multiply_add']:.0f} in straight code: "
+        f"{s['body_copies']:.2f} copies of the body, read as "
+        f"{s['unroll']} in the unrolled loop and {s['unroll'] - 1} for the "
+        "remainder (e16_loop_unroll.py summary); the trip sweep of the same "
+        "record (trips*.json) steps up at "
+        + ", ".join(str(x) for x in steps)
+        + " trips once the shading, not the output merge, is what the draw "
+        "waits for")
+
+
 def policy(src):
     src["scheduler"] = DEFAULT + " (a model choice the runs do not tell apart)"
     src["two_level_active"] = DEFAULT
@@ -425,6 +452,7 @@ def generate(run, vk_dir, out_path):
     memory(run, files["e0_fingerprint"], files["e2_latency"],
            files["e5_hiding"], t, src)
     graphics_units(vk_dir, t, src)
+    loops(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -272,6 +272,7 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       {.name = "draw_fixed_cycles",
        .u32 = &t->draw_fixed_cycles,
        .hi = 1u << 30},
+      {.name = "loop_unroll", .u32 = &t->loop_unroll, .lo = 1, .hi = 64},
   };
   const std::pair<const char*, sm::PipeTiming*> pipes[] = {
       {"fma", &t->fma},   {"alu", &t->alu},           {"fp64", &t->fp64},

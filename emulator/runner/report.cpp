@@ -44,6 +44,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["warp_switches"] = t.warp_switches;
   j["fused_instructions"] = t.fused_instructions;
   j["layout_branches"] = t.layout_branches;
+  j["unrolled_loop_instructions"] = t.unrolled_loop_instructions;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
 }
 
@@ -276,7 +277,7 @@ std::string TimingRunsCsv(const RunReport& report) {
       "theoretical_occupancy,achieved_occupancy,limiter,"
       "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
-      "layout_branches" +
+      "layout_branches,unrolled_loop_instructions" +
       StallHeader() + "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
@@ -292,7 +293,9 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.peak_fragment_warps_per_sm) + "," +
         std::to_string(t.warp_switches) + "," +
         std::to_string(t.fused_instructions) + "," +
-        std::to_string(t.layout_branches) + StallColumns(t.stall_cycles) + "\n";
+        std::to_string(t.layout_branches) + "," +
+        std::to_string(t.unrolled_loop_instructions) +
+        StallColumns(t.stall_cycles) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first
   // cycles order them.

@@ -91,7 +91,16 @@ std::string DisassembleProgram(const Program& p) {
     for (uint32_t i = bi.first_instr; i < end; ++i) {
       char head[32];
       std::snprintf(head, sizeof(head), "  %5u  ", i);
-      out += head + InstructionText(p, i) + "\n";
+      out += head + InstructionText(p, i);
+      // Control of a loop the timing model issues as unrolled.
+      if (i < p.loop_control.size() && p.loop_control[i] != 0) {
+        const uint32_t loop = p.loop_control[i] - 1;
+        out += "  ; unrolled loop " + std::to_string(loop);
+        if (loop < p.unrolled_loops.size() && p.unrolled_loops[loop].full) {
+          out += " (completely)";
+        }
+      }
+      out += "\n";
     }
   }
   return out;

@@ -38,6 +38,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   Status ra = AllocateRegisters(lowerer, &program);
   if (!ra.ok()) return ra.error();
   MarkLayoutFreeBranches(&program);
+  MarkUnrolledLoops(&program);
   program.source_lines.resize(program.code.size(), 0);
   return program;
 }

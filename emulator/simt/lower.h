@@ -79,6 +79,9 @@ inline uint32_t AlignUp(uint32_t v, uint32_t a) {
 // Sets Program::layout_free (program.h).
 void MarkLayoutFreeBranches(Program* p);
 
+// Sets Program::unrolled_loops and loop_control (program.h, unroll.cpp).
+void MarkUnrolledLoops(Program* p);
+
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options);

@@ -104,6 +104,16 @@ struct BranchInfo {
   std::vector<std::pair<uint32_t, uint32_t>> copies;
 };
 
+// A loop the timing model issues as unrolled (Program::unrolled_loops).
+struct UnrolledLoop {
+  uint32_t exit_branch = 0;  // its conditional branch to the merge block
+  uint32_t step = 0;         // the instruction that steps its counter
+  uint32_t merge_pc = 0;     // the first instruction after the loop
+  // Its trip count is a constant (a constant bound, a constant start): the
+  // compiler unrolls it completely, and none of its control issues.
+  bool full = false;
+};
+
 struct BlockInfo {
   uint32_t first_instr = 0;            // index into Program::code
   uint32_t label = 0;                  // SPIR-V label id
@@ -188,6 +198,13 @@ struct Program {
   // header's conditional branch). The timing model issues it with the
   // instruction before it (TimingConfig::free_layout_branches).
   std::vector<uint8_t> layout_free;
+  // The loops NVIDIA's compiler unrolls when their trip count is known only
+  // at run time (unroll.cpp, from vulkan_ref's E16), and per instruction 0
+  // or 1 + the index of the loop whose control it is: the exit comparison,
+  // the exit branch and the counter's step. The timing model issues them
+  // once per TimingConfig::loop_unroll trips, as the unrolled code does.
+  std::vector<UnrolledLoop> unrolled_loops;
+  std::vector<uint32_t> loop_control;
   // Per instruction: the source line it came from (the module's OpLine:
   // GLSL compiled with -g), 0 where none; and the module's source text by
   // line (spirv::Module::SourceLines), empty when it has none. For viewers

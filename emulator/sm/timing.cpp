@@ -131,10 +131,12 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     while (sp.slots[slot] != nullptr) ++slot;
     WarpState& ws = sp.states[slot];
     {
-      // A fresh state; the scoreboard's storage is reused.
+      // A fresh state; the scoreboard's and loop counts' storage is reused.
       std::vector<uint64_t> ready = std::move(ws.ready);
+      std::vector<uint32_t> loop_counts = std::move(ws.loop_counts);
       ws = WarpState{};
       ws.ready = std::move(ready);
+      ws.loop_counts = std::move(loop_counts);
     }
     st.warps[w] = &ws;
     ws.warp = item.warps[w].get();
@@ -151,6 +153,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     const simt::Program& prog = ws.warp->program();
     ws.ready.assign(prog.num_regs + prog.const_values.size(),
                     ReadyWord(0, StallReason::kWait));
+    ws.loop_counts.assign(2 * prog.unrolled_loops.size(), 0);
     ws.next_issue = now;
     ws.begin = now;
     ws.since = now;

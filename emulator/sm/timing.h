@@ -71,6 +71,11 @@ struct RunTiming {
   // (TimingConfig::free_layout_branches): warp instructions = issued +
   // fused + layout branches.
   uint64_t layout_branches = 0;
+  // And the control instructions of unrolled loops (exit compare, exit
+  // branch, counter step; TimingConfig::loop_unroll) on the trips where the
+  // unrolled code has none: warp instructions = issued + fused + layout
+  // branches + these.
+  uint64_t unrolled_loop_instructions = 0;
   uint32_t sms_used = 0;
   // Warp instructions per cycle per SM, over the SMs that ran its warps.
   double ipc = 0;

@@ -100,6 +100,12 @@ struct TimingConfig {
   // fall through, a rotated loop's back edge: simt::Program::layout_free)
   // with the instruction before it.
   bool free_layout_branches = true;
+  // Trips per copy of the loop control in the code NVIDIA's compiler makes
+  // of a loop with a run-time trip count (simt::Program::unrolled_loops):
+  // the exit compare, the exit branch and the counter's step issue on one
+  // trip in loop_unroll, and not at all in a loop with a constant trip
+  // count (unrolled completely). 1: every trip (no unrolling).
+  uint32_t loop_unroll = 1;
   SchedulerPolicy scheduler = SchedulerPolicy::kGto;
   uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)
   ContextSwitch context_switch = ContextSwitch::kFree;

@@ -66,6 +66,10 @@ struct WarpState {
   // result it waits for, in one word (one cache miss, not two):
   // cycle << 4 | reason (ReadyWord).
   std::vector<uint64_t> ready;
+  // Per unrolled loop of its program (simt::Program::unrolled_loops), two
+  // counts since the warp entered it: exit-branch executions and counter
+  // steps (LoopControlIssues).
+  std::vector<uint32_t> loop_counts;
   uint64_t issued = 0;
   uint64_t begin = 0;
   // A barrier released it at this cycle since its last issue (0: none).

@@ -257,6 +257,44 @@ void TimingModel::Impl::LogInstruction(const WarpState& w,
   }
 }
 
+namespace {
+
+// Whether the loop-control instruction at `pc` (simt::Program::
+// loop_control) issues on the warp's current trip: once in `unroll` trips
+// (the exit compare and branch on the first of each group, the counter's
+// step likewise), never in a loop unrolled completely. Every other
+// instruction issues.
+bool LoopControlIssues(const WarpState& w, uint32_t pc, uint32_t unroll) {
+  const simt::Program& p = w.warp->program();
+  const uint32_t tag = pc < p.loop_control.size() ? p.loop_control[pc] : 0;
+  if (tag == 0 || unroll <= 1) return true;
+  const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
+  if (loop.full) return false;
+  const uint32_t count = w.loop_counts[2 * (tag - 1) + (pc == loop.step)];
+  return count % unroll == 0;
+}
+
+// Counts an executed loop-control instruction at `pc`: the exit branch's
+// executions and the counter's steps since the warp entered the loop, both
+// back to 0 once every lane has left it.
+void CountLoopControl(WarpState& w, uint32_t pc) {
+  const simt::Program& p = w.warp->program();
+  const uint32_t tag = pc < p.loop_control.size() ? p.loop_control[pc] : 0;
+  if (tag == 0) return;
+  const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
+  uint32_t* counts = &w.loop_counts[2 * (tag - 1)];
+  if (pc == loop.step) {
+    counts[1] += 1;
+  } else if (pc == loop.exit_branch) {
+    counts[0] += 1;
+    if (w.warp->done() || w.warp->next_pc() == loop.merge_pc) {
+      counts[0] = counts[1] = 0;
+    }
+  }
+}
+
+}  // namespace
+
 // Issues `w`'s next instruction at `now`.
 Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
                                 RunTiming& run, uint64_t& lanes) {
@@ -271,6 +309,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
   w.since = now + 1;
   const simt::InstrRecord rec = w.warp->Step();
+  CountLoopControl(w, rec.pc);
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
   w.issued += 1;
@@ -313,6 +352,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
         next.writes.size() == 1) {
       LogInstruction(w, rec, latency, ready, waited);
       const simt::InstrRecord fused = w.warp->Step();
+      CountLoopControl(w, fused.pc);
       run.warp_instructions += 1;
       run.fused_instructions += 1;
       lanes += PopCount32(fused.active);
@@ -332,17 +372,28 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
     }
   }
-  if (config.free_layout_branches && rec.blocking == simt::Blocking::kNone) {
-    // Branches the compiler's block layout removes run with this issue.
+  if ((config.free_layout_branches || config.loop_unroll > 1) &&
+      rec.blocking == simt::Blocking::kNone) {
+    // Branches the compiler's block layout removes, and the control of an
+    // unrolled loop on the trips its code has none for, run with this
+    // issue.
     const auto& free = w.warp->program().layout_free;
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
-      if (w.warp->done() || pc >= free.size() || free[pc] == 0) break;
+      if (w.warp->done()) break;
+      const bool layout =
+          config.free_layout_branches && pc < free.size() && free[pc] != 0;
+      if (!layout && LoopControlIssues(w, pc, config.loop_unroll)) break;
       if (!logged) LogInstruction(w, rec, latency, ready, waited);
       logged = true;
       const simt::InstrRecord branch = w.warp->Step();
+      CountLoopControl(w, branch.pc);
       run.warp_instructions += 1;
-      run.layout_branches += 1;
+      if (layout) {
+        run.layout_branches += 1;
+      } else {
+        run.unrolled_loop_instructions += 1;
+      }
       lanes += PopCount32(branch.active);
       LogInstruction(w, branch, 0, now, StallReason::kSelected);
       if (branch.blocking == simt::Blocking::kError) {

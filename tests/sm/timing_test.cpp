@@ -245,6 +245,47 @@ TEST_CASE(
   CHECK(free.buffer == plain.buffer);
 }
 
+TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
+          "[sm][timing]") {
+  // One warp, 16 trips: the exit compare and branch run 17 times, the
+  // counter's step 16 times. Unrolled by 4 they issue on the first trip of
+  // each group of 4 (compare and branch at counts 0, 4, 8, 12, 16; the step
+  // at 0, 4, 8, 12): 5 + 5 + 4 of 50 issue, 36 run with another issue.
+  const std::string shader =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n"
+      "  for (int k = 0; k < n; ++k) x = x * x + 0.25;\n"
+      "  b.v[i] = x;\n}\n";
+  TimingConfig once = TestConfig();
+  TimingConfig four = TestConfig();
+  four.loop_unroll = 4;
+  const Timed plain = Run(shader, 1, once);
+  const Timed unrolled = Run(shader, 1, four);
+  CHECK(plain.run.unrolled_loop_instructions == 0);
+  CHECK(unrolled.run.unrolled_loop_instructions == 36);
+  CHECK(unrolled.warp_instructions == plain.warp_instructions);
+  CHECK(unrolled.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kSelected)] +
+            unrolled.run.fused_instructions + unrolled.run.layout_branches +
+            unrolled.run.unrolled_loop_instructions ==
+        unrolled.warp_instructions);
+  // Each control instruction not issued saves at least its issue cycle.
+  CHECK(unrolled.run.cycles + 36 <= plain.run.cycles);
+  CHECK(unrolled.buffer == plain.buffer);
+  // A loop of a constant 16 trips is unrolled completely: none of its 50
+  // control instructions issues.
+  const std::string constant =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  float x = b.v[i];\n"
+      "  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n"
+      "  b.v[i] = x;\n}\n";
+  CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 50);
+}
+
 TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
   // Four interleaved chains: each instruction's input was written four
   // instructions earlier, which the latency of 4 allows: the 64 more

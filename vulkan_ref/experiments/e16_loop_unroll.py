@@ -3,8 +3,8 @@
 only in one loop, and the size of the code the driver made for each.
 
   vulkan_ref/experiments/e16_loop_unroll.py scene OUT.amber
-  vulkan_ref/experiments/e16_loop_unroll.py summary REPORT.json [-o OUT.json]
-  vulkan_ref/experiments/e16_loop_unroll.py table SUMMARY.json
+  vulkan_ref/experiments/e16_loop_unroll.py summary RECORD_DIR [-o OUT.json]
+  vulkan_ref/experiments/e16_loop_unroll.py table RECORD_DIR
       [--update README.md | --check README.md]
 
 `scene` writes one AmberScript scene of graphics pipelines, each drawing a
@@ -27,15 +27,19 @@ only in one loop, and the size of the code the driver made for each.
   const_N      for (i = 0; i < N; ++i), N a constant (4 .. 256): where the
                compiler stops unrolling a loop completely.
 
-On the H200, `warpsim-vkref run OUT.amber --device nvidia --json
-REPORT.json` records each pipeline's executable statistics, among them the
-driver's "Binary Size" of the fragment shader. `summary` reads them and
-fits the bytes per multiply-add from the straight_K shaders (code bytes
-per instruction) and, from the loop_K shaders, how many copies of the loop
-body the code holds: the unroll factor of a countable loop with a run-time
-trip count (the timing model's TimingConfig::loop_unroll). `table` writes
-the Markdown table of a summary between <!-- table e16 --> and
-<!-- end table e16 -->.
+On the H200 (run_e16_h200.sh, into RECORD_DIR), `warpsim-vkref run
+OUT.amber --device nvidia --json e16.json` records each pipeline's
+executable statistics, among them the driver's "Binary Size" of the
+fragment shader, and `warpsim-vkref compare` times the uniform loop of
+samples/branch_costs/loop_trips.amber at 0..32 trips (tripsF.json).
+`summary` fits the bytes per multiply-add from the straight_K shaders
+(code bytes per instruction) and, from the loop_K shaders, how many copies
+of the loop body the code holds: U in the unrolled loop and U - 1 for the
+remainder, U being the unroll factor of a countable loop with a run-time
+trip count (the timing model's TimingConfig::loop_unroll); and it lists
+the trip counts at which the sweep's time steps up (every U trips when the
+unrolled loop is what costs). `table` writes the Markdown table of a record
+between <!-- table e16 --> and <!-- end table e16 -->.
 
 REFERENCE §6 lists E0-E14; this one is ours: the branch-cost families
 (samples/branch_costs/README.md) took the H200 about 1.5 warp
@@ -56,6 +60,8 @@ from readme_section import replace_section  # noqa: E402
 STRAIGHT = [8, 16, 32, 64]
 LOOP_BODIES = [1, 2, 3, 4, 6, 8, 12, 16]
 CONST_TRIPS = [4, 8, 16, 32, 64, 128, 256]
+# A rise of the sweep's draw time this large (ns) counts as a step.
+STEP_NS = 1000
 
 HEADER = """#version 450
 layout(location = 0) out vec4 color;
@@ -153,7 +159,26 @@ def fit_line(points):
     return my - b * mx, b
 
 
-def summary(report_path):
+def sweep(record):
+    """(trips, H200 ns, emulated cycles) of the trip sweep's compares
+    (record/trips*.json), by trips."""
+    rows = []
+    for name in sorted(os.listdir(record)):
+        if not (name.startswith("trips") and name.endswith(".json")):
+            continue
+        with open(os.path.join(record, name)) as f:
+            for v in json.load(f)["variants"]:
+                trips = int(v["define"]["value"]) if v["define"]["name"] == \
+                    "TRIPS" else None
+                for d in v.get("defines", []):
+                    if d.startswith("TRIPS="):
+                        trips = int(d[len("TRIPS="):])
+                rows.append((trips, v["gpu_ns"], v["cycles"]))
+    return sorted(rows)
+
+
+def summary(record):
+    report_path = os.path.join(record, "e16.json")
     with open(report_path) as f:
         report = json.load(f)
     sizes = {}
@@ -174,32 +199,55 @@ def summary(report_path):
     _, per_fma = fit_line([(k, sizes["straight_%d" % k]) for k in STRAIGHT])
     _, per_body_fma = fit_line([(k, sizes["loop_%d" % k])
                                 for k in LOOP_BODIES])
+    copies = per_body_fma / per_fma
+    rows = sweep(record)
+    # Where the draw's time rises by more than STEP_NS over one more trip.
+    steps = [t for (t, ns, _), (_, before, _) in zip(rows[1:], rows)
+             if ns - before > STEP_NS]
     return {
         "device": report.get("device", {}),
-        "source": os.path.basename(report_path),
+        "record": os.path.relpath(record, os.path.join(HERE, "..", "..")),
         "binary_size": sizes,
         "register_count": registers,
         "bytes_per_multiply_add": round(per_fma, 3),
         "bytes_per_loop_body_multiply_add": round(per_body_fma, 3),
         # Copies of the body in the code of a countable loop with a run-time
         # trip count: the main loop's and the remainder's together.
-        "body_copies": round(per_body_fma / per_fma, 2),
+        "body_copies": round(copies, 2),
+        # U copies in the unrolled main loop, U - 1 for the remainder.
+        "unroll": round((copies + 1) / 2),
+        "sweep": [{"trips": t, "gpu_ns": ns, "emulated_cycles": c}
+                  for t, ns, c in rows],
+        "sweep_steps_at": steps,
     }
 
 
 def table(s):
     rows = ["Device: %s, driver %s; `%s`. Bytes per multiply-add (straight "
             "code): %.1f; per multiply-add of a countable loop's body: %.1f; "
-            "copies of the body: **%.2f**.\n" %
+            "copies of the body: **%.2f**, read as %d in the unrolled loop "
+            "and %d for the remainder (unroll factor %d).\n" %
             (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
-             s["source"], s["bytes_per_multiply_add"],
-             s["bytes_per_loop_body_multiply_add"], s["body_copies"]),
+             s["record"], s["bytes_per_multiply_add"],
+             s["bytes_per_loop_body_multiply_add"], s["body_copies"],
+             s["unroll"], s["unroll"] - 1, s["unroll"]),
             "| shader | Binary Size (bytes) | registers |",
             "|---|---|---|"]
     for name, _ in shaders():
         if name in s["binary_size"]:
             rows.append("| %s | %d | %s |" % (name, s["binary_size"][name],
                                               s["register_count"].get(name)))
+    rows += ["",
+             "The trip sweep (`samples/branch_costs/loop_trips.amber`, "
+             "VARIANT=0; median of 15 draws; the emulated cycles are the "
+             "recording's, before the model unrolled loops). The H200's time "
+             "rises by more than %d ns at %s trips.\n" %
+             (STEP_NS, ", ".join(str(t) for t in s["sweep_steps_at"])),
+             "| trips | H200 ns | emulated cycles then |",
+             "|---|---|---|"]
+    for r in s["sweep"]:
+        rows.append("| %d | %.0f | %d |" % (r["trips"], r["gpu_ns"],
+                                             r["emulated_cycles"]))
     return "\n".join(rows) + "\n"
 
 
@@ -210,10 +258,10 @@ def main():
     s = sub.add_parser("scene")
     s.add_argument("out")
     m = sub.add_parser("summary")
-    m.add_argument("report")
+    m.add_argument("record")
     m.add_argument("-o", "--out")
     t = sub.add_parser("table")
-    t.add_argument("summary")
+    t.add_argument("record")
     t.add_argument("--update")
     t.add_argument("--check")
     args = ap.parse_args()
@@ -222,7 +270,7 @@ def main():
             f.write(scene())
         return 0
     if args.cmd == "summary":
-        text = json.dumps(summary(args.report), indent=1,
+        text = json.dumps(summary(args.record), indent=1,
                           sort_keys=True) + "\n"
         if args.out:
             with open(args.out, "w") as f:
@@ -230,8 +278,7 @@ def main():
         else:
             sys.stdout.write(text)
         return 0
-    with open(args.summary) as f:
-        text = table(json.load(f))
+    text = table(summary(args.record))
     start, end = "<!-- table e16 -->", "<!-- end table e16 -->"
     if args.check:
         with open(args.check) as f:

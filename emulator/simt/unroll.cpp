@@ -1,0 +1,321 @@
+// The loops NVIDIA's compiler unrolls when their trip count is only known at
+// run time (Program::unrolled_loops), found on the lowered program so that
+// the timing model can issue their control the way the unrolled code does.
+//
+// vulkan_ref's E16 (vulkan_ref/results/h200/e16-loop-unroll-2026-12-02)
+// measured the driver's code size for loops that differ in one thing: a
+// loop `for (i = a; i < n; ++i)` (also `<=`, and counting down) holds seven
+// copies of its body, whatever the body's length up to the 16 steps
+// measured and with an if/else in it (four in the unrolled main loop, three
+// for the remainder); the same loop with a `break`, a `while` loop on a
+// computed value, a loop stepping by 2 and a loop that holds another loop
+// are not unrolled. A loop is taken as unrolled when
+//   - it holds no other loop;
+//   - it leaves only through one conditional branch to its merge block (no
+//     break, return, kill or terminate inside);
+//   - that branch's condition is an integer comparison of a counter with a
+//     bound the loop never writes (a register no instruction or phi copy in
+//     the loop writes, or a constant);
+//   - the counter is stepped once per trip by one, up or down (an IAdd or
+//     ISub with constant 1), directly or through the back edge's phi copy.
+#include <algorithm>
+
+#include "simt/lower.h"
+
+namespace warpsim::simt {
+namespace {
+
+bool IsIntegerCompare(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpSLessThan:
+    case spv::Op::OpSLessThanEqual:
+    case spv::Op::OpSGreaterThan:
+    case spv::Op::OpSGreaterThanEqual:
+    case spv::Op::OpULessThan:
+    case spv::Op::OpULessThanEqual:
+    case spv::Op::OpUGreaterThan:
+    case spv::Op::OpUGreaterThanEqual:
+    case spv::Op::OpINotEqual:
+    case spv::Op::OpIEqual:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool EndsInvocation(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpReturn:
+    case spv::Op::OpReturnValue:
+    case spv::Op::OpKill:
+    case spv::Op::OpTerminateInvocation:
+    case spv::Op::OpUnreachable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsBranch(const Program& p, const Instr& in) {
+  return (in.op == spv::Op::OpBranch ||
+          in.op == spv::Op::OpBranchConditional ||
+          in.op == spv::Op::OpSwitch) &&
+         in.aux < p.branches.size();
+}
+
+class LoopFinder {
+ public:
+  explicit LoopFinder(Program* p) : p_(*p) {}
+
+  void Run() {
+    p_.loop_control.assign(p_.code.size(), 0);
+    p_.unrolled_loops.clear();
+    for (uint32_t h = 0; h < p_.blocks.size(); ++h) {
+      if (p_.blocks[h].continue_block != kNoBlock) Try(h);
+    }
+  }
+
+ private:
+  uint32_t First(uint32_t block) const {
+    return block < p_.blocks.size() ? p_.blocks[block].first_instr
+                                    : static_cast<uint32_t>(p_.code.size());
+  }
+  bool IsConstant(uint32_t r) const {
+    return r != kNoReg && r >= p_.num_regs;
+  }
+  // The constant's value, for a constant operand.
+  uint32_t Constant(uint32_t r) const {
+    const uint32_t slot = r - p_.num_regs;
+    return slot < p_.const_values.size() ? p_.const_values[slot] : 0;
+  }
+  // Registers instruction i writes (phi copies of a branch included).
+  std::pair<const uint32_t*, const uint32_t*> Writes(uint32_t i) const {
+    if (i >= p_.operands.size()) return {nullptr, nullptr};
+    const InstrOperands& o = p_.operands[i];
+    const uint32_t* w = p_.reg_lists.data() + o.first + o.reads;
+    return {w, w + o.writes};
+  }
+
+  void Try(uint32_t h) {
+    const uint32_t m = p_.blocks[h].merge_block;
+    if (m == kNoBlock || m <= h) return;
+    const uint32_t begin = First(h), end = First(m);
+    // Innermost: no other loop header inside.
+    for (uint32_t b = h + 1; b < m; ++b) {
+      if (p_.blocks[b].continue_block != kNoBlock) return;
+    }
+    // One exit, a conditional branch to the merge block.
+    uint32_t exit = kNoReg;
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      if (EndsInvocation(in.op)) return;
+      if (!IsBranch(p_, in)) continue;
+      for (uint32_t t : p_.branches[in.aux].targets) {
+        if (t >= h && t < m) continue;  // inside (structured order)
+        if (t != m || in.op != spv::Op::OpBranchConditional || exit != kNoReg) {
+          return;
+        }
+        exit = i;
+      }
+    }
+    if (exit == kNoReg) return;
+    // What the loop writes, by register.
+    std::vector<uint32_t> writes;
+    std::vector<uint32_t> writer;  // the last instruction writing each
+    auto note = [&](uint32_t r, uint32_t i) {
+      if (r >= writes.size()) {
+        writes.resize(r + 1, 0);
+        writer.resize(r + 1, kNoReg);
+      }
+      writes[r] += 1;
+      writer[r] = i;
+    };
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      if (IsBranch(p_, in)) {
+        // Phi copies; a register copied to itself is not written.
+        for (const auto& [first, count] : p_.branches[in.aux].copies) {
+          for (uint32_t c = first; c < first + count; ++c) {
+            const EdgeCopy& e = p_.edge_copies[c];
+            if (e.dst != e.src) note(e.dst, i);
+          }
+        }
+        continue;
+      }
+      auto [w, w_end] = Writes(i);
+      for (; w != w_end; ++w) note(*w, i);
+    }
+    auto written = [&](uint32_t r) {
+      return r < writes.size() ? writes[r] : 0u;
+    };
+    bool stores = false;  // the loop writes memory or waits at a barrier
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      if (in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad) stores = true;
+      // (Atomics issue on the LSU pipe, so the line above has them.)
+      if (in.pipe == Pipe::kSync || in.op == spv::Op::OpImageWrite) {
+        stores = true;
+      }
+    }
+    // The value register r holds when instruction `at` reads it is the same
+    // on every trip: a constant, a register the loop never writes, or what
+    // an instruction earlier in the same block computes from such values (a
+    // compiler hoists it out of the loop); a load only when the loop writes
+    // no memory.
+    auto invariant = [&](auto& self, uint32_t r, uint32_t at,
+                         int depth) -> bool {
+      if (r == kNoReg || IsConstant(r)) return true;
+      if (depth > 8) return false;
+      for (uint32_t i = at; i-- > begin;) {
+        const Instr& in = p_.code[i];
+        if (IsBranch(p_, in)) break;  // the block's start
+        auto [w, w_end] = Writes(i);
+        if (std::find(w, w_end, r) == w_end) continue;
+        if (in.pipe == Pipe::kBranch || in.pipe == Pipe::kSync ||
+            (in.pipe == Pipe::kLsu && (in.op != spv::Op::OpLoad || stores)) ||
+            in.pipe == Pipe::kTex) {
+          return false;
+        }
+        const InstrOperands& o = p_.operands[i];
+        for (uint32_t k = 0; k < o.reads; ++k) {
+          if (!self(self, p_.reg_lists[o.first + k], i, depth + 1)) {
+            return false;
+          }
+        }
+        return true;
+      }
+      return written(r) == 0;
+    };
+    // The exit's condition: an integer comparison in the same block (the
+    // last instruction before the branch that writes the condition's
+    // register, which the allocator may reuse elsewhere in the loop).
+    const uint32_t cond = p_.code[exit].src[0];
+    uint32_t compare = kNoReg;
+    for (uint32_t i = exit; i-- > begin;) {
+      if (IsBranch(p_, p_.code[i])) return;  // not in the branch's block
+      if (p_.code[i].dst == cond) {
+        compare = i;
+        break;
+      }
+    }
+    if (compare == kNoReg) return;
+    const Instr& cmp = p_.code[compare];
+    if (!IsIntegerCompare(cmp.op) || cmp.width != 32) return;
+    // One operand is the bound (not written in the loop), the other the
+    // counter (or the counter after its step).
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t bound = cmp.src[1 - k], counter = cmp.src[k];
+      if (counter == kNoReg || IsConstant(counter) || bound == kNoReg) continue;
+      if (!invariant(invariant, bound, compare, 0)) continue;
+      uint32_t phi = counter;
+      const uint32_t update = Step(counter, written, writer, &phi);
+      if (update == kNoReg) continue;
+      const uint32_t index = static_cast<uint32_t>(p_.unrolled_loops.size());
+      UnrolledLoop loop;
+      loop.exit_branch = exit;
+      loop.step = update;
+      loop.merge_pc = end;
+      loop.full = IsConstant(bound) && EntersWithConstant(h, begin, end, phi);
+      p_.unrolled_loops.push_back(loop);
+      for (uint32_t pc : {compare, exit, update}) {
+        p_.loop_control[pc] = index + 1;
+      }
+      return;
+    }
+  }
+
+  // The instruction that steps `counter` by one each trip (counter = counter
+  // +- 1, directly or as the back edge's phi copy of such a sum; or counter
+  // is that sum), or kNoReg.
+  // True when every branch into the loop's header from outside the loop
+  // copies a constant into `phi` (the counter's value on entry).
+  bool EntersWithConstant(uint32_t h, uint32_t begin, uint32_t end,
+                          uint32_t phi) const {
+    bool any = false;
+    for (uint32_t i = 0; i < p_.code.size(); ++i) {
+      if (i >= begin && i < end) continue;
+      const Instr& in = p_.code[i];
+      if (!IsBranch(p_, in)) continue;
+      const BranchInfo& b = p_.branches[in.aux];
+      for (size_t t = 0; t < b.targets.size(); ++t) {
+        if (b.targets[t] != h) continue;
+        bool constant = false;
+        if (t < b.copies.size()) {
+          const auto [first, count] = b.copies[t];
+          for (uint32_t c = first; c < first + count; ++c) {
+            const EdgeCopy& e = p_.edge_copies[c];
+            if (e.dst == phi) constant = IsConstant(e.src);
+          }
+        }
+        if (!constant) return false;
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  template <typename Written>
+  uint32_t Step(uint32_t counter, const Written& written,
+                const std::vector<uint32_t>& writer, uint32_t* phi) const {
+    if (written(counter) != 1) return kNoReg;
+    const uint32_t w = writer[counter];
+    const Instr& in = p_.code[w];
+    auto unit_step = [&](const Instr& s, uint32_t from) {
+      if (s.width != 32) return false;
+      if (s.op == spv::Op::OpIAdd) {
+        for (int k = 0; k < 2; ++k) {
+          if (s.src[k] == from && IsConstant(s.src[1 - k])) {
+            const uint32_t c = Constant(s.src[1 - k]);
+            return c == 1u || c == 0xffffffffu;
+          }
+        }
+        return false;
+      }
+      return s.op == spv::Op::OpISub && s.src[0] == from &&
+             IsConstant(s.src[1]) &&
+             (Constant(s.src[1]) == 1u || Constant(s.src[1]) == 0xffffffffu);
+    };
+    // counter = counter +- 1.
+    if (in.dst == counter && unit_step(in, counter)) return w;
+    if (IsBranch(p_, in)) {
+      // The back edge copies sum -> counter, sum = counter +- 1.
+      const BranchInfo& b = p_.branches[in.aux];
+      for (const auto& [first, count] : b.copies) {
+        for (uint32_t c = first; c < first + count; ++c) {
+          const EdgeCopy& e = p_.edge_copies[c];
+          if (e.dst != counter || written(e.src) != 1) continue;
+          const uint32_t s = writer[e.src];
+          if (unit_step(p_.code[s], counter)) return s;
+        }
+      }
+      return kNoReg;
+    }
+    // The comparison reads the sum itself: sum = counter +- 1, and the
+    // counter is the back edge's copy of the sum.
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t from = in.src[k];
+      if (from == kNoReg || IsConstant(from) || written(from) != 1) continue;
+      if (!unit_step(in, from) || in.dst != counter) continue;
+      const Instr& copier = p_.code[writer[from]];
+      if (!IsBranch(p_, copier)) continue;
+      for (const auto& [first, count] : p_.branches[copier.aux].copies) {
+        for (uint32_t c = first; c < first + count; ++c) {
+          if (p_.edge_copies[c].dst == from &&
+              p_.edge_copies[c].src == counter) {
+            *phi = from;
+            return w;
+          }
+        }
+      }
+    }
+    return kNoReg;
+  }
+
+  Program& p_;
+};
+
+}  // namespace
+
+void MarkUnrolledLoops(Program* p) { LoopFinder(p).Run(); }
+
+}  // namespace warpsim::simt

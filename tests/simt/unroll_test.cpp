@@ -1,0 +1,111 @@
+// Tests of emulator/simt/unroll.cpp: which loops the timing model issues as
+// NVIDIA's compiler unrolls them (vulkan_ref's E16): countable loops with a
+// run-time trip count, completely when the trip count is a constant; not a
+// loop with a break, a while loop on a computed value, a loop stepping by 2,
+// or a loop holding another loop.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "runner/shader_build.h"
+#include "simt/program.h"
+#include "spirv/compile.h"
+
+namespace warpsim::simt {
+namespace {
+
+constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
+
+Program Build(const std::string& body) {
+  const std::string source =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "layout(set = 0, binding = 1) uniform U { int n; float limit; } u;\n"
+      "void main() {\n  uint g = gl_GlobalInvocationID.x;\n"
+      "  float x = b.v[g];\n  int n = u.n;\n" +
+      body + "  b.v[g] = x;\n}\n";
+  auto words =
+      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "u.comp");
+  INFO((words.ok() ? "" : words.error().ToString()));
+  REQUIRE(words.ok());
+  auto built = runner::BuildProgram(*words, kEnv, "u.comp", {}, {});
+  INFO((built.ok() ? "" : built.error().ToString()));
+  REQUIRE(built.ok());
+  return std::move(built->program);
+}
+
+// How many loops are unrolled, and how many of them completely.
+std::pair<size_t, size_t> Unrolled(const Program& p) {
+  size_t full = 0;
+  for (const UnrolledLoop& l : p.unrolled_loops) full += l.full;
+  // Every loop marks its compare, exit branch and step.
+  size_t marked = 0;
+  for (uint32_t tag : p.loop_control) marked += tag != 0;
+  CHECK(marked == 3 * p.unrolled_loops.size());
+  return {p.unrolled_loops.size(), full};
+}
+
+TEST_CASE("countable loops with a run-time trip count are unrolled",
+          "[simt][unroll]") {
+  using P = std::pair<size_t, size_t>;
+  CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) x = x * x + 0.25;\n")) ==
+        P{1, 0});
+  CHECK(Unrolled(Build("  for (int i = 1; i <= n; ++i) x = x * x + 0.25;\n")) ==
+        P{1, 0});
+  CHECK(Unrolled(Build("  for (int i = n; i > 0; --i) x = x * x + 0.25;\n")) ==
+        P{1, 0});
+  // An if/else in the body.
+  CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) {\n"
+                       "    if ((i & 1) == 0) x = x * x; else x += 1.0;\n"
+                       "  }\n")) == P{1, 0});
+  // The bound recomputed in the loop from a uniform: hoisted, invariant.
+  CHECK(Unrolled(Build("  for (int i = 0; i < 4 * u.n; ++i) x = x * x;\n")) ==
+        P{1, 0});
+}
+
+TEST_CASE("a loop with a constant trip count is unrolled completely",
+          "[simt][unroll]") {
+  using P = std::pair<size_t, size_t>;
+  CHECK(Unrolled(Build("  for (int i = 0; i < 16; ++i) x = x * x + 0.25;\n")) ==
+        P{1, 1});
+  // A constant bound but a run-time start: not completely.
+  CHECK(Unrolled(Build("  for (int i = n; i < 16; ++i) x = x * x + 0.25;\n")) ==
+        P{1, 0});
+}
+
+TEST_CASE("loops that are not unrolled", "[simt][unroll]") {
+  using P = std::pair<size_t, size_t>;
+  // A break: a second exit.
+  CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) {\n"
+                       "    x = x * x + 0.25;\n"
+                       "    if (x > u.limit) break;\n  }\n")) == P{0, 0});
+  // A while loop on a computed value.
+  CHECK(Unrolled(Build("  while (x < u.limit) x = x * x + 1.0;\n")) ==
+        P{0, 0});
+  // A step of 2.
+  CHECK(Unrolled(Build("  for (int i = 0; i < n; i += 2) x = x * x;\n")) ==
+        P{0, 0});
+  // A bound the loop changes.
+  CHECK(Unrolled(Build("  int m = n;\n"
+                       "  for (int i = 0; i < m; ++i) {\n"
+                       "    x = x * x;\n    if (x > 2.0) m -= 1;\n  }\n")) ==
+        P{0, 0});
+  // A store to memory in the loop does not stop unrolling by itself.
+  CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) b.v[g + uint(i)] = x;\n"))
+            .first == 1);
+}
+
+TEST_CASE("of two nested loops only the inner one is unrolled",
+          "[simt][unroll]") {
+  const Program p = Build(
+      "  for (int j = 0; j < n; ++j) {\n"
+      "    for (int i = 0; i < n; ++i) x = x * x + 0.25;\n"
+      "    x += 1.0;\n  }\n");
+  REQUIRE(p.unrolled_loops.size() == 1);
+  // The inner loop ends before the outer one's increment.
+  const UnrolledLoop& inner = p.unrolled_loops[0];
+  CHECK(inner.exit_branch < inner.merge_pc);
+  CHECK(inner.merge_pc < p.code.size());
+}
+
+}  // namespace
+}  // namespace warpsim::simt
