@@ -39,6 +39,16 @@ sys.path.insert(0, HERE)
 import summarize  # noqa: E402  (load, level, breakpoint, knee)
 
 DEFAULT = "not measured: default of sm/timing_config.h"
+# Cycles the model's sub-partition spends per warp of E15's discard shader
+# (`if (gl_FragCoord.x >= 0.0) discard;`) besides fragment_warp_cycles,
+# when launches are what limits it: the warp's 4 instructions (the load of
+# FragCoord, the compare, the branch, the discard; `warpsim disasm
+# samples/h200/e15_draw_cost/d256.amber`) and the cycle between a warp's
+# end and the launch of the next in its slot (sm/timing.cpp launches at the
+# start of a cycle). Subtracted from the discarded draws' cycles per warp to
+# leave the SM's own cost of a fragment warp; the e15_draw_cost_h200 test
+# holds the model's discarded draws to the record.
+DISCARD_WARP_CYCLES = 5
 # Sub-partitions (SMSPs) per SM: REFERENCE §1.2 ("Per SM: 4 processing
 # blocks (SMSPs)"); E4 is checked to agree below. Converts the per-SM
 # throughput to a per-SMSP issue interval.
@@ -379,15 +389,30 @@ def graphics_units(vk_dir, t, src):
         + ", ".join(f"{f['pixels_per_cycle']:.3f}" for f in rgba32)
         + "): the rate is in bytes, not pixels")
     disc = [f["discarded"] for f in fits]
-    t["raster_pixels_per_cycle"] = round(
-        statistics.mean(f["pixels_per_cycle"] for f in disc), 2)
-    src["raster_pixels_per_cycle"] = (
-        f"{where}: the pixels per cycle of the least-squares line through "
-        "the draws whose fragments are all discarded, d256..d2048 ("
+    rate = statistics.mean(f["pixels_per_cycle"] for f in disc)
+    smsps = 4 * t["graphics_sms"]
+    per_warp = 32 * smsps / rate
+    t["fragment_warp_cycles"] = nearest(per_warp - DISCARD_WARP_CYCLES)
+    src["fragment_warp_cycles"] = (
+        f"{where}: the draws whose fragments are all discarded, d256..d2048, "
+        "are shaded and rasterized at "
         + ", ".join(f"{f['pixels_per_cycle']:.3f}" for f in disc)
-        + f"), {clock_note}: rasterized and shaded, nothing written (their "
-        "shader's few instructions are not what limits them: the model "
-        "shades them faster than this)")
+        + f" pixels per cycle (the least-squares lines), {clock_note}: "
+        f"{per_warp:.2f} cycles per full warp of 32 pixels on each of the "
+        f"{smsps} sub-partitions of the graphics_sms SMs, less the "
+        f"{DISCARD_WARP_CYCLES} cycles the model spends per warp of their "
+        "shader besides this cost (its 4 instructions: load FragCoord, "
+        "compare, branch, discard; and the cycle from a warp's end to the "
+        "next launch in its slot). "
+        "The cost is the SMs', added to the shading, not a rasterizer's "
+        "beside it: vulkan_ref/results/h200/e16-loop-unroll-2026-12-02's "
+        "trip sweep (trips*.json) takes about as many more cycles per warp "
+        "than the model's instructions at every trip count from 28 on")
+    t["raster_pixels_per_cycle"] = 0
+    src["raster_pixels_per_cycle"] = (
+        f"{where}: 0, no separate limit: the rate of the discarded draws is "
+        "what fragment_warp_cycles gives, and no draw recorded shows a "
+        "rasterizer slower than that")
     t["draw_fixed_cycles"] = nearest(
         statistics.mean(f["fixed_cycles"] for f in unorm))
     src["draw_fixed_cycles"] = (

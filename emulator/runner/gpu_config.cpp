@@ -273,6 +273,9 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
        .u32 = &t->draw_fixed_cycles,
        .hi = 1u << 30},
       {.name = "loop_unroll", .u32 = &t->loop_unroll, .lo = 1, .hi = 64},
+      {.name = "fragment_warp_cycles",
+       .u32 = &t->fragment_warp_cycles,
+       .hi = 1u << 20},
   };
   const std::pair<const char*, sm::PipeTiming*> pipes[] = {
       {"fma", &t->fma},   {"alu", &t->alu},           {"fp64", &t->fp64},

@@ -107,6 +107,7 @@ struct BranchInfo {
 // A loop the timing model issues as unrolled (Program::unrolled_loops).
 struct UnrolledLoop {
   uint32_t exit_branch = 0;  // its conditional branch to the merge block
+  uint32_t compare = 0;      // the comparison the branch tests
   uint32_t step = 0;         // the instruction that steps its counter
   uint32_t merge_pc = 0;     // the first instruction after the loop
   // Its trip count is a constant (a constant bound, a constant start): the
@@ -201,8 +202,10 @@ struct Program {
   // The loops NVIDIA's compiler unrolls when their trip count is known only
   // at run time (unroll.cpp, from vulkan_ref's E16), and per instruction 0
   // or 1 + the index of the loop whose control it is: the exit comparison,
-  // the exit branch and the counter's step. The timing model issues them
-  // once per TimingConfig::loop_unroll trips, as the unrolled code does.
+  // the exit branch and the counter's step, which the timing model issues
+  // once per TimingConfig::loop_unroll trips, as the unrolled code does;
+  // and what the loop computes its bound from on every trip, hoisted out of
+  // the loop (never issued).
   std::vector<UnrolledLoop> unrolled_loops;
   std::vector<uint32_t> loop_control;
   // Per instruction: the source line it came from (the module's OpLine:

@@ -4,20 +4,24 @@
 //
 // vulkan_ref's E16 (vulkan_ref/results/h200/e16-loop-unroll-2026-12-02)
 // measured the driver's code size for loops that differ in one thing: a
-// loop `for (i = a; i < n; ++i)` (also `<=`, and counting down) holds seven
-// copies of its body, whatever the body's length up to the 16 steps
-// measured and with an if/else in it (four in the unrolled main loop, three
-// for the remainder); the same loop with a `break`, a `while` loop on a
-// computed value, a loop stepping by 2 and a loop that holds another loop
-// are not unrolled. A loop is taken as unrolled when
+// loop `for (i = a; i < n; ++i)` (also `<=`, and counting down) holds the
+// same number of copies of its body whatever the body's length, up to the
+// 16 steps measured and with an if/else in it (U in the unrolled main loop,
+// U - 1 for the remainder; TimingConfig::loop_unroll is U); the same loop
+// with a `break`, a `while` loop on a computed value, a loop stepping by 2
+// and a loop that holds another loop are not unrolled. A loop is taken as
+// unrolled when
 //   - it holds no other loop;
 //   - it leaves only through one conditional branch to its merge block (no
 //     break, return, kill or terminate inside);
 //   - that branch's condition is an integer comparison of a counter with a
-//     bound the loop never writes (a register no instruction or phi copy in
-//     the loop writes, or a constant);
+//     bound that is the same on every trip (a constant, a register the loop
+//     never writes, or what the loop computes from such values);
 //   - the counter is stepped once per trip by one, up or down (an IAdd or
 //     ISub with constant 1), directly or through the back edge's phi copy.
+// What the loop recomputes its bound from on every trip (glslang loads a
+// uniform bound in the loop's header) is hoisted out of it, as a compiler
+// does: those instructions never issue in an unrolled loop.
 #include <algorithm>
 
 #include "simt/lower.h"
@@ -57,8 +61,7 @@ bool EndsInvocation(spv::Op op) {
 }
 
 bool IsBranch(const Program& p, const Instr& in) {
-  return (in.op == spv::Op::OpBranch ||
-          in.op == spv::Op::OpBranchConditional ||
+  return (in.op == spv::Op::OpBranch || in.op == spv::Op::OpBranchConditional ||
           in.op == spv::Op::OpSwitch) &&
          in.aux < p.branches.size();
 }
@@ -80,9 +83,7 @@ class LoopFinder {
     return block < p_.blocks.size() ? p_.blocks[block].first_instr
                                     : static_cast<uint32_t>(p_.code.size());
   }
-  bool IsConstant(uint32_t r) const {
-    return r != kNoReg && r >= p_.num_regs;
-  }
+  bool IsConstant(uint32_t r) const { return r != kNoReg && r >= p_.num_regs; }
   // The constant's value, for a constant operand.
   uint32_t Constant(uint32_t r) const {
     const uint32_t slot = r - p_.num_regs;
@@ -162,6 +163,7 @@ class LoopFinder {
     // an instruction earlier in the same block computes from such values (a
     // compiler hoists it out of the loop); a load only when the loop writes
     // no memory.
+    std::vector<uint32_t> hoisted;  // the loop's instructions it relies on
     auto invariant = [&](auto& self, uint32_t r, uint32_t at,
                          int depth) -> bool {
       if (r == kNoReg || IsConstant(r)) return true;
@@ -182,6 +184,7 @@ class LoopFinder {
             return false;
           }
         }
+        hoisted.push_back(i);
         return true;
       }
       return written(r) == 0;
@@ -206,6 +209,7 @@ class LoopFinder {
     for (int k = 0; k < 2; ++k) {
       const uint32_t bound = cmp.src[1 - k], counter = cmp.src[k];
       if (counter == kNoReg || IsConstant(counter) || bound == kNoReg) continue;
+      hoisted.clear();
       if (!invariant(invariant, bound, compare, 0)) continue;
       uint32_t phi = counter;
       const uint32_t update = Step(counter, written, writer, &phi);
@@ -213,6 +217,7 @@ class LoopFinder {
       const uint32_t index = static_cast<uint32_t>(p_.unrolled_loops.size());
       UnrolledLoop loop;
       loop.exit_branch = exit;
+      loop.compare = compare;
       loop.step = update;
       loop.merge_pc = end;
       loop.full = IsConstant(bound) && EntersWithConstant(h, begin, end, phi);
@@ -220,6 +225,9 @@ class LoopFinder {
       for (uint32_t pc : {compare, exit, update}) {
         p_.loop_control[pc] = index + 1;
       }
+      // What the loop computes its bound from each trip (a uniform's load,
+      // a multiply) the compiler hoists out of it.
+      for (uint32_t pc : hoisted) p_.loop_control[pc] = index + 1;
       return;
     }
   }

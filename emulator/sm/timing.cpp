@@ -155,6 +155,20 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
                     ReadyWord(0, StallReason::kWait));
     ws.loop_counts.assign(2 * prog.unrolled_loops.size(), 0);
     ws.next_issue = now;
+    if (config.fragment_warp_cycles > 0 &&
+        item.kind == pipeline::WorkKind::kFragment) {
+      // The SM's work to start a fragment warp (and to finish it) takes
+      // its sub-partition for these cycles: no warp there issues, and the
+      // new one starts after them.
+      sp.launch_busy =
+          std::max(sp.launch_busy, now) + config.fragment_warp_cycles;
+      for (size_t p = 0; p < kPipes; ++p) {
+        sp.pipe_free[p] = std::max(sp.pipe_free[p], sp.launch_busy);
+      }
+      sp.busy_pipes = (1u << kPipes) - 1;
+      ws.next_issue = sp.launch_busy;
+      ws.next_issue_reason = StallReason::kNoInstruction;
+    }
     ws.begin = now;
     ws.since = now;
     ws.done = ws.warp->done();

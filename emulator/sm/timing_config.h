@@ -122,9 +122,15 @@ struct TimingConfig {
   // - draw_fixed_cycles: what a draw takes besides its warps and the two
   //   rates (front end, set-up, the end-of-draw flush), added once to
   //   every draw.
+  // - fragment_warp_cycles: what launching (and finishing) a fragment
+  //   warp takes its sub-partition besides the warp's instructions: no
+  //   warp there issues for these cycles (its ready warps count as
+  //   throttled by their pipe), and the new warp's first instruction waits
+  //   for them (no_instruction).
   double raster_pixels_per_cycle = 0;
   double output_bytes_per_cycle = 0;
   uint32_t draw_fixed_cycles = 0;
+  uint32_t fragment_warp_cycles = 0;
 };
 
 }  // namespace warpsim::sm

@@ -125,6 +125,9 @@ struct alignas(64) SubPartition {
   // Per pipe: the slots whose warps' next instruction goes to it.
   uint64_t on_pipe[kPipes] = {};
   // The rest.
+  // Until when the launches of fragment warps occupy it
+  // (TimingConfig::fragment_warp_cycles).
+  uint64_t launch_busy = 0;
   std::array<uint64_t, 64> wheel{};
   // Per slot: the warp's ready_at (kNever: free, done or at a barrier)
   // and its next instruction's pipe.

@@ -262,14 +262,17 @@ namespace {
 // Whether the loop-control instruction at `pc` (simt::Program::
 // loop_control) issues on the warp's current trip: once in `unroll` trips
 // (the exit compare and branch on the first of each group, the counter's
-// step likewise), never in a loop unrolled completely. Every other
-// instruction issues.
+// step likewise), never in a loop unrolled completely, and never when it
+// computes the loop's bound (hoisted). Every other instruction issues.
 bool LoopControlIssues(const WarpState& w, uint32_t pc, uint32_t unroll) {
   const simt::Program& p = w.warp->program();
   const uint32_t tag = pc < p.loop_control.size() ? p.loop_control[pc] : 0;
   if (tag == 0 || unroll <= 1) return true;
   const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
   if (loop.full) return false;
+  if (pc != loop.step && pc != loop.exit_branch && pc != loop.compare) {
+    return false;  // hoisted out of the loop
+  }
   const uint32_t count = w.loop_counts[2 * (tag - 1) + (pc == loop.step)];
   return count % unroll == 0;
 }
