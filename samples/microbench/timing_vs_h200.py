@@ -236,9 +236,8 @@ def e6(warpsim):
         "h200": div["fit"]["ffma_cycles"],
         "h200_source": "%s/e6_divergence.json fit.ffma_cycles" % RUN,
         "note": "least-squares slope over the %d two_way configurations; "
-                "the loop's counter, compare and branch run after each 8 "
-                "FFMA in SPIR-V order (the H200's compiler interleaves "
-                "them with the chain)" % n})
+                "the loop's counter, compare and branch issue once every "
+                "loop_unroll trips, as in the H200's unrolled code" % n})
     return rows
 
 
