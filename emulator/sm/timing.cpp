@@ -154,6 +154,10 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     ws.ready.assign(prog.num_regs + prog.const_values.size(),
                     ReadyWord(0, StallReason::kWait));
     ws.loop_counts.assign(2 * prog.unrolled_loops.size(), 0);
+    if (!prog.unrolled_loops.empty()) {
+      ws.loop_control = prog.loop_control.data();
+      ws.loop_control_size = static_cast<uint32_t>(prog.loop_control.size());
+    }
     ws.next_issue = now;
     if (config.fragment_warp_cycles > 0 &&
         item.kind == pipeline::WorkKind::kFragment) {

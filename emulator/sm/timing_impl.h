@@ -70,6 +70,10 @@ struct WarpState {
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
   std::vector<uint32_t> loop_counts;
+  // Its program's loop_control when the program has unrolled loops, else
+  // nullptr (the per-issue check is one compare then).
+  const uint32_t* loop_control = nullptr;
+  uint32_t loop_control_size = 0;
   uint64_t issued = 0;
   uint64_t begin = 0;
   // A barrier released it at this cycle since its last issue (0: none).

@@ -264,11 +264,16 @@ namespace {
 // (the exit compare and branch on the first of each group, the counter's
 // step likewise), never in a loop unrolled completely, and never when it
 // computes the loop's bound (hoisted). Every other instruction issues.
-bool LoopControlIssues(const WarpState& w, uint32_t pc, uint32_t unroll) {
-  const simt::Program& p = w.warp->program();
-  const uint32_t tag = pc < p.loop_control.size() ? p.loop_control[pc] : 0;
+// (The loop-control tag of `pc`, 0 for none.)
+inline uint32_t LoopTag(const WarpState& w, uint32_t pc) {
+  return pc < w.loop_control_size ? w.loop_control[pc] : 0;
+}
+
+inline bool LoopControlIssues(const WarpState& w, uint32_t pc,
+                              uint32_t unroll) {
+  const uint32_t tag = LoopTag(w, pc);
   if (tag == 0 || unroll <= 1) return true;
-  const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
+  const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
   if (loop.full) return false;
   if (pc != loop.step && pc != loop.exit_branch && pc != loop.compare) {
     return false;  // hoisted out of the loop
@@ -280,11 +285,12 @@ bool LoopControlIssues(const WarpState& w, uint32_t pc, uint32_t unroll) {
 // Counts an executed loop-control instruction at `pc`: the exit branch's
 // executions and the counter's steps since the warp entered the loop, both
 // back to 0 once every lane has left it.
-void CountLoopControl(WarpState& w, uint32_t pc) {
-  const simt::Program& p = w.warp->program();
-  const uint32_t tag = pc < p.loop_control.size() ? p.loop_control[pc] : 0;
-  if (tag == 0) return;
-  const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
+inline void CountLoopControl(WarpState& w, uint32_t pc) {
+  const uint32_t tag = LoopTag(w, pc);
+  if (tag == 0) [[likely]] {
+    return;
+  }
+  const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
   uint32_t* counts = &w.loop_counts[2 * (tag - 1)];
   if (pc == loop.step) {
     counts[1] += 1;
