@@ -456,6 +456,8 @@ def policy(src):
     src["context_switch"] = DEFAULT + " (free: resident warps keep their " \
         "registers, REFERENCE §1.2)"
     src["swap_cycles_per_register"] = DEFAULT
+    src["cse"] = DEFAULT + " (true: NVIDIA's compiler computes a repeated " \
+        "expression once)"
     src["fuse_pairs"] = DEFAULT + " (true: the pairs NVIDIA's compiler " \
         "emits as one SASS instruction, e.g. a multiply and its add as " \
         "IMAD or FFMA, issue as one)"

@@ -313,6 +313,12 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       if (Status ms = ParseMemoryTiming(value, path, &t->memory); !ms.ok()) {
         return ms;
       }
+    } else if (key == "cse") {
+      if (!value.is_boolean()) {
+        return InvalidInput("\"timing.cse\" must be true or false",
+                            SourcePos{path});
+      }
+      t->cse = value.get<bool>();
     } else if (key == "fuse_pairs") {
       if (!value.is_boolean()) {
         return InvalidInput("\"timing.fuse_pairs\" must be true or false",
@@ -348,6 +354,7 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
                                               "lrr|gto|oldest|two_level, "
                                               "context_switch: free|swap, "
                                               "fuse_pairs: true|false, "
+                                              "cse: true|false, "
                                               "free_layout_branches: "
                                               "true|false") +
               ")",

@@ -45,6 +45,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["fused_instructions"] = t.fused_instructions;
   j["layout_branches"] = t.layout_branches;
   j["unrolled_loop_instructions"] = t.unrolled_loop_instructions;
+  j["redundant_instructions"] = t.redundant_instructions;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
 }
 
@@ -277,7 +278,7 @@ std::string TimingRunsCsv(const RunReport& report) {
       "theoretical_occupancy,achieved_occupancy,limiter,"
       "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
-      "layout_branches,unrolled_loop_instructions" +
+      "layout_branches,unrolled_loop_instructions,redundant_instructions" +
       StallHeader() + "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
@@ -294,7 +295,8 @@ std::string TimingRunsCsv(const RunReport& report) {
            std::to_string(t.warp_switches) + "," +
            std::to_string(t.fused_instructions) + "," +
            std::to_string(t.layout_branches) + "," +
-           std::to_string(t.unrolled_loop_instructions) +
+           std::to_string(t.unrolled_loop_instructions) + "," +
+           std::to_string(t.redundant_instructions) +
            StallColumns(t.stall_cycles) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first

@@ -92,6 +92,9 @@ std::string DisassembleProgram(const Program& p) {
       char head[32];
       std::snprintf(head, sizeof(head), "  %5u  ", i);
       out += head + InstructionText(p, i);
+      if (i < p.redundant.size() && p.redundant[i] != 0) {
+        out += "  ; repeats an earlier instruction";
+      }
       // Control of a loop the timing model issues as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {
         const uint32_t loop = p.loop_control[i] - 1;

@@ -39,6 +39,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   if (!ra.ok()) return ra.error();
   MarkLayoutFreeBranches(&program);
   MarkUnrolledLoops(&program);
+  MarkRedundant(&program);
   program.source_lines.resize(program.code.size(), 0);
   return program;
 }

@@ -82,6 +82,9 @@ void MarkLayoutFreeBranches(Program* p);
 // Sets Program::unrolled_loops and loop_control (program.h, unroll.cpp).
 void MarkUnrolledLoops(Program* p);
 
+// Sets Program::redundant (program.h).
+void MarkRedundant(Program* p);
+
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options);

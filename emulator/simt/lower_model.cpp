@@ -3,6 +3,8 @@
 // and lane-private variables (regalloc.cpp), and the branches NVIDIA's code
 // has no instruction for (the timing model's Program::layout_free).
 #include <algorithm>
+#include <map>
+#include <vector>
 
 #include "simt/lower.h"
 
@@ -78,6 +80,56 @@ void Lowerer::NotePrivateAccess(const PointerInfo& info, bool store,
         return r == kNoReg || (r & kConstTag) != 0;
       });
   private_accesses_.push_back(a);
+}
+
+void MarkRedundant(Program* p) {
+  p->redundant.assign(p->code.size(), 0);
+  // Local value numbering: per register, the number of the value it holds;
+  // a computation is keyed by what it does and the numbers of the values
+  // it reads, and one that repeats a computation of its block gets that
+  // computation's value (so a repeat of a repeat is found too).
+  const size_t nregs = p->num_regs + p->const_values.size();
+  std::vector<uint64_t> value(nregs);
+  for (size_t r = 0; r < nregs; ++r) value[r] = r;
+  uint64_t next_value = nregs;
+  std::map<std::vector<uint64_t>, uint64_t> seen;  // key -> value, per block
+  size_t block = 0;
+  for (uint32_t i = 0; i < p->code.size() && i < p->operands.size(); ++i) {
+    while (block < p->blocks.size() && p->blocks[block].first_instr <= i) {
+      seen.clear();  // a new block
+      ++block;
+    }
+    const Instr& in = p->code[i];
+    const InstrOperands& o = p->operands[i];
+    const uint32_t* reads = p->reg_lists.data() + o.first;
+    const uint32_t* writes = reads + o.reads;
+    const bool pure = in.pipe == Pipe::kFma || in.pipe == Pipe::kAlu ||
+                      in.pipe == Pipe::kSfu || in.pipe == Pipe::kFp64;
+    if (pure && o.writes == 1 && writes[0] < nregs) {
+      std::vector<uint64_t> key = {static_cast<uint64_t>(in.op), in.ext,
+                                   static_cast<uint64_t>(in.kind), in.width,
+                                   in.aux};
+      for (uint32_t s : in.src) {
+        key.push_back(s == kNoReg ? ~uint64_t{0}
+                      : s < nregs ? value[s]
+                                  : ~uint64_t{1});
+      }
+      for (uint32_t k = 0; k < o.reads; ++k) {
+        key.push_back(reads[k] < nregs ? value[reads[k]] : ~uint64_t{1});
+      }
+      auto [it, inserted] = seen.emplace(std::move(key), next_value);
+      if (inserted) {
+        value[writes[0]] = next_value++;
+      } else {
+        p->redundant[i] = 1;
+        value[writes[0]] = it->second;
+      }
+      continue;
+    }
+    for (uint32_t k = 0; k < o.writes; ++k) {
+      if (writes[k] < nregs) value[writes[k]] = next_value++;
+    }
+  }
 }
 
 void MarkLayoutFreeBranches(Program* p) {

@@ -208,6 +208,12 @@ struct Program {
   // the loop (never issued).
   std::vector<UnrolledLoop> unrolled_loops;
   std::vector<uint32_t> loop_control;
+  // Per instruction: 1 when it repeats an earlier arithmetic instruction of
+  // its block on the same operands (no write to them in between), which
+  // NVIDIA's compiler computes once (common subexpressions: glslang writes
+  // `fract(3.0 * d) * fract(3.0 * d)` as two of each). The timing model
+  // issues it with the instruction before it (TimingConfig::cse).
+  std::vector<uint8_t> redundant;
   // Per instruction: the source line it came from (the module's OpLine:
   // GLSL compiled with -g), 0 where none; and the module's source text by
   // line (spirv::Module::SourceLines), empty when it has none. For viewers

@@ -76,6 +76,10 @@ struct RunTiming {
   // unrolled code has none: warp instructions = issued + fused + layout
   // branches + these.
   uint64_t unrolled_loop_instructions = 0;
+  // And the instructions the compiler computes once (TimingConfig::cse):
+  // warp instructions = issued + fused + layout branches + unrolled loop
+  // instructions + these.
+  uint64_t redundant_instructions = 0;
   uint32_t sms_used = 0;
   // Warp instructions per cycle per SM, over the SMs that ran its warps.
   double ipc = 0;

@@ -106,6 +106,10 @@ struct TimingConfig {
   // trip in loop_unroll, and not at all in a loop with a constant trip
   // count (unrolled completely). 1: every trip (no unrolling).
   uint32_t loop_unroll = 1;
+  // Issue with the instruction before it an arithmetic instruction that
+  // repeats an earlier one of its block on the same operands
+  // (simt::Program::redundant): the compiler computes it once.
+  bool cse = true;
   SchedulerPolicy scheduler = SchedulerPolicy::kGto;
   uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)
   ContextSwitch context_switch = ContextSwitch::kFree;

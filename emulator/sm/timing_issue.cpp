@@ -381,18 +381,23 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
     }
   }
-  if ((config.free_layout_branches || config.loop_unroll > 1) &&
+  if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse) &&
       rec.blocking == simt::Blocking::kNone) {
     // Branches the compiler's block layout removes, and the control of an
     // unrolled loop on the trips its code has none for, run with this
     // issue.
     const auto& free = w.warp->program().layout_free;
+    const auto& redundant = w.warp->program().redundant;
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done()) break;
       const bool layout =
           config.free_layout_branches && pc < free.size() && free[pc] != 0;
-      if (!layout && LoopControlIssues(w, pc, config.loop_unroll)) break;
+      const bool repeat =
+          !layout && config.cse && pc < redundant.size() && redundant[pc] != 0;
+      if (!layout && !repeat && LoopControlIssues(w, pc, config.loop_unroll)) {
+        break;
+      }
       if (!logged) LogInstruction(w, rec, latency, ready, waited);
       logged = true;
       const simt::InstrRecord branch = w.warp->Step();
@@ -400,6 +405,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       run.warp_instructions += 1;
       if (layout) {
         run.layout_branches += 1;
+      } else if (repeat) {
+        run.redundant_instructions += 1;
       } else {
         run.unrolled_loop_instructions += 1;
       }

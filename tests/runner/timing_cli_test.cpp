@@ -105,7 +105,8 @@ TEST_CASE(
         CHECK(d["stall_cycles"]["selected"].get<uint64_t>() +
                   d["fused_instructions"].get<uint64_t>() +
                   d["layout_branches"].get<uint64_t>() +
-                  d["unrolled_loop_instructions"].get<uint64_t>() ==
+                  d["unrolled_loop_instructions"].get<uint64_t>() +
+                  d["redundant_instructions"].get<uint64_t>() ==
               d["warp_instructions"].get<uint64_t>());
       }
     }
@@ -323,10 +324,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 19 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][19] == "stall_selected");
+  // After the 20 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][20] == "stall_selected");
   CHECK(
-      runs[1][19] ==
+      runs[1][20] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==
@@ -340,6 +341,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][18] ==
         std::to_string(report["dispatches"][0]["unrolled_loop_instructions"]
                            .get<uint64_t>()));
+  CHECK(runs[0][19] == "redundant_instructions");
+  CHECK(runs[1][19] ==
+        std::to_string(
+            report["dispatches"][0]["redundant_instructions"].get<uint64_t>()));
 }
 
 TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",

@@ -269,7 +269,8 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
   CHECK(unrolled.run.stall_cycles[static_cast<size_t>(
             trace::StallReason::kSelected)] +
             unrolled.run.fused_instructions + unrolled.run.layout_branches +
-            unrolled.run.unrolled_loop_instructions ==
+            unrolled.run.unrolled_loop_instructions +
+            unrolled.run.redundant_instructions ==
         unrolled.warp_instructions);
   // Each control instruction not issued saves at least its issue cycle.
   CHECK(unrolled.run.cycles + 36 <= plain.run.cycles);
@@ -284,6 +285,35 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
       "  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n"
       "  b.v[i] = x;\n}\n";
   CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 50);
+}
+
+TEST_CASE("a repeated computation issues with the instruction before it",
+          "[sm][timing]") {
+  // fract(3.0 * d) twice: the second multiply and fract repeat the first
+  // (simt::Program::redundant); with cse they run free, one warp each.
+  const std::string shader =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  float d = b.v[i];\n"
+      "  d = fract(3.0 * d) * fract(3.0 * d);\n"
+      "  b.v[i] = d;\n}\n";
+  TimingConfig off = TestConfig();
+  off.cse = false;
+  TimingConfig on = TestConfig();
+  on.cse = true;
+  const Timed plain = Run(shader, 1, off);
+  const Timed cse = Run(shader, 1, on);
+  CHECK(plain.run.redundant_instructions == 0);
+  CHECK(cse.run.redundant_instructions == 2);
+  CHECK(cse.warp_instructions == plain.warp_instructions);
+  CHECK(
+      cse.run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
+          cse.run.fused_instructions + cse.run.layout_branches +
+          cse.run.unrolled_loop_instructions + cse.run.redundant_instructions ==
+      cse.warp_instructions);
+  CHECK(cse.run.cycles < plain.run.cycles);
+  CHECK(cse.buffer == plain.buffer);
 }
 
 TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
