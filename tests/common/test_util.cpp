@@ -4,7 +4,9 @@
 
 #include <cstdio>
 
+#include "runner/shader_build.h"
 #include "scene/amber_parser.h"
+#include "spirv/compile.h"
 
 namespace warpsim::testing {
 
@@ -21,6 +23,16 @@ runner::RunReport RunAmberText(const std::string& amber, uint32_t warp_width) {
   runner::RunOptions options;
   options.warp_width = warp_width;
   return runner::RunScene(*scene, options);
+}
+
+Result<simt::Program> BuildComputeGlsl(const std::string& source) {
+  constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
+  auto words =
+      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "t.comp");
+  if (!words.ok()) return words.error();
+  auto built = runner::BuildProgram(*words, kEnv, "t.comp", {}, {});
+  if (!built.ok()) return built.error();
+  return std::move(built->program);
 }
 
 std::string Describe(const runner::RunReport& report) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runner/runner.h"
+#include "simt/program.h"
 
 namespace warpsim::testing {
 
@@ -13,6 +14,10 @@ namespace warpsim::testing {
 // status is kPass when every EXPECT held.
 runner::RunReport RunAmberText(const std::string& amber,
                                uint32_t warp_width = 32);
+
+// Compiles `source`, a GLSL compute shader, for Vulkan 1.3 and builds it
+// as the runner does (legalized, lowered, registers allocated).
+Result<simt::Program> BuildComputeGlsl(const std::string& source);
 
 // A one-line description of a report (status, diagnostic, failed EXPECTs),
 // for INFO()/CAPTURE in tests.

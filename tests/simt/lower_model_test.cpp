@@ -5,14 +5,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "runner/shader_build.h"
+#include "common/test_util.h"
 #include "simt/program.h"
-#include "spirv/compile.h"
 
 namespace warpsim::simt {
 namespace {
-
-constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
 
 Program Build(const std::string& body) {
   const std::string source =
@@ -21,14 +18,10 @@ Program Build(const std::string& body) {
       "void main() {\n  uint g = gl_GlobalInvocationID.x;\n"
       "  float d = b.v[g];\n" +
       body + "  b.v[g] = d;\n}\n";
-  auto words =
-      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "c.comp");
-  INFO((words.ok() ? "" : words.error().ToString()));
-  REQUIRE(words.ok());
-  auto built = runner::BuildProgram(*words, kEnv, "c.comp", {}, {});
-  INFO((built.ok() ? "" : built.error().ToString()));
-  REQUIRE(built.ok());
-  return std::move(built->program);
+  auto program = testing::BuildComputeGlsl(source);
+  INFO((program.ok() ? "" : program.error().ToString()));
+  REQUIRE(program.ok());
+  return std::move(*program);
 }
 
 size_t Redundant(const Program& p) {

@@ -6,14 +6,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "runner/shader_build.h"
+#include "common/test_util.h"
 #include "simt/program.h"
-#include "spirv/compile.h"
 
 namespace warpsim::simt {
 namespace {
-
-constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
 
 Program Build(const std::string& body) {
   const std::string source =
@@ -23,14 +20,10 @@ Program Build(const std::string& body) {
       "void main() {\n  uint g = gl_GlobalInvocationID.x;\n"
       "  float x = b.v[g];\n  int n = u.n;\n" +
       body + "  b.v[g] = x;\n}\n";
-  auto words =
-      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "u.comp");
-  INFO((words.ok() ? "" : words.error().ToString()));
-  REQUIRE(words.ok());
-  auto built = runner::BuildProgram(*words, kEnv, "u.comp", {}, {});
-  INFO((built.ok() ? "" : built.error().ToString()));
-  REQUIRE(built.ok());
-  return std::move(built->program);
+  auto program = testing::BuildComputeGlsl(source);
+  INFO((program.ok() ? "" : program.error().ToString()));
+  REQUIRE(program.ok());
+  return std::move(*program);
 }
 
 // How many loops are unrolled, and how many of them completely.
