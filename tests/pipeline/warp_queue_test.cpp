@@ -302,6 +302,21 @@ TEST_CASE("a draw produces the same items whatever order they retire in",
   }
 }
 
+// The errors a draw of `scene` stops with under the instruction limit
+// `limit`, on 1, 2, ..., `threads` threads.
+std::vector<Diagnostic> LimitErrors(Scene& scene, uint64_t limit,
+                                    uint32_t threads) {
+  scene.state.config.max_warp_instructions = limit;
+  std::vector<Diagnostic> errors;
+  for (uint32_t t = 1; t <= threads; ++t) {
+    scene.state.config.threads = t;
+    auto r = Draw(scene.state, scene.call);
+    REQUIRE_FALSE(r.ok());
+    errors.push_back(r.error());
+  }
+  return errors;
+}
+
 TEST_CASE("a draw stops at the same instruction on one and more threads",
           "[pipeline][warp_queue]") {
   // The parallel driver runs a fragment warp before the warps produced
@@ -326,18 +341,13 @@ void main() {
   REQUIRE(whole->fragment_warps > 20);
   const uint64_t limit = whole->warp_instructions / 2;
   REQUIRE(whole->warp_instructions / whole->fragment_warps < limit / 10);
-  scene.state.config.max_warp_instructions = limit;
-  Diagnostic errors[4];
-  for (uint32_t threads : {1u, 2u, 3u, 4u}) {
-    INFO(threads << " threads");
-    scene.state.config.threads = threads;
-    auto r = Draw(scene.state, scene.call);
-    REQUIRE_FALSE(r.ok());
-    errors[threads - 1] = r.error();
-    CHECK(r.error().kind == ErrorKind::kLimitExceeded);
-    CHECK(r.error().message == errors[0].message);
-    CHECK(r.error().warp_instructions == errors[0].warp_instructions);
-    CHECK(r.error().lane_instructions == errors[0].lane_instructions);
+  const std::vector<Diagnostic> errors = LimitErrors(scene, limit, 4);
+  for (size_t t = 0; t < errors.size(); ++t) {
+    INFO(t + 1 << " threads");
+    CHECK(errors[t].kind == ErrorKind::kLimitExceeded);
+    CHECK(errors[t].message == errors[0].message);
+    CHECK(errors[t].warp_instructions == errors[0].warp_instructions);
+    CHECK(errors[t].lane_instructions == errors[0].lane_instructions);
   }
   CHECK(errors[0].warp_instructions > limit);
 }
@@ -404,16 +414,9 @@ void main() {
   MakeScene(&scene, false);
   scene.fs = Build(kSpinFs, spirv::ShaderStage::kFragment,
                    spv::ExecutionModel::Fragment);
-  scene.state.config.max_warp_instructions = 200000;
-  std::string messages[2];
-  for (uint32_t threads : {1u, 2u}) {
-    scene.state.config.threads = threads;
-    auto r = Draw(scene.state, scene.call);
-    REQUIRE_FALSE(r.ok());
-    messages[threads - 1] = r.error().message;
-  }
-  CHECK(messages[0] == messages[1]);
-  CHECK(messages[0].find("more than 200000") != std::string::npos);
+  const std::vector<Diagnostic> errors = LimitErrors(scene, 200000, 2);
+  CHECK(errors[0].message == errors[1].message);
+  CHECK(errors[0].message.find("more than 200000") != std::string::npos);
 }
 
 }  // namespace

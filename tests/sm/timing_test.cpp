@@ -209,6 +209,17 @@ TEST_CASE("a multiply and its add issue as one instruction (fused)",
   CHECK(unfused.buffer == b.buffer);
 }
 
+// A shader of one workgroup of 32 lanes whose lanes each read x = v[i],
+// run `body` on it (n = 16 trips from v[0] = 1, so nothing folds a loop on
+// it), and write x back.
+std::string OnX(const std::string& body) {
+  return "#version 450\nlayout(local_size_x = 32) in;\n"
+         "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+         "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+         "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n" +
+         body + "  b.v[i] = x;\n}\n";
+}
+
 TEST_CASE(
     "a fall through and a loop's back edge issue with the instruction "
     "before them",
@@ -219,12 +230,7 @@ TEST_CASE(
   // header branches on to the block with the compare. NVIDIA's code has
   // neither branch (the loop is rotated, blocks fall through).
   const std::string shader =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
-      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
-      "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n"
-      "  for (int k = 0; k < n; ++k) x = x * 1.5 + 0.25;\n"
-      "  b.v[i] = x;\n}\n";
+      OnX("  for (int k = 0; k < n; ++k) x = x * 1.5 + 0.25;\n");
   TimingConfig off = TestConfig();
   off.free_layout_branches = false;
   TimingConfig on = TestConfig();
@@ -252,12 +258,7 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
   // each group of 4 (compare and branch at counts 0, 4, 8, 12, 16; the step
   // at 0, 4, 8, 12): 5 + 5 + 4 of 50 issue, 36 run with another issue.
   const std::string shader =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
-      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
-      "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n"
-      "  for (int k = 0; k < n; ++k) x = x * x + 0.25;\n"
-      "  b.v[i] = x;\n}\n";
+      OnX("  for (int k = 0; k < n; ++k) x = x * x + 0.25;\n");
   TimingConfig once = TestConfig();
   TimingConfig four = TestConfig();
   four.loop_unroll = 4;
@@ -278,12 +279,7 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
   // A loop of a constant 16 trips is unrolled completely: none of its 50
   // control instructions issues.
   const std::string constant =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
-      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
-      "  float x = b.v[i];\n"
-      "  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n"
-      "  b.v[i] = x;\n}\n";
+      OnX("  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n");
   CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 50);
 }
 
@@ -291,13 +287,7 @@ TEST_CASE("a repeated computation issues with the instruction before it",
           "[sm][timing]") {
   // fract(3.0 * d) twice: the second multiply and fract repeat the first
   // (simt::Program::redundant); with cse they run free, one warp each.
-  const std::string shader =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
-      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
-      "  float d = b.v[i];\n"
-      "  d = fract(3.0 * d) * fract(3.0 * d);\n"
-      "  b.v[i] = d;\n}\n";
+  const std::string shader = OnX("  x = fract(3.0 * x) * fract(3.0 * x);\n");
   TimingConfig off = TestConfig();
   off.cse = false;
   TimingConfig on = TestConfig();
