@@ -22,6 +22,26 @@ def replace_section(readme, start, end, body, tool):
     return 0
 
 
+def table_section_main(text, section, tool, check=None, update=None):
+    """What a `table RECORD [--update README | --check README]` command
+    does with a record's table `text`: --check exits 1 (with a message
+    naming `tool`) when README's <!-- table SECTION --> ... <!-- end table
+    SECTION --> is not `text`, --update writes it there, and without either
+    it is printed. Returns the exit status."""
+    start, end = "<!-- table %s -->" % section, "<!-- end table %s -->" % section
+    if check:
+        with open(check) as f:
+            if (start + "\n" + text + end) not in f.read():
+                sys.stderr.write("%s: the %s table of %s is stale; rerun "
+                                 "with --update\n" % (tool, section, check))
+                return 1
+        return 0
+    if update:
+        return replace_section(update, start, end, text, tool)
+    sys.stdout.write(text)
+    return 0
+
+
 def results_table_main(description, default_warpsim, measure, table,
                        failures, section):
     """The command line of a samples/*/compare.py: RESULTS [--warpsim BIN]

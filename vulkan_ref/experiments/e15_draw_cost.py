@@ -54,7 +54,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from readme_section import replace_section  # noqa: E402
+from readme_section import table_section_main  # noqa: E402
 
 SIZES = [8, 64, 128, 256, 512, 1024, 2048]
 FLOAT_SIZES = [256, 1024, 2048]
@@ -263,22 +263,8 @@ def main():
             with open(os.path.join(HERE, "..", "..", "emulator", "runner",
                                    "presets", "h200_timing.json")) as f:
                 clock = json.load(f)["timing"]["clock_mhz"]
-        text = table(args.record, clock)
-        start, end = "<!-- table e15 -->", "<!-- end table e15 -->"
-        if args.check:
-            with open(args.check) as f:
-                have = f.read()
-            if (start + "\n" + text + end) not in have:
-                sys.stderr.write("e15_draw_cost.py: the E15 table of %s is "
-                                 "not what %s gives; rerun with --update\n"
-                                 % (args.check, args.record))
-                return 1
-            return 0
-        if args.update:
-            return replace_section(args.update, start, end, text,
-                                   "e15_draw_cost.py")
-        sys.stdout.write(text)
-        return 0
+        return table_section_main(table(args.record, clock), "e15",
+                                  "e15_draw_cost.py", args.check, args.update)
     if args.cmd == "scenes":
         os.makedirs(args.dir, exist_ok=True)
         for name, fs, fmt, size, (w, h) in draws():

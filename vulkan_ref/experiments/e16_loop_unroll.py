@@ -55,7 +55,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from readme_section import replace_section  # noqa: E402
+from readme_section import table_section_main  # noqa: E402
+sys.path.insert(0, HERE)
+from e15_draw_cost import fit  # noqa: E402  (least squares y = a + b x)
 
 STRAIGHT = [8, 16, 32, 64]
 LOOP_BODIES = [1, 2, 3, 4, 6, 8, 12, 16]
@@ -149,16 +151,6 @@ def scene():
     return "\n".join(lines) + "\n"
 
 
-def fit_line(points):
-    """Least squares y = a + b x over (x, y) points: (a, b)."""
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    b = sum((x - mx) * (y - my) for x, y in points) / sxx
-    return my - b * mx, b
-
-
 def sweep(record):
     """(trips, H200 ns, emulated cycles) of the trip sweep's compares
     (record/trips*.json), by trips."""
@@ -196,8 +188,8 @@ def summary(record):
     if not sizes:
         raise SystemExit("e16_loop_unroll.py: %s has no fragment pipeline "
                          "with a Binary Size" % report_path)
-    _, per_fma = fit_line([(k, sizes["straight_%d" % k]) for k in STRAIGHT])
-    _, per_body_fma = fit_line([(k, sizes["loop_%d" % k])
+    _, per_fma = fit([(k, sizes["straight_%d" % k]) for k in STRAIGHT])
+    _, per_body_fma = fit([(k, sizes["loop_%d" % k])
                                 for k in LOOP_BODIES])
     copies = per_body_fma / per_fma
     rows = sweep(record)
@@ -278,20 +270,8 @@ def main():
         else:
             sys.stdout.write(text)
         return 0
-    text = table(summary(args.record))
-    start, end = "<!-- table e16 -->", "<!-- end table e16 -->"
-    if args.check:
-        with open(args.check) as f:
-            if (start + "\n" + text + end) not in f.read():
-                sys.stderr.write("e16_loop_unroll.py: the E16 table of %s is "
-                                 "stale; rerun with --update\n" % args.check)
-                return 1
-        return 0
-    if args.update:
-        return replace_section(args.update, start, end, text,
-                               "e16_loop_unroll.py")
-    sys.stdout.write(text)
-    return 0
+    return table_section_main(table(summary(args.record)), "e16",
+                              "e16_loop_unroll.py", args.check, args.update)
 
 
 if __name__ == "__main__":
