@@ -259,16 +259,16 @@ void TimingModel::Impl::LogInstruction(const WarpState& w,
 
 namespace {
 
-// Whether the loop-control instruction at `pc` (simt::Program::
-// loop_control) issues on the warp's current trip: once in `unroll` trips
-// (the exit compare and branch on the first of each group, the counter's
-// step likewise), never in a loop unrolled completely, and never when it
-// computes the loop's bound (hoisted). Every other instruction issues.
-// (The loop-control tag of `pc`, 0 for none.)
+// The loop-control tag of `pc` (simt::Program::loop_control), 0 for none.
 inline uint32_t LoopTag(const WarpState& w, uint32_t pc) {
   return pc < w.loop_control_size ? w.loop_control[pc] : 0;
 }
 
+// Whether the loop-control instruction at `pc` issues on the warp's current
+// trip: once in `unroll` trips (the exit compare and branch on the first of
+// each group, the counter's step likewise), never in a loop unrolled
+// completely, and never when it computes the loop's bound (hoisted). Every
+// other instruction issues.
 inline bool LoopControlIssues(const WarpState& w, uint32_t pc,
                               uint32_t unroll) {
   const uint32_t tag = LoopTag(w, pc);
@@ -383,9 +383,9 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse) &&
       rec.blocking == simt::Blocking::kNone) {
-    // Branches the compiler's block layout removes, and the control of an
-    // unrolled loop on the trips its code has none for, run with this
-    // issue.
+    // Branches the compiler's block layout removes, the control of an
+    // unrolled loop on the trips its code has none for, and repeats of a
+    // computation the compiler does once run with this issue.
     const auto& free = w.warp->program().layout_free;
     const auto& redundant = w.warp->program().redundant;
     for (;;) {
@@ -400,8 +400,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
       if (!logged) LogInstruction(w, rec, latency, ready, waited);
       logged = true;
-      const simt::InstrRecord branch = w.warp->Step();
-      CountLoopControl(w, branch.pc);
+      const simt::InstrRecord extra = w.warp->Step();
+      CountLoopControl(w, extra.pc);
       run.warp_instructions += 1;
       if (layout) {
         run.layout_branches += 1;
@@ -410,12 +410,12 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       } else {
         run.unrolled_loop_instructions += 1;
       }
-      lanes += PopCount32(branch.active);
-      LogInstruction(w, branch, 0, now, StallReason::kSelected);
-      if (branch.blocking == simt::Blocking::kError) {
+      lanes += PopCount32(extra.active);
+      LogInstruction(w, extra, 0, now, StallReason::kSelected);
+      if (extra.blocking == simt::Blocking::kError) {
         return w.item->item->WarpError(w.index);
       }
-      if (branch.blocking != simt::Blocking::kNone) break;
+      if (extra.blocking != simt::Blocking::kNone) break;
     }
   }
   w.next_issue = now + 1;
