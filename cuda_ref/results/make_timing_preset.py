@@ -242,6 +242,21 @@ def pipes(run, e3, e4, t, src):
         lat_note=" (LOP3.LUT, a pure INT32-pipe instruction; IADD3 is not "
         "used: ptxas mixed it ~1:1 with IMAD.IADD, which runs on the FMA "
         f"pipe, so its figures mix two pipes: {brief('IADD3')})")
+    # Integer adds on two pipes: the IADD3 rows' SASS (the record's "sass"
+    # field) mixes IADD3 with IMAD.IADD, and their issue interval is the
+    # FMA pipe's, half LOP3's (INT32 pipe alone) and IMAD's.
+    iadd_sass = next(x["sass"] for x in r["throughput"] if x["op"] == "IADD3")
+    iadd, _ = interval("IADD3")
+    lop, _ = interval("LOP3")
+    imad, _ = interval("IMAD")
+    t["split_int_adds"] = "IMAD.IADD" in iadd_sass and iadd < 0.75 * min(
+        lop, imad)
+    src["split_int_adds"] = (
+        f"{name}: the IADD3 rows' SASS is '{iadd_sass}', and they issue "
+        f"every {iadd:.2f} cycles per SMSP against LOP3's {lop:.2f} (INT32 "
+        f"pipe) and IMAD's {imad:.2f} (FMA pipe): the adds share both pipes "
+        "(true when the SASS names IMAD.IADD and the interval is under 3/4 "
+        "of both)")
     one("fp64", "DFMA")
     rcp, ex2 = latency("MUFU.RCP"), latency("MUFU.EX2")
     (rcp_c, rcp_at), (ex2_c, ex2_at) = interval("MUFU.RCP"), \

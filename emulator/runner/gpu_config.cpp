@@ -325,6 +325,12 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
                             SourcePos{path});
       }
       t->fuse_pairs = value.get<bool>();
+    } else if (key == "split_int_adds") {
+      if (!value.is_boolean()) {
+        return InvalidInput("\"timing.split_int_adds\" must be true or false",
+                            SourcePos{path});
+      }
+      t->split_int_adds = value.get<bool>();
     } else if (key == "free_layout_branches") {
       if (!value.is_boolean()) {
         return InvalidInput(
@@ -354,6 +360,7 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
                                               "lrr|gto|oldest|two_level, "
                                               "context_switch: free|swap, "
                                               "fuse_pairs: true|false, "
+                                              "split_int_adds: true|false, "
                                               "cse: true|false, "
                                               "free_layout_branches: "
                                               "true|false") +

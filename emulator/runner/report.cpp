@@ -46,6 +46,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["layout_branches"] = t.layout_branches;
   j["unrolled_loop_instructions"] = t.unrolled_loop_instructions;
   j["redundant_instructions"] = t.redundant_instructions;
+  j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
 }
 
@@ -278,26 +279,27 @@ std::string TimingRunsCsv(const RunReport& report) {
       "theoretical_occupancy,achieved_occupancy,limiter,"
       "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
-      "layout_branches,unrolled_loop_instructions,redundant_instructions" +
+      "layout_branches,unrolled_loop_instructions,redundant_instructions,"
+      "fma_pipe_adds" +
       StallHeader() + "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
-    out += std::string(kind) + "," + std::to_string(i) + "," +
-           Quoted(pipeline) + "," + std::to_string(t.begin) + "," +
-           std::to_string(t.cycles) + "," +
-           std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
-           std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) +
-           "," + Num(t.achieved_occupancy) + "," + t.limiter + "," +
-           std::to_string(t.registers_per_thread) + "," +
-           std::to_string(t.vertex_registers_per_thread) + "," +
-           std::to_string(t.peak_warps_per_sm) + "," +
-           std::to_string(t.peak_fragment_warps_per_sm) + "," +
-           std::to_string(t.warp_switches) + "," +
-           std::to_string(t.fused_instructions) + "," +
-           std::to_string(t.layout_branches) + "," +
-           std::to_string(t.unrolled_loop_instructions) + "," +
-           std::to_string(t.redundant_instructions) +
-           StallColumns(t.stall_cycles) + "\n";
+    out +=
+        std::string(kind) + "," + std::to_string(i) + "," + Quoted(pipeline) +
+        "," + std::to_string(t.begin) + "," + std::to_string(t.cycles) + "," +
+        std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
+        std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) + "," +
+        Num(t.achieved_occupancy) + "," + t.limiter + "," +
+        std::to_string(t.registers_per_thread) + "," +
+        std::to_string(t.vertex_registers_per_thread) + "," +
+        std::to_string(t.peak_warps_per_sm) + "," +
+        std::to_string(t.peak_fragment_warps_per_sm) + "," +
+        std::to_string(t.warp_switches) + "," +
+        std::to_string(t.fused_instructions) + "," +
+        std::to_string(t.layout_branches) + "," +
+        std::to_string(t.unrolled_loop_instructions) + "," +
+        std::to_string(t.redundant_instructions) + "," +
+        std::to_string(t.fma_pipe_adds) + StallColumns(t.stall_cycles) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first
   // cycles order them.

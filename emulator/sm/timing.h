@@ -80,6 +80,9 @@ struct RunTiming {
   // warp instructions = issued + fused + layout branches + unrolled loop
   // instructions + these.
   uint64_t redundant_instructions = 0;
+  // Integer adds issued to the FMA pipe (TimingConfig::split_int_adds);
+  // counted in the issued ones.
+  uint64_t fma_pipe_adds = 0;
   uint32_t sms_used = 0;
   // Warp instructions per cycle per SM, over the SMs that ran its warps.
   double ipc = 0;

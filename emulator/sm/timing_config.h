@@ -96,6 +96,11 @@ struct TimingConfig {
   // multiply and its add: IMAD, FFMA; two bitwise operations: LOP3; a
   // negation and its consumer) as one instruction (sm/timing.cpp Fusible).
   bool fuse_pairs = true;
+  // Let an integer add or subtract issue on the FMA pipe, with the imul
+  // figures, when the ALU pipe is busy and the FMA pipe is not: NVIDIA's
+  // compiler writes some of them as IMAD.IADD instead of IADD3, so that
+  // both pipes share the adds.
+  bool split_int_adds = false;
   // Issue an unconditional branch NVIDIA's code has no instruction for (a
   // fall through, a rotated loop's back edge: simt::Program::layout_free)
   // with the instruction before it.

@@ -128,6 +128,9 @@ struct alignas(64) SubPartition {
   uint64_t throttled_since = 0;
   // Per pipe: the slots whose warps' next instruction goes to it.
   uint64_t on_pipe[kPipes] = {};
+  // The slots in on_pipe[ALU] whose next instruction may go to the FMA
+  // pipe instead (IsSplitAdd, TimingConfig::split_int_adds).
+  uint64_t either_pipe = 0;
   // The rest.
   // Until when the launches of fragment warps occupy it
   // (TimingConfig::fragment_warp_cycles).
@@ -285,6 +288,12 @@ inline trace::Stage StageOf(pipeline::WorkKind k) {
       return trace::Stage::kCompute;
   }
   return trace::Stage::kCompute;
+}
+
+// An integer add or subtract: IADD3, or IMAD.IADD on the FMA pipe
+// (TimingConfig::split_int_adds).
+inline bool IsSplitAdd(spv::Op op) {
+  return op == spv::Op::OpIAdd || op == spv::Op::OpISub;
 }
 
 inline bool IsAtomic(spv::Op op) {

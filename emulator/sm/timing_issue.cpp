@@ -76,6 +76,11 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
   sp.on_pipe[static_cast<size_t>(p.pipe)] |= bit;
   sp.pipe_of[w.slot] = p.pipe;
+  if (config.split_int_adds && p.pipe == simt::Pipe::kAlu && IsSplitAdd(p.op)) {
+    sp.either_pipe |= bit;
+  } else {
+    sp.either_pipe &= ~bit;
+  }
   // When the operands are ready, and what the last of them waits for.
   uint64_t deps_ready = 0;
   StallReason deps_reason = StallReason::kWait;
@@ -129,14 +134,20 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
   uint64_t busy = 0;
   uint64_t pipe_wake = kNever;
   sp.throttled = {};
+  constexpr uint32_t kAluPipe = static_cast<uint32_t>(simt::Pipe::kAlu);
+  const bool fma_free =
+      sp.pipe_free[static_cast<size_t>(simt::Pipe::kFma)] <= now;
   for (uint32_t m = sp.busy_pipes; m != 0; m &= m - 1) {
     const uint32_t p = static_cast<uint32_t>(std::countr_zero(m));
     if (sp.pipe_free[p] <= now) {
       sp.busy_pipes &= ~(1u << p);
       continue;
     }
-    busy |= sp.on_pipe[p];
-    if (const uint64_t waiting = sp.ready & sp.on_pipe[p]; waiting != 0) {
+    uint64_t blocked = sp.on_pipe[p];
+    // (An integer add waits only when the FMA pipe is busy too.)
+    if (p == kAluPipe && fma_free) blocked &= ~sp.either_pipe;
+    busy |= blocked;
+    if (const uint64_t waiting = sp.ready & blocked; waiting != 0) {
       sp.throttled[ThrottleIndex(static_cast<simt::Pipe>(p))] +=
           PopCount64(waiting);
       pipe_wake = std::min(pipe_wake, sp.pipe_free[p]);
@@ -327,8 +338,20 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   sm.sample_issued += 1;
   if (sp.last != &w) run.warp_switches += 1;
   sp.last = &w;
-  const PipeTiming& pipe = TimingOf(rec);
-  sp.pipe_free[static_cast<size_t>(rec.pipe)] =
+  // The pipe it issues to: its own, or the FMA pipe for an integer add
+  // whose ALU pipe is busy (split_int_adds; Pick let it issue only when
+  // the FMA pipe is free).
+  simt::Pipe issue_pipe = rec.pipe;
+  const PipeTiming* timing = &TimingOf(rec);
+  if (config.split_int_adds && rec.pipe == simt::Pipe::kAlu &&
+      IsSplitAdd(rec.op) &&
+      sp.pipe_free[static_cast<size_t>(simt::Pipe::kAlu)] > now) {
+    issue_pipe = simt::Pipe::kFma;
+    timing = &config.imul;
+    run.fma_pipe_adds += 1;
+  }
+  const PipeTiming& pipe = *timing;
+  sp.pipe_free[static_cast<size_t>(issue_pipe)] =
       now + std::max(1u, pipe.interval);
   uint32_t latency = pipe.latency;
   StallReason reason = rec.pipe == simt::Pipe::kSfu
@@ -367,7 +390,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       lanes += PopCount32(fused.active);
       const PipeTiming& second = TimingOf(fused);
       const uint32_t both = std::max(latency, second.latency);
-      uint64_t& busy = sp.pipe_free[static_cast<size_t>(rec.pipe)];
+      uint64_t& busy = sp.pipe_free[static_cast<size_t>(issue_pipe)];
       busy = std::max(busy, now + std::max(1u, second.interval));
       for (uint32_t r : fused.writes) {
         if (r < w.ready.size()) {
@@ -442,7 +465,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   if (rec.blocking == simt::Blocking::kError) {
     return w.item->item->WarpError(w.index);
   }
-  sp.busy_pipes |= 1u << static_cast<uint32_t>(rec.pipe);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(issue_pipe);
   if (long_wait && config.context_switch == ContextSwitch::kSwap) {
     sp.busy_pipes |= 1u << static_cast<uint32_t>(simt::Pipe::kLsu);
   }

@@ -136,9 +136,10 @@ E3_NOTES = {
            "MUFU.EX2's operand, the model too (fuse_pairs)",
     "sin": "SASS step: FMUL.RZ + MUFU.SIN (range reduction); the model "
            "gives sin and cos sfu_trig's figures, measured on this step",
-    "iadd3": "the H200's IADD3 chain was compiled partly to IMAD.IADD (fma "
-             "pipe, interval 1); the model's integer adds use the alu "
-             "pipe (interval 2, from LOP3)",
+    "iadd3": "the H200's IADD3 chain was compiled partly to IMAD.IADD "
+             "(FMA pipe); the model issues an integer add to the FMA pipe "
+             "(imul figures) while the ALU pipe is busy (split_int_adds): "
+             "one add per cycle from ILP 2 on; its latency is the ALU's",
 }
 
 

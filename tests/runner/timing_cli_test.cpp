@@ -324,10 +324,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 20 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][20] == "stall_selected");
+  // After the 21 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][21] == "stall_selected");
   CHECK(
-      runs[1][20] ==
+      runs[1][21] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==
@@ -345,6 +345,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][19] ==
         std::to_string(
             report["dispatches"][0]["redundant_instructions"].get<uint64_t>()));
+  CHECK(runs[0][20] == "fma_pipe_adds");
+  CHECK(
+      runs[1][20] ==
+      std::to_string(report["dispatches"][0]["fma_pipe_adds"].get<uint64_t>()));
 }
 
 TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",

@@ -306,6 +306,47 @@ TEST_CASE("a repeated computation issues with the instruction before it",
   CHECK(cse.buffer == plain.buffer);
 }
 
+// Eight interleaved chains of `steps` integer adds (x_k += m), one warp.
+std::string IntAdds(uint32_t steps) {
+  std::string s =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n"
+      "  uint i = gl_GlobalInvocationID.x;\n"
+      "  int m = int(b.v[4000]);\n";
+  for (int k = 0; k < 8; ++k) {
+    s += "  int x" + std::to_string(k) + " = int(b.v[i * 8u + " +
+         std::to_string(k) + "u]);\n";
+  }
+  for (uint32_t n = 0; n < steps; ++n) {
+    for (int k = 0; k < 8; ++k) s += "  x" + std::to_string(k) + " += m;\n";
+  }
+  s += "  b.v[i] = float(x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7);\n}\n";
+  return s;
+}
+
+TEST_CASE("integer adds share the ALU and FMA pipes with split_int_adds",
+          "[sm][timing]") {
+  // 8 x 32 more independent adds: every 2 cycles on the ALU pipe alone
+  // (interval 2), every cycle when they may go to the FMA pipe (imul
+  // figures, interval 2) while the ALU pipe is busy.
+  TimingConfig off = TestConfig();
+  TimingConfig on = TestConfig();
+  on.split_int_adds = true;
+  on.imul = {4, 2};
+  const Timed a_off = Run(IntAdds(32), 1, off);
+  const Timed b_off = Run(IntAdds(64), 1, off);
+  const Timed a_on = Run(IntAdds(32), 1, on);
+  const Timed b_on = Run(IntAdds(64), 1, on);
+  REQUIRE(b_off.warp_instructions - a_off.warp_instructions == 256);
+  CHECK(b_off.run.cycles - a_off.run.cycles == 512);
+  CHECK(b_on.run.cycles - a_on.run.cycles == 256);
+  CHECK(a_off.run.fma_pipe_adds == 0);
+  CHECK(b_on.run.fma_pipe_adds - a_on.run.fma_pipe_adds == 128);
+  CHECK(b_on.buffer == b_off.buffer);
+  CHECK(b_on.warp_instructions == b_off.warp_instructions);
+}
+
 TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
   // Four interleaved chains: each instruction's input was written four
   // instructions earlier, which the latency of 4 allows: the 64 more
