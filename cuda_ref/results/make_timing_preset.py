@@ -438,6 +438,60 @@ def graphics_units(vk_dir, t, src):
         "latency and the end-of-draw flush")
 
 
+def output_merge(vk_dir, t, src):
+    """What blending and the depth/stencil tests cost the output merge
+    besides the bytes it writes, from E17 (vulkan_ref/experiments/
+    e17_output_merge.py): per-pixel times of its least-squares lines,
+    averaged over its runs, at the preset's clock."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e17-output-merge-*")))
+    if not found:
+        fail(f"no e17-output-merge-* under {rel(vk_dir)}")
+    d = found[-1]  # the latest record
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e17_output_merge  # noqa: E402
+    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
+    if not runs:
+        fail(f"no run*/ under {rel(d)}")
+    fits = [e17_output_merge.summary(os.path.join(d, r), t["clock_mhz"])
+            ["fits"] for r in runs]
+    where = f"{rel(d)}/{{{','.join(runs)}}}"
+
+    def cycles(variant):
+        """Cycles per pixel of a variant's line, averaged over the runs."""
+        return statistics.mean(1 / f[variant]["pixels_per_cycle"]
+                               for f in fits)
+
+    w, f32 = cycles("w"), cycles("f")
+    rule = (f"{where}: cycles per pixel of e17_output_merge.py summary's "
+            f"least-squares lines (at the preset's clock_mhz, "
+            f"{num(t['clock_mhz'])} MHz), averaged over the runs: ")
+    t["depth_test_cycles"] = round(cycles("dr") - w, 4)
+    src["depth_test_cycles"] = (
+        rule + f"dr (a depth test that passes, depth not written) "
+        f"{cycles('dr'):.4f} - w (written, no test) {w:.4f}")
+    t["depth_reject_cycles"] = round(cycles("dk"), 4)
+    src["depth_reject_cycles"] = (
+        rule + f"dk (every fragment rejected by the depth test, nothing "
+        f"written) {cycles('dk'):.4f}")
+    t["blend_cycles"] = round(cycles("b") - w, 4)
+    src["blend_cycles"] = (
+        rule + f"b (B8G8R8A8_UNORM, alpha-blended) {cycles('b'):.4f} - w "
+        f"{w:.4f}")
+    t["float_blend_cycles"] = round(cycles("fb") - f32, 4)
+    src["float_blend_cycles"] = (
+        rule + f"fb (R32G32B32A32_SFLOAT, alpha-blended) "
+        f"{cycles('fb'):.4f} - f (the same, written) {f32:.4f}")
+    # The draws no value was taken from, against the model's sum.
+    depth_write = 4 / t["output_bytes_per_cycle"]
+    dw = w + t["depth_test_cycles"] + depth_write
+    bdw = dw + t["blend_cycles"]
+    src["depth_test_cycles"] += (
+        f"; checks: dw (depth written) {cycles('dw'):.4f} against the "
+        f"model's {dw:.4f} (w + this + 4 depth bytes at "
+        f"output_bytes_per_cycle), bdw (blended, depth written) "
+        f"{cycles('bdw'):.4f} against {bdw:.4f}")
+
+
 def loops(vk_dir, t, src):
     """The unroll factor of a loop with a run-time trip count, from E16
     (vulkan_ref/experiments/e16_loop_unroll.py): the driver's code size for
@@ -495,6 +549,7 @@ def generate(run, vk_dir, out_path):
            files["e5_hiding"], t, src)
     graphics_units(vk_dir, t, src)
     loops(vk_dir, t, src)
+    output_merge(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -45,7 +45,6 @@ FragmentStage::FragmentStage(const GraphicsState& state,
       }
     }
     att_output_.push_back(out);
-    if (out != nullptr) output_bytes_per_pixel_ += att.format.bytes;
     uint32_t bits = 0;
     uint8_t channels = 0;
     for (uint32_t k = 0; k < att.format.count; ++k) {
@@ -384,11 +383,6 @@ Result<std::unique_ptr<FragmentWork>> FragmentStage::MakeWarp() {
   return work;
 }
 
-uint64_t FragmentWork::OutputBytes() const {
-  if (!outputs_ready || stage == nullptr) return 0;
-  return uint64_t{PopCount32(merged)} * stage->output_bytes_per_pixel();
-}
-
 void FragmentWork::Quads(size_t warp, std::vector<QuadFootprint>* out) const {
   if (warp != 0) return;  // a fragment item is one warp
   for (const PendingQuad& q : quads) {
@@ -609,6 +603,12 @@ bool FragmentStage::DepthStencil(int px, int py, float z, bool front_facing) {
       has_depth ? &depth : nullptr, has_stencil ? &stencil : nullptr);
   if (r.depth_written) WriteDepth(ds.format, depth, texel);
   if (r.stencil_written) WriteStencil(ds.format, stencil, texel);
+  if (state_.depth.test || state_.stencil.test) {
+    (r.pass ? output_work_.tested : output_work_.rejected) += 1;
+  }
+  if (r.depth_written || r.stencil_written) {
+    output_work_.bytes += ds.format.bytes;
+  }
   return r.pass;
 }
 
@@ -689,6 +689,13 @@ void FragmentStage::MergeFragment(const FragmentWork& work, uint32_t lane,
     uint8_t* texel = att.data + (static_cast<uint64_t>(py) * att.width + px) *
                                     att.format.bytes;
     if (texel + att.format.bytes > att.data + att.size) continue;
+    output_work_.bytes += att.format.bytes;
+    if (state_.blend.enable && !att.format.IsInteger()) {
+      const bool float32 =
+          att.format.comps[0].kind == simt::TexelKind::kSFloat &&
+          att.format.comps[0].bits == 32;
+      (float32 ? output_work_.float_blended : output_work_.blended) += 1;
+    }
     if (att_direct_[a]) {
       std::memcpy(texel,
                   work.encoded.data() + lane * encoded_stride_ + att_offset_[a],

@@ -78,7 +78,6 @@ struct FragmentWork : WorkItem {
   uint32_t RasterQuads() const override {
     return static_cast<uint32_t>(quads.size());
   }
-  uint64_t OutputBytes() const override;
   // Resets a pooled warp and writes every lane's fragment inputs
   // (interpolated varyings, built-ins) and the helper mask.
   Status Prepare() override;
@@ -126,7 +125,12 @@ class FragmentStage {
   void Retire(FragmentWork& work, DrawStats* stats);
 
   // Bytes per pixel of the colour attachments the fragment shader writes.
-  uint32_t output_bytes_per_pixel() const { return output_bytes_per_pixel_; }
+  // The output merge's work since the last call.
+  OutputWork TakeOutputWork() {
+    OutputWork w = output_work_;
+    output_work_ = {};
+    return w;
+  }
 
  private:
   struct Interp {
@@ -167,7 +171,7 @@ class FragmentStage {
   std::vector<bool> att_direct_;
   std::vector<uint32_t> att_offset_;
   uint32_t encoded_stride_ = 0;
-  uint32_t output_bytes_per_pixel_ = 0;
+  OutputWork output_work_;
   bool late_tests_ = false;  // depth/stencil tests after shading
   std::vector<uint64_t> depends_on_;
   // Queued quads: pending_[head_..] are not in a warp yet. A warp never

@@ -334,6 +334,9 @@ Result<std::unique_ptr<GraphicsDraw>> GraphicsDraw::Create(
 
 Result<std::unique_ptr<WorkItem>> GraphicsDraw::Next() { return impl_->Next(); }
 Status GraphicsDraw::Retire(WorkItem& item) { return impl_->Retire(item); }
+OutputWork GraphicsDraw::TakeOutputWork() {
+  return impl_->fragment_.TakeOutputWork();
+}
 bool GraphicsDraw::done() const {
   return impl_->finished_ && impl_->fragment_.queued_quads() == 0;
 }

@@ -188,6 +188,7 @@ class GraphicsDraw : public WarpSource {
   Result<std::unique_ptr<WorkItem>> Next() override;
   Status Retire(WorkItem& item) override;
   bool done() const override;
+  OutputWork TakeOutputWork() override;
   // Counters of the retired items (and of primitive assembly so far).
   const DrawStats& stats() const;
 

@@ -86,13 +86,9 @@ struct WorkItem {
   // The quads warp `warp` shades, quad k in lanes 4k..4k+3 (fragment
   // warps; nothing for the others).
   virtual void Quads(size_t warp, std::vector<QuadFootprint>* out) const {}
-  // For the timing model's fixed-function units: the quads the rasterizer
-  // produced for this item (fragment warps; 0 for the others), and the
-  // colour bytes the output merge writes for it (known after Finish(): its
-  // lanes that reach the output merge times the bytes per pixel of the
-  // colour attachments its shader writes).
+  // For the timing model's rasterizer: the quads the rasterizer produced
+  // for this item (fragment warps; 0 for the others).
   virtual uint32_t RasterQuads() const { return 0; }
-  virtual uint64_t OutputBytes() const { return 0; }
   // Warp `warp`'s runtime error (Warp::error(), which must be set), named
   // by Where().
   Diagnostic WarpError(size_t warp) const;
@@ -109,6 +105,24 @@ struct WorkItem {
   virtual Status Finish() { return {}; }
 };
 
+// What the output merge did with the pixels of the items retired so far,
+// for the timing model's output merge unit (TimingConfig's output rates).
+struct OutputWork {
+  uint64_t bytes = 0;          // colour, depth and stencil bytes written
+  uint64_t tested = 0;         // pixels the depth/stencil tests passed
+  uint64_t rejected = 0;       // pixels the depth/stencil tests rejected
+  uint64_t blended = 0;        // blended colour texels, but those below
+  uint64_t float_blended = 0;  // blended texels of 32-bit float formats
+  OutputWork& operator+=(const OutputWork& o) {
+    bytes += o.bytes;
+    tested += o.tested;
+    rejected += o.rejected;
+    blended += o.blended;
+    float_blended += o.float_blended;
+    return *this;
+  }
+};
+
 // A draw or a dispatch, seen as a producer of work items.
 class WarpSource {
  public:
@@ -122,6 +136,9 @@ class WarpSource {
   virtual Status Retire(WorkItem& item) = 0;
   // True when every item has been produced.
   virtual bool done() const = 0;
+  // The output merge's work since the last call (in Retire(), and for
+  // early tests in Next()); nothing for sources without one.
+  virtual OutputWork TakeOutputWork() { return {}; }
 };
 
 // Hands finished items to their source in id order, whatever order they

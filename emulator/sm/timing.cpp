@@ -652,15 +652,13 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         continue;
       }
       if (Status st = live[i]->item->Finish(); !st.ok()) return st;
-      if (config.output_bytes_per_cycle > 0) {
-        if (const uint64_t bytes = live[i]->item->OutputBytes(); bytes != 0) {
-          output_done =
-              std::max(output_done, static_cast<double>(now)) +
-              static_cast<double>(bytes) / config.output_bytes_per_cycle;
-        }
-      }
       if (Status st = merge.Finish(std::move(live[i]->item)); !st.ok()) {
         return st;
+      }
+      // What the output merge did with the pixels retired (in API order)
+      // keeps it busy for these cycles.
+      if (const double c = OutputCycles(source.TakeOutputWork()); c > 0) {
+        output_done = std::max(output_done, static_cast<double>(now)) + c;
       }
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     }

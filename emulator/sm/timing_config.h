@@ -125,9 +125,9 @@ struct TimingConfig {
   // - raster_pixels_per_cycle: pixels (4 per quad, helpers included) the
   //   rasterizer hands to fragment warps per cycle; a fragment warp
   //   launches no earlier than its quads are rasterized.
-  // - output_bytes_per_cycle: colour bytes the output merge (ROP) writes
-  //   per cycle, of the pixels that reach it (not discarded); a draw ends
-  //   when they are written.
+  // - output_bytes_per_cycle: colour, depth and stencil bytes the output
+  //   merge (ROP) writes per cycle, of the pixels that reach it (not
+  //   discarded) and pass its tests; a draw ends when they are written.
   // - draw_fixed_cycles: what a draw takes besides its warps and the two
   //   rates (front end, set-up, the end-of-draw flush), added once to
   //   every draw.
@@ -136,8 +136,17 @@ struct TimingConfig {
   //   warp there issues for these cycles (its ready warps count as
   //   throttled by their pipe), and the new warp's first instruction waits
   //   for them (no_instruction).
+  // - depth_test_cycles, depth_reject_cycles: what the output merge takes
+  //   besides the bytes it writes for a pixel the depth/stencil tests pass,
+  //   and for one they reject.
+  // - blend_cycles, float_blend_cycles: the same for a blended texel, of a
+  //   32-bit float format (float_) or of another format.
   double raster_pixels_per_cycle = 0;
   double output_bytes_per_cycle = 0;
+  double depth_test_cycles = 0;
+  double depth_reject_cycles = 0;
+  double blend_cycles = 0;
+  double float_blend_cycles = 0;
   uint32_t draw_fixed_cycles = 0;
   uint32_t fragment_warp_cycles = 0;
 };

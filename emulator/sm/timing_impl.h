@@ -436,6 +436,18 @@ struct TimingModel::Impl {
   // cycle a warp could issue when none can now. Also counts the ready
   // warps whose pipe is busy (throttled).
   WarpState* Pick(SubPartition& sp, Sm& sm, uint64_t* earliest);
+  // The cycles the output merge takes for `w` (TimingConfig's output
+  // rates).
+  double OutputCycles(const pipeline::OutputWork& w) const {
+    double c = static_cast<double>(w.tested) * config.depth_test_cycles +
+               static_cast<double>(w.rejected) * config.depth_reject_cycles +
+               static_cast<double>(w.blended) * config.blend_cycles +
+               static_cast<double>(w.float_blended) * config.float_blend_cycles;
+    if (config.output_bytes_per_cycle > 0) {
+      c += static_cast<double>(w.bytes) / config.output_bytes_per_cycle;
+    }
+    return c;
+  }
   // The cycles until a memory instruction's result is ready.
   uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store);

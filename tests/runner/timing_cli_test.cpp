@@ -428,3 +428,91 @@ TEST_CASE(
   CHECK(both > 16384 + 1000);
   CHECK(both <= 16384 + 4096 + plain + 1000);
 }
+
+TEST_CASE(
+    "the output merge pays for depth tests, depth writes and blending "
+    "(depth_test_cycles, depth_reject_cycles, blend_cycles, "
+    "float_blend_cycles)",
+    "[runner][cli][timing]") {
+  // 64x64 pixels of a constant colour, as above, with a D32_SFLOAT depth
+  // test (less, against 1: every pixel passes; against 0: every pixel is
+  // rejected) or alpha blending. Each rate alone limits the draw: 4096
+  // pixels at 4 cycles (or 4096 x 4 colour bytes and 4096 x 4 depth
+  // bytes at 1 byte per cycle) take more than the teaching machine's
+  // shading, and at most that much more.
+  auto scene = [&](const std::string& format, const std::string& depth,
+                   bool blend) {
+    const std::string path = TempDir() + "/output_merge.amber";
+    std::ofstream out(path);
+    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
+           "SHADER fragment fs GLSL\n#version 450\n"
+           "layout(location = 0) out vec4 color;\n"
+           "void main() { color = vec4(1.0, 0.0, 1.0, 0.5); }\nEND\n"
+           "BUFFER fb FORMAT "
+        << format << "\nBUFFER depth FORMAT D32_SFLOAT\n"
+        << "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
+           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n";
+    if (!depth.empty()) {
+      out << "  BIND BUFFER depth AS depth_stencil\n  DEPTH\n    TEST on\n"
+             "    WRITE "
+          << (depth == "write" ? "on" : "off")
+          << "\n    COMPARE_OP less\n  END\n";
+    }
+    if (blend) {
+      out << "  BLEND\n    SRC_COLOR_FACTOR src_alpha\n"
+             "    DST_COLOR_FACTOR one_minus_src_alpha\n    COLOR_OP add\n"
+             "  END\n";
+    }
+    out << "END\nCLEAR_DEPTH p " << (depth == "reject" ? "0.0" : "1.0")
+        << "\nCLEAR p\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n";
+    return path;
+  };
+  auto cycles = [&](const std::string& path,
+                    const std::string& timing) -> int64_t {
+    const std::string config = TempDir() + "/output_merge_config.json";
+    {
+      std::ofstream out(config);
+      out << R"({"preset": "teaching", "timing": {)" << timing << "}}";
+    }
+    const std::string report = TempDir() + "/output_merge.json";
+    auto r = Warpsim("run " + path + " --timing --quiet --gpu-config " +
+                     config + " --json " + report);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(Slurp(report))["draws"][0]["cycles"]
+        .get<int64_t>();
+  };
+  const std::string unorm = "B8G8R8A8_UNORM";
+  const std::string written = scene(unorm, "", false);
+  const int64_t plain = cycles(written, "");
+  REQUIRE(plain > 0);
+  REQUIRE(plain < 4096);
+  auto within = [&](int64_t c, int64_t cost) {
+    INFO(c << " cycles against " << cost << " of output merge");
+    CHECK(c > cost);
+    CHECK(c <= cost + plain + 64);  // (the depth attachment's cost)
+  };
+  // Bytes: colour only, then colour and depth.
+  within(cycles(written, R"("output_bytes_per_cycle": 1)"), 16384);
+  within(cycles(scene(unorm, "write", false), R"("output_bytes_per_cycle": 1)"),
+         32768);
+  within(cycles(scene(unorm, "read", false), R"("output_bytes_per_cycle": 1)"),
+         16384);
+  // A rejected pixel writes nothing.
+  CHECK(cycles(scene(unorm, "reject", false),
+               R"("output_bytes_per_cycle": 1)") < plain + 64);
+  within(cycles(scene(unorm, "read", false), R"("depth_test_cycles": 4)"),
+         16384);
+  within(cycles(scene(unorm, "reject", false), R"("depth_reject_cycles": 4)"),
+         16384);
+  CHECK(cycles(scene(unorm, "reject", false), R"("depth_test_cycles": 4)") <
+        plain + 64);
+  // Blending: by the attachment's format.
+  within(cycles(scene(unorm, "", true), R"("blend_cycles": 4)"), 16384);
+  CHECK(cycles(scene(unorm, "", true), R"("float_blend_cycles": 4)") <
+        plain + 64);
+  const std::string f32 = "R32G32B32A32_SFLOAT";
+  within(cycles(scene(f32, "", true), R"("float_blend_cycles": 4)"), 16384);
+  CHECK(cycles(scene(f32, "", true), R"("blend_cycles": 4)") < plain + 64);
+  CHECK(cycles(written, R"("blend_cycles": 4)") < plain + 64);
+}

@@ -6,6 +6,8 @@ and with both blending and a depth test.
 
   vulkan_ref/experiments/e17_output_merge.py scenes DIR
   vulkan_ref/experiments/e17_output_merge.py summary RUN_DIR [--clock-mhz F]
+  vulkan_ref/experiments/e17_output_merge.py check RECORD_DIR --warpsim BIN
+      --scenes DIR
   vulkan_ref/experiments/e17_output_merge.py table RECORD_DIR
       [--clock-mhz F] [--update README.md | --check README.md]
 
@@ -27,7 +29,13 @@ variants:
 `summary` fits, per variant, time = fixed + pixels / rate by least squares
 (e15_draw_cost.fit) over what `warpsim-vkref run NAME.amber --repeat N
 --json RUN_DIR/NAME.json` wrote, and gives each variant's rate beside the
-unblended write's of its colour format. `table` writes the Markdown table
+unblended write's of its colour format. `check` runs every scene with
+`warpsim run --timing` (the h200 preset) and holds each draw's time to
+within e15_draw_cost.TOLERANCE of the record's median of runs (the ctest
+e17_output_merge_h200): the preset's depth_test_cycles,
+depth_reject_cycles, blend_cycles and float_blend_cycles come from this
+record, and dw and bdw, which no value was taken from, check the model's
+sum of them. `table` writes the Markdown table
 of a record (RECORD_DIR/run1, run2, ...) between <!-- table e17 --> and
 <!-- end table e17 --> of a README (--update), or checks it (--check).
 
@@ -41,7 +49,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from e15_draw_cost import fit  # noqa: E402
+from e15_draw_cost import check, fit  # noqa: E402
 from readme_section import table_section_main  # noqa: E402
 
 SIZES = [512, 1024, 2048]
@@ -202,6 +210,10 @@ def main(argv):
     p = sub.add_parser("summary")
     p.add_argument("run_dir")
     p.add_argument("--clock-mhz", type=float, default=1980.0)
+    p = sub.add_parser("check")
+    p.add_argument("record")
+    p.add_argument("--warpsim", required=True)
+    p.add_argument("--scenes", required=True)
     p = sub.add_parser("table")
     p.add_argument("record")
     p.add_argument("--clock-mhz", type=float, default=1980.0)
@@ -215,6 +227,8 @@ def main(argv):
             with open(os.path.join(args.dir, name + ".amber"), "w") as f:
                 f.write(scene(name, variant, size))
         return 0
+    if args.cmd == "check":
+        return check(args.record, args.warpsim, args.scenes, summary)
     if args.cmd == "summary":
         json.dump(summary(args.run_dir, args.clock_mhz), sys.stdout, indent=1)
         print()
