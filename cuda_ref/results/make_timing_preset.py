@@ -25,6 +25,7 @@ Standard library only.
 """
 import argparse
 import glob
+import importlib
 import json
 import math
 import os
@@ -365,22 +366,29 @@ def memory(run, e0, e2, e5, t, src):
     t["memory"] = m
 
 
+def latest_fits(vk_dir, prefix, module, clock_mhz):
+    """The latest record PREFIX-* under vk_dir, the name of its runs for a
+    source note, and the `fits` of vulkan_ref/experiments/MODULE.py's
+    summary of each run at clock_mhz."""
+    found = sorted(glob.glob(os.path.join(vk_dir, prefix + "-*")))
+    if not found:
+        fail(f"no {prefix}-* under {rel(vk_dir)}")
+    d = found[-1]
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    summary = importlib.import_module(module).summary
+    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
+    if not runs:
+        fail(f"no run*/ under {rel(d)}")
+    fits = [summary(os.path.join(d, r), clock_mhz)["fits"] for r in runs]
+    return d, f"{rel(d)}/{{{','.join(runs)}}}", fits
+
+
 def graphics_units(vk_dir, t, src):
     """The rasterizer's and the output merge's rates and a draw's fixed
     cost, from E15 (vulkan_ref/experiments/e15_draw_cost.py): the fits of
     its runs, averaged, at the preset's clock."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e15-draw-cost-*")))
-    if not found:
-        fail(f"no e15-draw-cost-* under {rel(vk_dir)}")
-    d = found[-1]  # the latest record
-    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
-    import e15_draw_cost  # noqa: E402
-    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
-    if not runs:
-        fail(f"no run*/ under {rel(d)}")
-    fits = [e15_draw_cost.summary(os.path.join(d, r), t["clock_mhz"])["fits"]
-            for r in runs]
-    where = f"{rel(d)}/{{{','.join(runs)}}}"
+    d, where, fits = latest_fits(vk_dir, "e15-draw-cost", "e15_draw_cost",
+                                 t["clock_mhz"])
     # The SM clock nvidia-smi read after the runs (provenance.txt's last
     # "clocks.sm, clocks.max.sm" line).
     with open(os.path.join(d, "provenance.txt")) as f:
@@ -443,18 +451,8 @@ def output_merge(vk_dir, t, src):
     besides the bytes it writes, from E17 (vulkan_ref/experiments/
     e17_output_merge.py): per-pixel times of its least-squares lines,
     averaged over its runs, at the preset's clock."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e17-output-merge-*")))
-    if not found:
-        fail(f"no e17-output-merge-* under {rel(vk_dir)}")
-    d = found[-1]  # the latest record
-    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
-    import e17_output_merge  # noqa: E402
-    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
-    if not runs:
-        fail(f"no run*/ under {rel(d)}")
-    fits = [e17_output_merge.summary(os.path.join(d, r), t["clock_mhz"])
-            ["fits"] for r in runs]
-    where = f"{rel(d)}/{{{','.join(runs)}}}"
+    _, where, fits = latest_fits(vk_dir, "e17-output-merge",
+                                 "e17_output_merge", t["clock_mhz"])
 
     def cycles(variant):
         """Cycles per pixel of a variant's line, averaged over the runs."""

@@ -374,6 +374,28 @@ TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",
   }
 }
 
+namespace {
+
+// The first draw's cycles of `scene` run in timing mode on the teaching
+// machine with `timing` (JSON members) added to its timing figures.
+int64_t TeachingDrawCycles(const std::string& scene,
+                           const std::string& timing) {
+  const std::string config = TempDir() + "/teaching_timing_config.json";
+  {
+    std::ofstream out(config);
+    out << R"({"preset": "teaching", "timing": {)" << timing << "}}";
+  }
+  const std::string report = TempDir() + "/teaching_timing.json";
+  auto r = Warpsim("run " + scene + " --timing --quiet --gpu-config " + config +
+                   " --json " + report);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(Slurp(report))["draws"][0]["cycles"]
+      .get<int64_t>();
+}
+
+}  // namespace
+
 TEST_CASE(
     "a draw waits for the rasterizer and its pixels' writes, and takes its "
     "fixed cost",
@@ -396,19 +418,8 @@ TEST_CASE(
            "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n"
            "EXPECT fb IDX 0 0 SIZE 64 64 EQ_RGBA 255 0 255 255\n";
   }
-  auto cycles = [&](const std::string& timing) -> int64_t {
-    const std::string config = TempDir() + "/draw_cost_config.json";
-    {
-      std::ofstream out(config);
-      out << R"({"preset": "teaching", "timing": {)" << timing << "}}";
-    }
-    const std::string report = TempDir() + "/draw_cost.json";
-    auto r = Warpsim("run " + scene + " --timing --quiet --gpu-config " +
-                     config + " --json " + report);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    return nlohmann::json::parse(Slurp(report))["draws"][0]["cycles"]
-        .get<int64_t>();
+  auto cycles = [&](const std::string& timing) {
+    return TeachingDrawCycles(scene, timing);
   };
   const int64_t plain = cycles("");
   REQUIRE(plain > 0);
@@ -467,21 +478,7 @@ TEST_CASE(
         << "\nCLEAR p\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n";
     return path;
   };
-  auto cycles = [&](const std::string& path,
-                    const std::string& timing) -> int64_t {
-    const std::string config = TempDir() + "/output_merge_config.json";
-    {
-      std::ofstream out(config);
-      out << R"({"preset": "teaching", "timing": {)" << timing << "}}";
-    }
-    const std::string report = TempDir() + "/output_merge.json";
-    auto r = Warpsim("run " + path + " --timing --quiet --gpu-config " +
-                     config + " --json " + report);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
-    return nlohmann::json::parse(Slurp(report))["draws"][0]["cycles"]
-        .get<int64_t>();
-  };
+  const auto& cycles = TeachingDrawCycles;
   const std::string unorm = "B8G8R8A8_UNORM";
   const std::string written = scene(unorm, "", false);
   const int64_t plain = cycles(written, "");

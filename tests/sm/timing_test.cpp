@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -306,23 +307,31 @@ TEST_CASE("a repeated computation issues with the instruction before it",
   CHECK(cse.buffer == plain.buffer);
 }
 
-// Eight interleaved chains of `steps` integer adds (x_k += m), one warp.
-std::string IntAdds(uint32_t steps) {
+// A shader whose lanes each run eight interleaved integer chains on
+// values from the buffer: `steps` times step(k) on chain k (which may use
+// m, a value from the buffer), then the store of their sum.
+std::string UintChains(uint32_t local_size, uint32_t steps,
+                       const std::function<std::string(int)>& step) {
   std::string s =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
-      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-      "void main() {\n"
-      "  uint i = gl_GlobalInvocationID.x;\n"
-      "  int m = int(b.v[4000]);\n";
+      "#version 450\nlayout(local_size_x = " + std::to_string(local_size) +
+      ") in;\n"
+      "layout(set = 0, binding = 0) buffer B { uint v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  uint m = b.v[4000];\n";
   for (int k = 0; k < 8; ++k) {
-    s += "  int x" + std::to_string(k) + " = int(b.v[i * 8u + " +
-         std::to_string(k) + "u]);\n";
+    s += "  uint x" + std::to_string(k) + " = b.v[(i * 8 + " +
+         std::to_string(k) + ") % 4000];\n";
   }
   for (uint32_t n = 0; n < steps; ++n) {
-    for (int k = 0; k < 8; ++k) s += "  x" + std::to_string(k) + " += m;\n";
+    for (int k = 0; k < 8; ++k) s += "  " + step(k) + "\n";
   }
-  s += "  b.v[i] = float(x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7);\n}\n";
-  return s;
+  return s + "  b.v[i % 4000] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;\n}\n";
+}
+
+// Eight interleaved chains of `steps` integer adds (x_k += m), one warp.
+std::string IntAdds(uint32_t steps) {
+  return UintChains(32, steps,
+                    [](int k) { return "x" + std::to_string(k) + " += m;"; });
 }
 
 TEST_CASE("integer adds share the ALU and FMA pipes with split_int_adds",
@@ -455,21 +464,10 @@ TEST_CASE(
     "[sm][timing]") {
   // Eight warps (two per sub-partition), each lane running 8 independent
   // integer chains: ALU instructions that could issue every cycle.
-  std::string shader =
-      "#version 450\nlayout(local_size_x = 256) in;\n"
-      "layout(set = 0, binding = 0) buffer B { uint v[]; } b;\n"
-      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n";
-  for (int k = 0; k < 8; ++k) {
-    shader += "  uint x" + std::to_string(k) + " = b.v[(i * 8 + " +
-              std::to_string(k) + ") % 4000];\n";
-  }
-  for (int n = 0; n < 16; ++n) {
-    for (int k = 0; k < 8; ++k) {
-      shader += "  x" + std::to_string(k) + " ^= x" +
-                std::to_string((k + 1) % 8) + " >> 1;\n";
-    }
-  }
-  shader += "  b.v[i % 4000] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;\n}\n";
+  const std::string shader = UintChains(256, 16, [](int k) {
+    return "x" + std::to_string(k) + " ^= x" + std::to_string((k + 1) % 8) +
+           " >> 1;";
+  });
   const auto throttle = [](const Timed& t) {
     return t.run.stall_cycles[static_cast<size_t>(
         trace::StallReason::kMathPipeThrottle)];

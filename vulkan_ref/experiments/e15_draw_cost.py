@@ -129,15 +129,29 @@ def fit(points):
     return my - b * mx, b
 
 
-def summary(run_dir, clock_mhz):
+def gpu_times(run_dir, names):
+    """{pipeline: gpu_time_ns} of what `warpsim-vkref run NAME.amber
+    --json RUN_DIR/NAME.json` wrote for each of `names` (missing files
+    skipped)."""
     times = {}
-    for name, *_ in draws():
+    for name in names:
         path = os.path.join(run_dir, name + ".json")
         if os.path.exists(path):
             with open(path) as f:
                 for d in json.load(f)["draws"]:
                     if "gpu_time_ns" in d:
                         times[d["pipeline"]] = d["gpu_time_ns"]
+    return times
+
+
+def record_runs(record):
+    """The run directories of a record (run1, run2, ...), in order."""
+    return sorted(r for r in os.listdir(record)
+                  if r.startswith("run") and r[3:].isdigit())
+
+
+def summary(run_dir, clock_mhz):
+    times = gpu_times(run_dir, [name for name, *_ in draws()])
     rows = []
     for name, fs, fmt, size, (w, h) in draws():
         if name in times:
@@ -168,8 +182,7 @@ def summary(run_dir, clock_mhz):
 
 
 def table(record, clock_mhz):
-    runs = sorted(r for r in os.listdir(record)
-                  if r.startswith("run") and r[3:].isdigit())
+    runs = record_runs(record)
     sums = [summary(os.path.join(record, r), clock_mhz) for r in runs]
     rel = os.path.relpath(record, os.path.join(HERE, "..", ".."))
     lines = ["E15 on the H200: `%s` (`warpsim-vkref run --repeat 15`, the "
@@ -209,8 +222,7 @@ def check(record, warpsim, scenes, summarize=None):
     summary() by default; E17 passes its own) in timing mode and holds its
     time to within TOLERANCE of the record's median over the runs."""
     summarize = summarize or summary
-    runs = sorted(r for r in os.listdir(record)
-                  if r.startswith("run") and r[3:].isdigit())
+    runs = record_runs(record)
     sums = [summarize(os.path.join(record, r), None) for r in runs]
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:

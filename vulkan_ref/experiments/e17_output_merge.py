@@ -49,7 +49,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from e15_draw_cost import check, fit  # noqa: E402
+from e15_draw_cost import check, fit, gpu_times, record_runs  # noqa: E402
 from readme_section import table_section_main  # noqa: E402
 
 SIZES = [512, 1024, 2048]
@@ -130,14 +130,7 @@ def scene(name, variant, size):
 
 
 def summary(run_dir, clock_mhz):
-    times = {}
-    for name, _, _ in draws():
-        path = os.path.join(run_dir, name + ".json")
-        if os.path.exists(path):
-            with open(path) as f:
-                for d in json.load(f)["draws"]:
-                    if "gpu_time_ns" in d:
-                        times[d["pipeline"]] = d["gpu_time_ns"]
+    times = gpu_times(run_dir, [name for name, _, _ in draws()])
     out = {"draws": [], "fits": {}}
     for name, variant, size in draws():
         if name in times:
@@ -172,8 +165,7 @@ def describe(variant):
 
 
 def table(record, clock_mhz):
-    runs = sorted(r for r in os.listdir(record)
-                  if r.startswith("run") and r[3:].isdigit())
+    runs = record_runs(record)
     sums = [summary(os.path.join(record, r), clock_mhz) for r in runs]
     rel = os.path.relpath(record, os.path.join(HERE, "..", ".."))
     lines = ["E17 on the H200: `%s` (`warpsim-vkref run --repeat 15`, the "

@@ -1,24 +1,6 @@
 # E15 on the GPU machine (vulkan_ref/experiments/e15_draw_cost.py): each
-# scene of samples/h200/e15_draw_cost/ with `warpsim-vkref run --repeat 15`
-# (median GPU time of 15 runs of its draw), twice, with provenance.txt,
-# packed into $OUT/e15.tgz. Needs build/warpsim-vkref and
-# Debian's Vulkan loader in .gl/ (vulkan_ref/README.md, "On the GPU
-# machine"). WARPSIM_COMMIT names the commit the binary was built from.
-set -u
-for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-R=/tmp/e15-draw-cost; rm -rf $R; mkdir -p $R
-{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "commit ${WARPSIM_COMMIT:-$(git rev-parse --short=12 HEAD)}"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; ./build/warpsim-vkref devices; } > $R/provenance.txt 2>&1
-# Warm-up: the first draws after the device wakes run slower.
-./build/warpsim-vkref run samples/h200/e15_draw_cost/w512.amber --device nvidia --repeat 15 --shader-cache off > /dev/null 2>&1
-for i in 1 2; do
-  mkdir -p $R/run$i
-  for f in samples/h200/e15_draw_cost/*.amber; do
-    n=$(basename $f .amber)
-    ./build/warpsim-vkref run $f --device nvidia --repeat 15 --shader-cache off --json $R/run$i/$n.json > $R/run$i/$n.log 2>&1
-    echo "run $i $n exit $?" >> $R/provenance.txt
-  done
-done
-{ nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv; date -u +%Y-%m-%dT%H:%M:%SZ; echo "command: for N in 1 2, for each scene NAME of samples/h200/e15_draw_cost/: warpsim-vkref run NAME.amber --device nvidia --repeat 15 --shader-cache off --json runN/NAME.json (after a warm-up run of w512)"; } >> $R/provenance.txt
-tar czf $OUT/e15.tgz -C /tmp e15-draw-cost
-cat $R/provenance.txt
+# scene of samples/h200/e15_draw_cost/ with `warpsim-vkref run --repeat 15`,
+# twice, with provenance.txt, packed into $OUT/e15.tgz
+# (run_scenes_h200.sh).
+exec bash "$(dirname "$0")/run_scenes_h200.sh" e15-draw-cost \
+  samples/h200/e15_draw_cost w512.amber e15.tgz

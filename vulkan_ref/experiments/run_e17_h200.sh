@@ -1,24 +1,6 @@
 # E17 on the GPU machine (vulkan_ref/experiments/e17_output_merge.py): each
-# scene of samples/h200/e17_output_merge/ with `warpsim-vkref run --repeat 15`
-# (median GPU time of 15 runs of its draw), twice, with provenance.txt,
-# packed into $OUT/e17.tgz. Needs build/warpsim-vkref and
-# Debian's Vulkan loader in .gl/ (vulkan_ref/README.md, "On the GPU
-# machine"). WARPSIM_COMMIT names the commit the binary was built from.
-set -u
-for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-R=/tmp/e17-output-merge; rm -rf $R; mkdir -p $R
-{ date -u +%Y-%m-%dT%H:%M:%SZ; echo "commit ${WARPSIM_COMMIT:-$(git rev-parse --short=12 HEAD)}"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; ./build/warpsim-vkref devices; } > $R/provenance.txt 2>&1
-# Warm-up: the first draws after the device wakes run slower.
-./build/warpsim-vkref run samples/h200/e17_output_merge/w1024.amber --device nvidia --repeat 15 --shader-cache off > /dev/null 2>&1
-for i in 1 2; do
-  mkdir -p $R/run$i
-  for f in samples/h200/e17_output_merge/*.amber; do
-    n=$(basename $f .amber)
-    ./build/warpsim-vkref run $f --device nvidia --repeat 15 --shader-cache off --json $R/run$i/$n.json > $R/run$i/$n.log 2>&1
-    echo "run $i $n exit $?" >> $R/provenance.txt
-  done
-done
-{ nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv; date -u +%Y-%m-%dT%H:%M:%SZ; echo "command: for N in 1 2, for each scene NAME of samples/h200/e17_output_merge/: warpsim-vkref run NAME.amber --device nvidia --repeat 15 --shader-cache off --json runN/NAME.json (after a warm-up run of w1024)"; } >> $R/provenance.txt
-tar czf $OUT/e17.tgz -C /tmp e17-output-merge
-cat $R/provenance.txt
+# scene of samples/h200/e17_output_merge/ with `warpsim-vkref run --repeat
+# 15`, twice, with provenance.txt, packed into $OUT/e17.tgz
+# (run_scenes_h200.sh).
+exec bash "$(dirname "$0")/run_scenes_h200.sh" e17-output-merge \
+  samples/h200/e17_output_merge w1024.amber e17.tgz
