@@ -35,6 +35,7 @@ packages=(
   libgl-dev           # warpsim-viz: OpenGL
   xvfb                # warpsim-viz's screenshot tests: a display without a screen
   xauth               # xvfb-run needs it
+  python3-matplotlib  # samples/experiments/: the figures
 )
 
 usage() {

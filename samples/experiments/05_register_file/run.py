@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Experiment 05: why is the GPU's register file so big?
+
+One SM loads from L2 as fast as it can: every warp runs a loop whose
+iteration issues one coalesced 16-byte-per-lane load and waits for it
+(shaders/microbench/e5_loads.comp, the kernel of cuda_ref's E5: K = 1,
+16 bytes per lane, L2-resident data). Throughput then depends only on how
+many warps are resident to keep loads in flight (Little's law), and how
+many can be resident depends on the registers each thread takes.
+
+  samples/experiments/05_register_file/run.py [--warpsim BIN]
+      runs the emulated sweeps (about a minute), writes results.json, the
+      figures (figures/*.png) and the generated tables of README.md and
+      README.zh.md
+  samples/experiments/05_register_file/run.py --check [--warpsim BIN]
+      runs the sweeps again without figures and exits 1 when a headline
+      number is outside the stated agreement or a README table is stale
+
+Two sweeps, on a GPU configuration of one SM (the h200 preset otherwise):
+  warps: W warps (workgroups of 2 warps) with 32 registers per thread, so
+         that all of them are resident; the H200 curve is cuda_ref's E5
+         (e5_hiding.json "loads", l2, 16 bytes, k = 1), measured the same
+         way per SM.
+  registers: 64 warps of work with R registers per thread
+         (--regs-per-thread): the register file decides how many are
+         resident at once. The H200 curve is E5's throughput at the number
+         of warps E1's occupancy rules (which `warpsim occupancy` matches
+         on every E1 cell, tests/sm/occupancy_test.cpp) leave resident at
+         R registers.
+Each emulated figure is the second of two identical dispatches (the first
+fills L2, as E5's data is L2-resident), bytes per cycle of that SM.
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import common  # noqa: E402
+
+SHADER = os.path.join(common.ROOT, "shaders", "microbench", "e5_loads.comp")
+ITERATIONS = 256  # per warp: 4 warps x 256 x 512 B = 512 KB > L1 (128 KB)
+RING_WORDS = 1 << 22  # 16 MB, as E5's L2-resident ring
+WARPS = [2, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64]
+REGISTERS = [24, 32, 40, 48, 64, 80, 96, 128, 168, 255]
+WORK_WARPS = 64
+ONE_SM = {"preset": "h200", "timing": {"sms": 1, "graphics_sms": 1}}
+# Stated agreement (the test holds the emulated figures to it).
+PLATEAU_TOLERANCE = 0.10  # the plateau, bytes per cycle per SM
+KNEE_STEPS = 1            # the knee: within one step of the warps sweep
+CURVE_TOLERANCE = 0.25    # every point of the registers sweep
+
+
+def scene(groups):
+    elements = RING_WORDS // 4
+    lines = ["#!amber",
+             "# Experiment 05 (samples/experiments/05_register_file/run.py): "
+             "%d workgroups of 2 warps, each warp %d dependent iterations of "
+             "one 16-byte load per lane from an L2-resident ring." % (
+                 groups, ITERATIONS),
+             "SHADER compute e5_loads GLSL FILE %s" % SHADER,
+             "BUFFER params DATA_TYPE uint32 DATA %d 0 %d END" % (
+                 ITERATIONS, elements - 1),
+             "BUFFER ring DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
+             % RING_WORDS,
+             "BUFFER out DATA_TYPE uint32 SIZE %d FILL 0" % (groups * 64)]
+    for name in ("fill_l2", "timed"):
+        lines += ["PIPELINE compute %s" % name,
+                  "  ATTACH e5_loads SPECIALIZE 0 AS uint32 64 "
+                  "SPECIALIZE 1 AS uint32 1 SPECIALIZE 2 AS uint32 1",
+                  "  BIND BUFFER params AS storage DESCRIPTOR_SET 0 BINDING 0",
+                  "  BIND BUFFER ring AS storage DESCRIPTOR_SET 0 BINDING 1",
+                  "  BIND BUFFER ring AS storage DESCRIPTOR_SET 0 BINDING 2",
+                  "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 3",
+                  "END"]
+    lines += ["RUN fill_l2 %d 1 1" % groups, "RUN timed %d 1 1" % groups]
+    return "\n".join(lines) + "\n"
+
+
+def emulate(warpsim, config, warps, registers):
+    """Bytes per cycle of the SM for `warps` warps of work at `registers`
+    per thread, and the warps the occupancy rules let be resident."""
+    groups = warps // 2
+    rep = common.run_scene(warpsim, scene(groups),
+                           ["--gpu-config", config,
+                            "--regs-per-thread", str(registers)],
+                           "e05_w%d_r%d" % (warps, registers))
+    d = rep["dispatches"][1]
+    data = groups * 64 * ITERATIONS * 16
+    resident = round(d["theoretical_occupancy"] * 64)
+    return {"warps": warps, "registers": registers,
+            "resident_warps": min(resident, warps), "cycles": d["cycles"],
+            "bytes_per_cycle": data / d["cycles"],
+            "achieved_occupancy": d["achieved_occupancy"]}
+
+
+def h200_curve():
+    rows = [r for r in common.cuda_record("e5_hiding.json")["results"]["loads"]
+            if r["placement"] == "l2" and r["bytes_per_lane"] == 16 and
+            r["k"] == 1]
+    return sorted((r["warps_per_sm"], r["bytes_per_cycle_per_sm"])
+                  for r in rows)
+
+
+def interpolate(curve, x):
+    for (x0, y0), (x1, y1) in zip(curve, curve[1:]):
+        if x0 <= x <= x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return curve[-1][1] if x > curve[-1][0] else curve[0][1]
+
+
+def knee(curve):
+    """The fewest warps at which the curve reaches 90 % of its highest."""
+    top = max(y for _, y in curve)
+    return next(x for x, y in curve if y >= 0.9 * top)
+
+
+def measure(warpsim):
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(ONE_SM, f)
+        config = f.name
+    try:
+        warps = [emulate(warpsim, config, w, 32) for w in WARPS]
+        regs = [emulate(warpsim, config, WORK_WARPS, r) for r in REGISTERS]
+    finally:
+        os.remove(config)
+    h200 = h200_curve()
+    for r in regs:
+        r["h200_bytes_per_cycle"] = interpolate(h200, r["resident_warps"])
+    emu_curve = [(r["warps"], r["bytes_per_cycle"]) for r in warps]
+    return {
+        "warps_sweep": warps, "registers_sweep": regs,
+        "h200_warps_sweep": [{"warps": w, "bytes_per_cycle": b}
+                             for w, b in h200],
+        "h200_source": "%s/e5_hiding.json results.loads (placement l2, "
+                       "bytes_per_lane 16, k 1): bytes_per_cycle_per_sm"
+                       % common.rel(common.CUDA_RUN),
+        "headline": {
+            "plateau_emulated": max(y for _, y in emu_curve),
+            "plateau_h200": max(y for _, y in h200),
+            "knee_emulated": knee(emu_curve),
+            "knee_h200": knee(h200),
+            "at_255_registers_resident_warps": regs[-1]["resident_warps"],
+            "at_255_registers_emulated": regs[-1]["bytes_per_cycle"],
+            "at_255_registers_h200": regs[-1]["h200_bytes_per_cycle"],
+        },
+    }
+
+
+def failures(data):
+    h = data["headline"]
+    out = []
+    if abs(h["plateau_emulated"] / h["plateau_h200"] - 1) > PLATEAU_TOLERANCE:
+        out.append("plateau %.1f against the H200's %.1f bytes per cycle" % (
+            h["plateau_emulated"], h["plateau_h200"]))
+    steps = [w for w, _ in h200_curve()]
+    if h["knee_h200"] in steps and h["knee_emulated"] in steps:
+        if abs(steps.index(h["knee_h200"]) -
+               steps.index(h["knee_emulated"])) > KNEE_STEPS:
+            out.append("knee at %d warps against the H200's %d" % (
+                h["knee_emulated"], h["knee_h200"]))
+    for r in data["registers_sweep"]:
+        if abs(r["bytes_per_cycle"] / r["h200_bytes_per_cycle"] - 1) > \
+                CURVE_TOLERANCE:
+            out.append("%d registers: %.1f against the H200's %.1f" % (
+                r["registers"], r["bytes_per_cycle"],
+                r["h200_bytes_per_cycle"]))
+    return out
+
+
+def table(data, lang):
+    h = data["headline"]
+    if lang == "zh":
+        head = ["| 量 | 模拟器 | H200 |", "|---|---|---|"]
+        names = ["L2 吞吐平台（字节/周期/SM）", "达到平台 90% 所需的驻留 warp 数",
+                 "每线程 255 个寄存器时的驻留 warp 数",
+                 "每线程 255 个寄存器时的吞吐（字节/周期/SM）"]
+        regs_head = ["", "| 每线程寄存器 | 驻留 warp | 模拟器 字节/周期 | H200 字节/周期 |",
+                     "|---|---|---|---|"]
+    else:
+        head = ["| figure | emulated | H200 |", "|---|---|---|"]
+        names = ["L2 plateau (bytes / cycle / SM)",
+                 "resident warps for 90 % of the plateau",
+                 "resident warps at 255 registers per thread",
+                 "throughput at 255 registers per thread (bytes / cycle / SM)"]
+        regs_head = ["", "| registers per thread | resident warps | emulated "
+                     "bytes / cycle | H200 bytes / cycle |", "|---|---|---|---|"]
+    n = h["at_255_registers_resident_warps"]
+    rows = [(names[0], "%.1f" % h["plateau_emulated"], "%.1f" % h["plateau_h200"]),
+            (names[1], "%d" % h["knee_emulated"], "%d" % h["knee_h200"]),
+            (names[2], "%d" % n, "%d" % n),
+            (names[3], "%.1f" % h["at_255_registers_emulated"],
+             "%.1f" % h["at_255_registers_h200"])]
+    lines = head + ["| %s | %s | %s |" % r for r in rows] + regs_head
+    for r in data["registers_sweep"]:
+        lines.append("| %d | %d | %.1f | %.1f |" % (
+            r["registers"], r["resident_warps"], r["bytes_per_cycle"],
+            r["h200_bytes_per_cycle"]))
+    p = data["provenance"]
+    lines += ["", ("记录：`samples/experiments/05_register_file/results.json`"
+                   "（warpsim %s，%s）；H200：`%s`。" if lang == "zh" else
+                   "Recorded: `samples/experiments/05_register_file/"
+                   "results.json` (warpsim %s, %s); H200: `%s`.") % (
+                       p["warpsim_commit"], p["date"], data["h200_source"])]
+    return "\n".join(lines) + "\n"
+
+
+def figures(data):
+    plt = common.pyplot()
+    out = os.path.join(HERE, "figures")
+    os.makedirs(out, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot([r["warps"] for r in data["h200_warps_sweep"]],
+            [r["bytes_per_cycle"] for r in data["h200_warps_sweep"]],
+            "o-", label="H200 (cuda_ref E5)")
+    ax.plot([r["warps"] for r in data["warps_sweep"]],
+            [r["bytes_per_cycle"] for r in data["warps_sweep"]],
+            "s--", label="warpsim (h200 preset, one SM)")
+    ax.set_xlabel("resident warps per SM")
+    ax.set_ylabel("L2 load bytes per cycle per SM")
+    ax.set_title("More warps in flight hide the L2 latency")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "throughput_vs_warps.png"), dpi=110)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    regs = data["registers_sweep"]
+    ax.plot([r["registers"] for r in regs],
+            [r["h200_bytes_per_cycle"] for r in regs], "o-",
+            label="H200 (E5 at E1's occupancy)")
+    ax.plot([r["registers"] for r in regs],
+            [r["bytes_per_cycle"] for r in regs], "s--",
+            label="warpsim (--regs-per-thread)")
+    for r in regs:
+        ax.annotate("%d warps" % r["resident_warps"],
+                    (r["registers"], r["bytes_per_cycle"]),
+                    textcoords="offset points", xytext=(4, 6), fontsize=7)
+    ax.set_xlabel("registers per thread")
+    ax.set_ylabel("L2 load bytes per cycle per SM")
+    ax.set_title("64K registers per SM: more per thread, fewer warps")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "throughput_vs_registers.png"), dpi=110)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--warpsim")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv[1:])
+    warpsim = common.warpsim_binary(args.warpsim)
+    data = measure(warpsim)
+    bad = failures(data)
+    for msg in bad:
+        print("05_register_file: outside the stated agreement: " + msg)
+    result = os.path.join(HERE, "results.json")
+    if args.check:
+        with open(result) as f:
+            recorded = json.load(f)
+        for lang, readme in (("en", "README.md"), ("zh", "README.zh.md")):
+            if not common.readme_is_current(os.path.join(HERE, readme),
+                                            "e05", table(recorded, lang)):
+                print("05_register_file: the table of %s is stale; rerun "
+                      "run.py" % readme)
+                bad.append(readme)
+        h = data["headline"]
+        print("05_register_file: plateau %.1f (H200 %.1f), knee %d warps "
+              "(H200 %d), at 255 registers %.1f (H200 %.1f)" % (
+                  h["plateau_emulated"], h["plateau_h200"], h["knee_emulated"],
+                  h["knee_h200"], h["at_255_registers_emulated"],
+                  h["at_255_registers_h200"]))
+        return 1 if bad else 0
+    common.write_result(result, data,
+                        "samples/experiments/05_register_file/run.py")
+    with open(result) as f:
+        data = json.load(f)
+    figures(data)
+    for lang, readme in (("en", "README.md"), ("zh", "README.zh.md")):
+        common.update_readme(os.path.join(HERE, readme), "e05",
+                             table(data, lang), "05_register_file/run.py")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
