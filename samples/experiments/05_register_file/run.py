@@ -38,110 +38,38 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import common  # noqa: E402
+import latency_hiding as lh  # noqa: E402
 
-SHADER = os.path.join(common.ROOT, "shaders", "microbench", "e5_loads.comp")
-ITERATIONS = 256  # per warp: 4 warps x 256 x 512 B = 512 KB > L1 (128 KB)
-RING_WORDS = 1 << 22  # 16 MB, as E5's L2-resident ring
 WARPS = [2, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64]
 REGISTERS = [24, 32, 40, 48, 64, 80, 96, 128, 168, 255]
 WORK_WARPS = 64
-ONE_SM = {"preset": "h200", "timing": {"sms": 1, "graphics_sms": 1}}
 # Stated agreement (the test holds the emulated figures to it).
 PLATEAU_TOLERANCE = 0.10  # the plateau, bytes per cycle per SM
 KNEE_STEPS = 1            # the knee: within one step of the warps sweep
 CURVE_TOLERANCE = 0.25    # every point of the registers sweep
 
 
-def scene(groups):
-    elements = RING_WORDS // 4
-    lines = ["#!amber",
-             "# Experiment 05 (samples/experiments/05_register_file/run.py): "
-             "%d workgroups of 2 warps, each warp %d dependent iterations of "
-             "one 16-byte load per lane from an L2-resident ring." % (
-                 groups, ITERATIONS),
-             "SHADER compute e5_loads GLSL FILE %s" % SHADER,
-             "BUFFER params DATA_TYPE uint32 DATA %d 0 %d END" % (
-                 ITERATIONS, elements - 1),
-             "BUFFER ring DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
-             % RING_WORDS,
-             "BUFFER out DATA_TYPE uint32 SIZE %d FILL 0" % (groups * 64)]
-    for name in ("fill_l2", "timed"):
-        lines += ["PIPELINE compute %s" % name,
-                  "  ATTACH e5_loads SPECIALIZE 0 AS uint32 64 "
-                  "SPECIALIZE 1 AS uint32 1 SPECIALIZE 2 AS uint32 1",
-                  "  BIND BUFFER params AS storage DESCRIPTOR_SET 0 BINDING 0",
-                  "  BIND BUFFER ring AS storage DESCRIPTOR_SET 0 BINDING 1",
-                  "  BIND BUFFER ring AS storage DESCRIPTOR_SET 0 BINDING 2",
-                  "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 3",
-                  "END"]
-    lines += ["RUN fill_l2 %d 1 1" % groups, "RUN timed %d 1 1" % groups]
-    return "\n".join(lines) + "\n"
-
-
-def emulate(warpsim, config, warps, registers):
-    """Bytes per cycle of the SM for `warps` warps of work at `registers`
-    per thread, and the warps the occupancy rules let be resident."""
-    groups = warps // 2
-    rep = common.run_scene(warpsim, scene(groups),
-                           ["--gpu-config", config,
-                            "--regs-per-thread", str(registers)],
-                           "e05_w%d_r%d" % (warps, registers))
-    d = rep["dispatches"][1]
-    data = groups * 64 * ITERATIONS * 16
-    resident = round(d["theoretical_occupancy"] * 64)
-    return {"warps": warps, "registers": registers,
-            "resident_warps": min(resident, warps), "cycles": d["cycles"],
-            "bytes_per_cycle": data / d["cycles"],
-            "achieved_occupancy": d["achieved_occupancy"]}
-
-
-def h200_curve():
-    rows = [r for r in common.cuda_record("e5_hiding.json")["results"]["loads"]
-            if r["placement"] == "l2" and r["bytes_per_lane"] == 16 and
-            r["k"] == 1]
-    return sorted((r["warps_per_sm"], r["bytes_per_cycle_per_sm"])
-                  for r in rows)
-
-
-def interpolate(curve, x):
-    for (x0, y0), (x1, y1) in zip(curve, curve[1:]):
-        if x0 <= x <= x1:
-            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
-    return curve[-1][1] if x > curve[-1][0] else curve[0][1]
-
-
-def knee(curve):
-    """The fewest warps at which the curve reaches 90 % of its highest."""
-    top = max(y for _, y in curve)
-    return next(x for x, y in curve if y >= 0.9 * top)
-
-
 def measure(warpsim):
-    import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(ONE_SM, f)
-        config = f.name
-    try:
-        warps = [emulate(warpsim, config, w, 32) for w in WARPS]
-        regs = [emulate(warpsim, config, WORK_WARPS, r) for r in REGISTERS]
-    finally:
-        os.remove(config)
-    h200 = h200_curve()
+    with lh.OneSm() as config:
+        warps = [lh.emulate(warpsim, config, "l2", w) for w in WARPS]
+        regs = [lh.emulate(warpsim, config, "l2", WORK_WARPS, r)
+                for r in REGISTERS]
+    h200 = lh.h200_curve("l2")
+    for r in warps + regs:
+        r["bytes_per_cycle"] = r.pop("rate")
     for r in regs:
-        r["h200_bytes_per_cycle"] = interpolate(h200, r["resident_warps"])
+        r["h200_bytes_per_cycle"] = lh.interpolate(h200, r["resident_warps"])
     emu_curve = [(r["warps"], r["bytes_per_cycle"]) for r in warps]
     return {
         "warps_sweep": warps, "registers_sweep": regs,
         "h200_warps_sweep": [{"warps": w, "bytes_per_cycle": b}
                              for w, b in h200],
-        "h200_source": "%s/e5_hiding.json results.loads (placement l2, "
-                       "bytes_per_lane 16, k 1): bytes_per_cycle_per_sm"
-                       % common.rel(common.CUDA_RUN),
+        "h200_source": lh.h200_source("l2"),
         "headline": {
             "plateau_emulated": max(y for _, y in emu_curve),
             "plateau_h200": max(y for _, y in h200),
-            "knee_emulated": knee(emu_curve),
-            "knee_h200": knee(h200),
+            "knee_emulated": lh.knee(emu_curve),
+            "knee_h200": lh.knee(h200),
             "at_255_registers_resident_warps": regs[-1]["resident_warps"],
             "at_255_registers_emulated": regs[-1]["bytes_per_cycle"],
             "at_255_registers_h200": regs[-1]["h200_bytes_per_cycle"],
@@ -155,12 +83,11 @@ def failures(data):
     if abs(h["plateau_emulated"] / h["plateau_h200"] - 1) > PLATEAU_TOLERANCE:
         out.append("plateau %.1f against the H200's %.1f bytes per cycle" % (
             h["plateau_emulated"], h["plateau_h200"]))
-    steps = [w for w, _ in h200_curve()]
-    if h["knee_h200"] in steps and h["knee_emulated"] in steps:
-        if abs(steps.index(h["knee_h200"]) -
-               steps.index(h["knee_emulated"])) > KNEE_STEPS:
-            out.append("knee at %d warps against the H200's %d" % (
-                h["knee_emulated"], h["knee_h200"]))
+    apart = lh.knee_steps_apart(h["knee_emulated"], h["knee_h200"],
+                                [w for w, _ in lh.h200_curve("l2")])
+    if apart is None or apart > KNEE_STEPS:
+        out.append("knee at %d warps against the H200's %d" % (
+            h["knee_emulated"], h["knee_h200"]))
     for r in data["registers_sweep"]:
         if abs(r["bytes_per_cycle"] / r["h200_bytes_per_cycle"] - 1) > \
                 CURVE_TOLERANCE:
