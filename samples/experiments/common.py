@@ -100,3 +100,52 @@ def readme_is_current(path, section, text):
     with open(path) as f:
         return ("<!-- table %s -->\n%s<!-- end table %s -->"
                 % (section, text, section)) in f.read()
+
+
+def experiment_main(argv, here, doc, measure, failures, table, figures,
+                    summary):
+    """The command line every experiment's run.py has:
+
+      run.py [--warpsim BIN]          measure, write results.json (with
+                                      provenance), figures/ and the tables
+                                      of README.md and README.zh.md
+      run.py --check [--warpsim BIN]  measure without figures; exit 1 when
+                                      failures(data) names any or a README
+                                      table is not what results.json gives
+
+    measure(warpsim) -> data; failures(data) -> [messages]; table(data,
+    "en" | "zh") -> the README table; figures(data) writes the PNGs;
+    summary(data) -> the headline line --check prints. The README tables
+    sit between <!-- table eNN --> and its end marker, NN the folder's."""
+    import argparse
+    name = os.path.basename(here)
+    section = "e" + name.split("_")[0]
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--warpsim")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv[1:])
+    data = measure(warpsim_binary(args.warpsim))
+    bad = failures(data)
+    for msg in bad:
+        print("%s: outside the stated agreement: %s" % (name, msg))
+    result = os.path.join(here, "results.json")
+    readmes = (("en", "README.md"), ("zh", "README.zh.md"))
+    if args.check:
+        with open(result) as f:
+            recorded = json.load(f)
+        for lang, readme in readmes:
+            if not readme_is_current(os.path.join(here, readme), section,
+                                     table(recorded, lang)):
+                print("%s: the table of %s is stale; rerun run.py"
+                      % (name, readme))
+                bad.append(readme)
+        print("%s: %s" % (name, summary(data)))
+        return 1 if bad else 0
+    write_result(result, data, rel(os.path.join(here, "run.py")))
+    with open(result) as f:
+        data = json.load(f)
+    figures(data)
+    for lang, readme in readmes:
+        update_readme(os.path.join(here, readme), section, table(data, lang),
+                      name + "/run.py")
+    return 1 if bad else 0

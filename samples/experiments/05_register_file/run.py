@@ -30,8 +30,6 @@ Two sweeps, on a GPU configuration of one SM (the h200 preset otherwise):
 Each emulated figure is the second of two identical dispatches (the first
 fills L2, as E5's data is L2-resident), bytes per cycle of that SM.
 """
-import argparse
-import json
 import os
 import sys
 
@@ -173,43 +171,15 @@ def figures(data):
     fig.savefig(os.path.join(out, "throughput_vs_registers.png"), dpi=110)
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--warpsim")
-    ap.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv[1:])
-    warpsim = common.warpsim_binary(args.warpsim)
-    data = measure(warpsim)
-    bad = failures(data)
-    for msg in bad:
-        print("05_register_file: outside the stated agreement: " + msg)
-    result = os.path.join(HERE, "results.json")
-    if args.check:
-        with open(result) as f:
-            recorded = json.load(f)
-        for lang, readme in (("en", "README.md"), ("zh", "README.zh.md")):
-            if not common.readme_is_current(os.path.join(HERE, readme),
-                                            "e05", table(recorded, lang)):
-                print("05_register_file: the table of %s is stale; rerun "
-                      "run.py" % readme)
-                bad.append(readme)
-        h = data["headline"]
-        print("05_register_file: plateau %.1f (H200 %.1f), knee %d warps "
-              "(H200 %d), at 255 registers %.1f (H200 %.1f)" % (
-                  h["plateau_emulated"], h["plateau_h200"], h["knee_emulated"],
-                  h["knee_h200"], h["at_255_registers_emulated"],
-                  h["at_255_registers_h200"]))
-        return 1 if bad else 0
-    common.write_result(result, data,
-                        "samples/experiments/05_register_file/run.py")
-    with open(result) as f:
-        data = json.load(f)
-    figures(data)
-    for lang, readme in (("en", "README.md"), ("zh", "README.zh.md")):
-        common.update_readme(os.path.join(HERE, readme), "e05",
-                             table(data, lang), "05_register_file/run.py")
-    return 1 if bad else 0
+def summary(data):
+    h = data["headline"]
+    return ("plateau %.1f (H200 %.1f), knee %d warps (H200 %d), at 255 "
+            "registers %.1f (H200 %.1f)" % (
+                h["plateau_emulated"], h["plateau_h200"], h["knee_emulated"],
+                h["knee_h200"], h["at_255_registers_emulated"],
+                h["at_255_registers_h200"]))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
+                                    failures, table, figures, summary))

@@ -15,8 +15,6 @@ it, emulated and measured on the H200 (cuda_ref E5).
       runs them again without figures; exits 1 when a headline number is
       outside the stated agreement or a README table is stale
 """
-import argparse
-import json
 import os
 import sys
 
@@ -143,40 +141,13 @@ def figures(data):
     fig.savefig(os.path.join(out, "throughput_vs_warps.png"), dpi=110)
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--warpsim")
-    ap.add_argument("--check", action="store_true")
-    args = ap.parse_args(argv[1:])
-    data = measure(common.warpsim_binary(args.warpsim))
-    bad = failures(data)
-    for msg in bad:
-        print("07_many_threads: outside the stated agreement: " + msg)
-    result = os.path.join(HERE, "results.json")
-    if args.check:
-        with open(result) as f:
-            recorded = json.load(f)
-        for lang, readme in (("en", "README.md"), ("zh", "README.zh.md")):
-            if not common.readme_is_current(os.path.join(HERE, readme),
-                                            "e07", table(recorded, lang)):
-                print("07_many_threads: the table of %s is stale; rerun "
-                      "run.py" % readme)
-                bad.append(readme)
-        for kind, k in data["kinds"].items():
-            print("07_many_threads: %s plateau %.2f (H200 %.2f), knee %d "
-                  "warps (H200 %d)" % (kind, k["plateau_emulated"],
-                                       k["plateau_h200"], k["knee_emulated"],
-                                       k["knee_h200"]))
-        return 1 if bad else 0
-    common.write_result(result, data, "samples/experiments/07_many_threads/run.py")
-    with open(result) as f:
-        data = json.load(f)
-    figures(data)
-    for lang, readme in (("en", "README.md"), ("zh", "README.zh.md")):
-        common.update_readme(os.path.join(HERE, readme), "e07",
-                             table(data, lang), "07_many_threads/run.py")
-    return 1 if bad else 0
+def summary(data):
+    return "; ".join(
+        "%s plateau %.2f (H200 %.2f), knee %d warps (H200 %d)" % (
+            kind, k["plateau_emulated"], k["plateau_h200"], k["knee_emulated"],
+            k["knee_h200"]) for kind, k in data["kinds"].items())
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
+                                    failures, table, figures, summary))
