@@ -69,12 +69,17 @@ def ffma_scene(groups):
 
 
 class OneSm:
-    """The one-SM GPU configuration, as a file for --gpu-config."""
+    """The one-SM GPU configuration, as a file for --gpu-config; `timing`:
+    more members of its "timing" object."""
+
+    def __init__(self, timing=None):
+        self.config = json.loads(json.dumps(ONE_SM))
+        self.config["timing"].update(timing or {})
 
     def __enter__(self):
         with tempfile.NamedTemporaryFile("w", suffix=".json",
                                          delete=False) as f:
-            json.dump(ONE_SM, f)
+            json.dump(self.config, f)
             self.path = f.name
         return self.path
 
