@@ -149,3 +149,31 @@ def experiment_main(argv, here, doc, measure, failures, table, figures,
         update_readme(os.path.join(here, readme), section, table(data, lang),
                       name + "/run.py")
     return 1 if bad else 0
+
+
+def recorded_line(data, here, lang, sources):
+    """The last line of an experiment's README table: where its numbers
+    are recorded (results.json, the warpsim commit and date) and the H200
+    records (`sources`, already formatted)."""
+    p = data["provenance"]
+    result = rel(os.path.join(here, "results.json"))
+    if lang == "zh":
+        return "记录：`%s`（warpsim %s，%s）；H200：%s。" % (
+            result, p["warpsim_commit"], p["date"], sources)
+    return "Recorded: `%s` (warpsim %s, %s); H200: %s." % (
+        result, p["warpsim_commit"], p["date"], sources)
+
+
+def new_figure(here, size=(7, 4.2), columns=1):
+    """pyplot, a figure and its axes, and the experiment's figures/ folder
+    (made)."""
+    plt = pyplot()
+    out = os.path.join(here, "figures")
+    os.makedirs(out, exist_ok=True)
+    fig, axes = plt.subplots(1, columns, figsize=size)
+    return plt, fig, axes, out
+
+
+def save_figure(fig, out, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=110)

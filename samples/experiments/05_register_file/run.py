@@ -123,20 +123,13 @@ def table(data, lang):
         lines.append("| %d | %d | %.1f | %.1f |" % (
             r["registers"], r["resident_warps"], r["bytes_per_cycle"],
             r["h200_bytes_per_cycle"]))
-    p = data["provenance"]
-    lines += ["", ("记录：`samples/experiments/05_register_file/results.json`"
-                   "（warpsim %s，%s）；H200：`%s`。" if lang == "zh" else
-                   "Recorded: `samples/experiments/05_register_file/"
-                   "results.json` (warpsim %s, %s); H200: `%s`.") % (
-                       p["warpsim_commit"], p["date"], data["h200_source"])]
+    lines += ["", common.recorded_line(data, HERE, lang,
+                                       "`%s`" % data["h200_source"])]
     return "\n".join(lines) + "\n"
 
 
 def figures(data):
-    plt = common.pyplot()
-    out = os.path.join(HERE, "figures")
-    os.makedirs(out, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    plt, fig, ax, out = common.new_figure(HERE)
     ax.plot([r["warps"] for r in data["h200_warps_sweep"]],
             [r["bytes_per_cycle"] for r in data["h200_warps_sweep"]],
             "o-", label="H200 (cuda_ref E5)")
@@ -148,8 +141,7 @@ def figures(data):
     ax.set_title("More warps in flight hide the L2 latency")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "throughput_vs_warps.png"), dpi=110)
+    common.save_figure(fig, out, "throughput_vs_warps.png")
     fig, ax = plt.subplots(figsize=(7, 4.2))
     regs = data["registers_sweep"]
     ax.plot([r["registers"] for r in regs],
@@ -167,8 +159,7 @@ def figures(data):
     ax.set_title("64K registers per SM: more per thread, fewer warps")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "throughput_vs_registers.png"), dpi=110)
+    common.save_figure(fig, out, "throughput_vs_registers.png")
 
 
 def summary(data):

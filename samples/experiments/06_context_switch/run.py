@@ -102,20 +102,13 @@ def table(data, lang):
         w = f["warps"]
         lines.append("| %d | %.1f | %.1f | %s |" % (
             w, f["rate"], s["rate"], "%.1f" % h200[w] if w in h200 else "-"))
-    p = data["provenance"]
-    lines += ["", ("记录：`samples/experiments/06_context_switch/results.json`"
-                   "（warpsim %s，%s）；H200：`%s`。" if zh else
-                   "Recorded: `samples/experiments/06_context_switch/"
-                   "results.json` (warpsim %s, %s); H200: `%s`.") % (
-                       p["warpsim_commit"], p["date"], data["h200_source"])]
+    lines += ["", common.recorded_line(data, HERE, lang,
+                                       "`%s`" % data["h200_source"])]
     return "\n".join(lines) + "\n"
 
 
 def figures(data):
-    plt = common.pyplot()
-    out = os.path.join(HERE, "figures")
-    os.makedirs(out, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    _, fig, ax, out = common.new_figure(HERE)
     ax.plot([r["warps"] for r in data["h200"]], [r["rate"] for r in data["h200"]],
             "o-", label="H200 (cuda_ref E5)")
     ax.plot([r["warps"] for r in data["free"]], [r["rate"] for r in data["free"]],
@@ -127,8 +120,7 @@ def figures(data):
     ax.set_title("Switching warps for free, or saving their registers")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "free_vs_swap.png"), dpi=110)
+    common.save_figure(fig, out, "free_vs_swap.png")
 
 
 def summary(data):

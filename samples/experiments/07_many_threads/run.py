@@ -103,22 +103,14 @@ def table(data, lang):
         w = r["warps"]
         lines.append("| %d | %.2f | %.2f | %s |" % (
             w, r["rate"], lrr[w], "%.2f" % h200[w] if w in h200 else "-"))
-    p = data["provenance"]
     sources = "; ".join("`%s`" % data["kinds"][k]["h200_source"]
                         for k in KINDS)
-    lines += ["", ("记录：`samples/experiments/07_many_threads/results.json`"
-                   "（warpsim %s，%s）；H200：%s。" if zh else
-                   "Recorded: `samples/experiments/07_many_threads/"
-                   "results.json` (warpsim %s, %s); H200: %s.") % (
-                       p["warpsim_commit"], p["date"], sources)]
+    lines += ["", common.recorded_line(data, HERE, lang, sources)]
     return "\n".join(lines) + "\n"
 
 
 def figures(data):
-    plt = common.pyplot()
-    out = os.path.join(HERE, "figures")
-    os.makedirs(out, exist_ok=True)
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    _, fig, axes, out = common.new_figure(HERE, (12, 3.8), 3)
     titles = {"ffma": "FFMA chain (latency: a few cycles)",
               "l2": "loads from L2", "hbm": "loads from HBM"}
     for ax, kind in zip(axes, KINDS):
@@ -137,8 +129,7 @@ def figures(data):
         ax.grid(alpha=0.3)
     axes[0].legend()
     fig.suptitle("Throughput of one SM against the warps resident on it")
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "throughput_vs_warps.png"), dpi=110)
+    common.save_figure(fig, out, "throughput_vs_warps.png")
 
 
 def summary(data):
