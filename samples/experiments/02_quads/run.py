@@ -116,7 +116,10 @@ def failures(data):
             if e[key] != h[key]:
                 out.append("cell %d: %s %d, the H200 %d" % (
                     r["cell"], key, e[key], h[key]))
-        if abs(e["fragment_warps"] / h["fragment_warps"] - 1) > 0.02:
+        # Warps: within 2 % from 4-pixel cells on; the H200 packs the
+        # quads of the tiniest triangles into more warps (README).
+        tolerance = 0.02 if r["cell"] >= 4 else 0.10
+        if abs(e["fragment_warps"] / h["fragment_warps"] - 1) > tolerance:
             out.append("cell %d: fragment warps %d, the H200 %d" % (
                 r["cell"], e["fragment_warps"], h["fragment_warps"]))
     return out
