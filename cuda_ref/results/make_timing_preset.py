@@ -490,6 +490,42 @@ def output_merge(vk_dir, t, src):
         f"{cycles('bdw'):.4f} against {bdw:.4f}")
 
 
+def front_end(vk_dir, t, src):
+    """The primitive set-up rate, from experiment 04's H200 record
+    (samples/experiments/04_triangle_count: the same 1024x1024 pixels as
+    grids of ever more triangles, one draw per scene): the slope of the
+    draw time against the triangle count between its two finest grids,
+    where the triangles, not the pixels, decide the time."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e04-triangle-size-*")))
+    if not found:
+        fail(f"no e04-triangle-size-* under {rel(vk_dir)}")
+    d = found[-1]
+    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
+    size = 1024
+
+    def median_ns(cell):
+        ns = []
+        for r in runs:
+            with open(os.path.join(d, r, f"cell_{cell}.json")) as f:
+                ns += [x["gpu_time_ns"] for x in json.load(f)["draws"]
+                       if "gpu_time_ns" in x]
+        return statistics.median(ns)
+
+    (c1, t1), (c2, t2) = [(c, median_ns(c)) for c in (1, 2)]
+    n1, n2 = 2 * (size // c1) ** 2, 2 * (size // c2) ** 2
+    ns_per_primitive = (t1 - t2) / (n1 - n2)
+    cycles = ns_per_primitive * t["clock_mhz"] / 1000
+    t["primitives_per_cycle"] = round(1 / cycles, 4)
+    src["primitives_per_cycle"] = (
+        f"{rel(d)}/{{{','.join(runs)}}}/cell_{{{c1},{c2}}}.json: the same "
+        f"{size}x{size} pixels as {n1} and {n2} triangles take {t1:.0f} and "
+        f"{t2:.0f} ns (the median of the runs' medians, warpsim-vkref run "
+        f"--repeat 15): {ns_per_primitive:.3f} ns, {cycles:.2f} cycles at the "
+        f"preset's clock_mhz ({num(t['clock_mhz'])} MHz) per more triangle, "
+        "half of which cover no pixel: the front end's set-up rate, which "
+        "the coarser grids of the record approach from above")
+
+
 def loops(vk_dir, t, src):
     """The unroll factor of a loop with a run-time trip count, from E16
     (vulkan_ref/experiments/e16_loop_unroll.py): the driver's code size for
@@ -548,6 +584,7 @@ def generate(run, vk_dir, out_path):
     graphics_units(vk_dir, t, src)
     loops(vk_dir, t, src)
     output_merge(vk_dir, t, src)
+    front_end(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -80,6 +80,7 @@ struct GraphicsDraw::Impl {
   const DrawCall& call_;
   DrawStats stats_;
   uint64_t next_id_ = 0;
+  uint64_t raster_primitives_ = 0;  // since TakeRasterPrimitives()
   bool finished_ = false;
   bool assembled_ = false;
   std::vector<Primitive> primitives_;  // of one instance
@@ -216,6 +217,7 @@ Status GraphicsDraw::Impl::RasterizePrimitive(uint64_t g) {
   const uint32_t id = static_cast<uint32_t>(g % primitives_.size());
   const Primitive& p = primitives_[id];
   stats_.primitives_in += 1;
+  raster_primitives_ += 1;
   fragment_.set_depends_on({batch_of_[g - next_primitive_].id});
   if (p.count == 1) {
     return RasterizePoint(state_, Shaded(g, 0), id, &fragment_, &stats_);
@@ -334,6 +336,11 @@ Result<std::unique_ptr<GraphicsDraw>> GraphicsDraw::Create(
 
 Result<std::unique_ptr<WorkItem>> GraphicsDraw::Next() { return impl_->Next(); }
 Status GraphicsDraw::Retire(WorkItem& item) { return impl_->Retire(item); }
+uint64_t GraphicsDraw::TakeRasterPrimitives() {
+  const uint64_t n = impl_->raster_primitives_;
+  impl_->raster_primitives_ = 0;
+  return n;
+}
 OutputWork GraphicsDraw::TakeOutputWork() {
   return impl_->fragment_.TakeOutputWork();
 }

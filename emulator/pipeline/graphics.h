@@ -189,6 +189,7 @@ class GraphicsDraw : public WarpSource {
   Status Retire(WorkItem& item) override;
   bool done() const override;
   OutputWork TakeOutputWork() override;
+  uint64_t TakeRasterPrimitives() override;
   // Counters of the retired items (and of primitive assembly so far).
   const DrawStats& stats() const;
 

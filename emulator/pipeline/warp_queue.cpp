@@ -369,6 +369,9 @@ class ReplayedRetire : public WarpSource {
   Result<std::unique_ptr<WorkItem>> Next() override { return source_->Next(); }
   bool done() const override { return source_->done(); }
   OutputWork TakeOutputWork() override { return source_->TakeOutputWork(); }
+  uint64_t TakeRasterPrimitives() override {
+    return source_->TakeRasterPrimitives();
+  }
   Status Retire(WorkItem& item) override {
     auto it = runs_.find(item.id);
     if (it == runs_.end()) {

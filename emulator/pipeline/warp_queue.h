@@ -139,6 +139,9 @@ class WarpSource {
   // The output merge's work since the last call (in Retire(), and for
   // early tests in Next()); nothing for sources without one.
   virtual OutputWork TakeOutputWork() { return {}; }
+  // The primitives the rasterizer set up since the last call (in Next(),
+  // empty ones included); 0 for sources without a rasterizer.
+  virtual uint64_t TakeRasterPrimitives() { return 0; }
 };
 
 // Hands finished items to their source in id order, whatever order they

@@ -1,5 +1,6 @@
 // The SM timing model, part 1: residency (placing items on SMs, register
 // ranges), the cycle loop, retiring, counters (timing_impl.h).
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -412,6 +413,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   // The fixed-function units (TimingConfig): the cycle the rasterizer and
   // the output merge are done with what they were given so far.
   double raster_done = static_cast<double>(now);
+  double setup_done = static_cast<double>(now);  // primitives_per_cycle
   double output_done = static_cast<double>(now);
   bool graphics_run = false;
   auto finish_run = [&]() {
@@ -419,7 +421,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     // (The SMs are empty by then: these cycles count in the run's cycles,
     // not in any SM's stall reasons.)
     if (graphics_run) {
-      now = std::max(now, static_cast<uint64_t>(std::ceil(output_done))) +
+      now = std::max({now, static_cast<uint64_t>(std::ceil(output_done)),
+                      static_cast<uint64_t>(std::ceil(setup_done))}) +
             config.draw_fixed_cycles;
     }
     for (Sm& sm : sms) {
@@ -454,6 +457,15 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     while (pending.size() < kMaxPending) {
       auto next = source.Next();
       if (!next.ok()) return next.error();
+      // The primitives set up to make it (empty ones too), one after
+      // another in API order: a rate the draw cannot end before (the
+      // latency of the first ones is in draw_fixed_cycles, measured on
+      // draws of two triangles).
+      if (const uint64_t prims = source.TakeRasterPrimitives();
+          prims != 0 && config.primitives_per_cycle > 0) {
+        setup_done = std::max(setup_done, static_cast<double>(now)) +
+                     static_cast<double>(prims) / config.primitives_per_cycle;
+      }
       if (*next == nullptr) break;
       auto st = std::make_unique<ItemState>();
       st->item = std::move(*next);
@@ -464,6 +476,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         // Quads are rasterized in API order, one after another.
         raster_done = std::max(raster_done, static_cast<double>(now)) +
                       4.0 * item.RasterQuads() / config.raster_pixels_per_cycle;
+      }
+      if (config.raster_pixels_per_cycle > 0 && item.RasterQuads() != 0) {
         st->raster_ready = static_cast<uint64_t>(std::ceil(raster_done));
       }
       if (st->block) {

@@ -141,7 +141,12 @@ struct TimingConfig {
   //   and for one they reject.
   // - blend_cycles, float_blend_cycles: the same for a blended texel, of a
   //   32-bit float format (float_) or of another format.
+  // - primitives_per_cycle: primitives the front end sets up per cycle,
+  //   in API order, those that cover no pixel too; a draw ends no earlier
+  //   than its last is set up (a throughput bound: the latency of a
+  //   draw's first primitives is in draw_fixed_cycles).
   double raster_pixels_per_cycle = 0;
+  double primitives_per_cycle = 0;
   double output_bytes_per_cycle = 0;
   double depth_test_cycles = 0;
   double depth_reject_cycles = 0;

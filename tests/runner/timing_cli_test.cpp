@@ -441,6 +441,44 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a draw waits for its primitives' set-up (primitives_per_cycle), "
+    "empty ones included",
+    "[runner][cli][timing]") {
+  // 64x64 pixels as a grid of 32x32 cells: 2048 triangles. At half a
+  // primitive per cycle their set-up takes 4096 cycles, more than the
+  // teaching machine's shading; the same pixels as two triangles do not
+  // wait for it. A grid of 1-pixel cells has 8192 triangles, half of
+  // which cover no pixel center: they take set-up all the same.
+  auto scene = [&](int cells) {
+    const std::string path =
+        TempDir() + "/primitives_" + std::to_string(cells) + ".amber";
+    std::ofstream out(path);
+    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
+           "SHADER fragment fs GLSL\n#version 450\n"
+           "layout(location = 0) out vec4 color;\n"
+           "void main() { color = vec4(1.0); }\nEND\n"
+           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
+           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
+           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
+           "END\nRUN p DRAW_GRID POS 0 0 SIZE 64 64 CELLS "
+        << cells << " " << cells << "\n";
+    return path;
+  };
+  const std::string two = scene(1), grid = scene(32), fine = scene(64);
+  const int64_t plain = TeachingDrawCycles(grid, "");
+  REQUIRE(plain < 4096);
+  const std::string rate = R"("primitives_per_cycle": 0.5)";
+  const int64_t set_up = TeachingDrawCycles(grid, rate);
+  CHECK(set_up > 4096);
+  CHECK(set_up <= 4096 + plain);
+  CHECK(TeachingDrawCycles(two, rate) <= TeachingDrawCycles(two, "") + 4);
+  const int64_t fine_plain = TeachingDrawCycles(fine, "");
+  const int64_t fine_set_up = TeachingDrawCycles(fine, rate);
+  CHECK(fine_set_up > 16384);
+  CHECK(fine_set_up <= 16384 + fine_plain);
+}
+
+TEST_CASE(
     "the output merge pays for depth tests, depth writes and blending "
     "(depth_test_cycles, depth_reject_cycles, blend_cycles, "
     "float_blend_cycles)",
