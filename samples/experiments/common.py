@@ -164,6 +164,13 @@ def recorded_line(data, here, lang, sources):
         result, p["warpsim_commit"], p["date"], sources)
 
 
+def table_text(lines, data, here, lang):
+    """An experiment's README table: `lines`, then the recorded line with
+    data["h200_source"] as the H200 record."""
+    return "\n".join(lines + ["", recorded_line(
+        data, here, lang, "`%s`" % data["h200_source"])]) + "\n"
+
+
 def new_figure(here, size=(7, 4.2), columns=1):
     """pyplot, a figure and its axes, and the experiment's figures/ folder
     (made)."""

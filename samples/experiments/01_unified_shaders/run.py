@@ -146,9 +146,7 @@ def table(data, lang):
         for k, n in zip(KEYS, names):
             lines.append("| %s | %s | %d | %d |" % (
                 d, n, data["emulated"][d][k], data["h200"][d][k]))
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):

@@ -148,9 +148,7 @@ def table(data, lang):
                                e["helper_share"], g("helper_share", "%.3f"),
                                e["quads"], g("quads"), e["fragment_warps"],
                                g("fragment_warps")))
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):

@@ -106,9 +106,7 @@ def table(data, lang):
             r["family"], r["trips"], r["variant"],
             labels[r["family"]][r["variant"]], r["h200_ratio"],
             r["emulated_ratio"]))
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):

@@ -124,9 +124,7 @@ def table(data, lang):
                                  r["fragment_warps"], r["emulated_ns"] / 1000,
                                  r["h200_ns"] / 1000, r["emulated_ratio"],
                                  r["h200_ratio"]))
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):

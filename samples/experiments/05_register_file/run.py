@@ -123,9 +123,7 @@ def table(data, lang):
         lines.append("| %d | %d | %.1f | %.1f |" % (
             r["registers"], r["resident_warps"], r["bytes_per_cycle"],
             r["h200_bytes_per_cycle"]))
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):

@@ -102,9 +102,7 @@ def table(data, lang):
         w = f["warps"]
         lines.append("| %d | %.1f | %.1f | %s |" % (
             w, f["rate"], s["rate"], "%.1f" % h200[w] if w in h200 else "-"))
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):

@@ -182,9 +182,7 @@ def table(data, lang):
                    "over SMs, %d whose warps became resident in different "
                    "cycles.") % (w["workgroups"], w["warps"], w["sms_used"],
                                  w["split_over_sms"], w["launched_apart"])]
-    lines += ["", common.recorded_line(data, HERE, lang,
-                                       "`%s`" % data["h200_source"])]
-    return "\n".join(lines) + "\n"
+    return common.table_text(lines, data, HERE, lang)
 
 
 def figures(data):
