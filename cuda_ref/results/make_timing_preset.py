@@ -26,6 +26,7 @@ Standard library only.
 import argparse
 import glob
 import importlib
+import importlib.util
 import json
 import math
 import os
@@ -496,28 +497,22 @@ def front_end(vk_dir, t, src):
     grids of ever more triangles, one draw per scene): the slope of the
     draw time against the triangle count between its two finest grids,
     where the triangles, not the pixels, decide the time."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e04-triangle-size-*")))
-    if not found:
-        fail(f"no e04-triangle-size-* under {rel(vk_dir)}")
-    d = found[-1]
-    runs = sorted(r for r in os.listdir(d) if re.fullmatch(r"run\d+", r))
-    size = 1024
-
-    def median_ns(cell):
-        ns = []
-        for r in runs:
-            with open(os.path.join(d, r, f"cell_{cell}.json")) as f:
-                ns += [x["gpu_time_ns"] for x in json.load(f)["draws"]
-                       if "gpu_time_ns" in x]
-        return statistics.median(ns)
-
-    (c1, t1), (c2, t2) = [(c, median_ns(c)) for c in (1, 2)]
+    # The experiment's own reader of the record (the latest under vk_dir).
+    path = os.path.join(ROOT, "samples", "experiments", "04_triangle_count",
+                        "run.py")
+    spec = importlib.util.spec_from_file_location("experiment_04", path)
+    e04 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(e04)
+    e04.RECORDS = vk_dir
+    d, runs, times = e04.h200_times()
+    size = e04.SIZE
+    (c1, t1), (c2, t2) = [(c, times[c]) for c in (1, 2)]
     n1, n2 = 2 * (size // c1) ** 2, 2 * (size // c2) ** 2
     ns_per_primitive = (t1 - t2) / (n1 - n2)
     cycles = ns_per_primitive * t["clock_mhz"] / 1000
     t["primitives_per_cycle"] = round(1 / cycles, 4)
     src["primitives_per_cycle"] = (
-        f"{rel(d)}/{{{','.join(runs)}}}/cell_{{{c1},{c2}}}.json: the same "
+        f"{d}/{{{','.join(runs)}}}/cell_{{{c1},{c2}}}.json: the same "
         f"{size}x{size} pixels as {n1} and {n2} triangles take {t1:.0f} and "
         f"{t2:.0f} ns (the median of the runs' medians, warpsim-vkref run "
         f"--repeat 15): {ns_per_primitive:.3f} ns, {cycles:.2f} cycles at the "

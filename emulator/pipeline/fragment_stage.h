@@ -124,8 +124,8 @@ class FragmentStage {
   // surviving lanes into the attachments (late tests, blending).
   void Retire(FragmentWork& work, DrawStats* stats);
 
-  // Bytes per pixel of the colour attachments the fragment shader writes.
-  // The output merge's work since the last call.
+  // The output merge's work (MergeFragment, DepthStencil) since the last
+  // call.
   OutputWork TakeOutputWork() {
     OutputWork w = output_work_;
     output_work_ = {};

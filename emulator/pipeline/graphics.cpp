@@ -80,7 +80,8 @@ struct GraphicsDraw::Impl {
   const DrawCall& call_;
   DrawStats stats_;
   uint64_t next_id_ = 0;
-  uint64_t raster_primitives_ = 0;  // since TakeRasterPrimitives()
+  uint64_t primitives_taken_ = 0;  // stats_.primitives_in at the last
+                                   // TakeRasterPrimitives()
   bool finished_ = false;
   bool assembled_ = false;
   std::vector<Primitive> primitives_;  // of one instance
@@ -217,7 +218,6 @@ Status GraphicsDraw::Impl::RasterizePrimitive(uint64_t g) {
   const uint32_t id = static_cast<uint32_t>(g % primitives_.size());
   const Primitive& p = primitives_[id];
   stats_.primitives_in += 1;
-  raster_primitives_ += 1;
   fragment_.set_depends_on({batch_of_[g - next_primitive_].id});
   if (p.count == 1) {
     return RasterizePoint(state_, Shaded(g, 0), id, &fragment_, &stats_);
@@ -337,8 +337,8 @@ Result<std::unique_ptr<GraphicsDraw>> GraphicsDraw::Create(
 Result<std::unique_ptr<WorkItem>> GraphicsDraw::Next() { return impl_->Next(); }
 Status GraphicsDraw::Retire(WorkItem& item) { return impl_->Retire(item); }
 uint64_t GraphicsDraw::TakeRasterPrimitives() {
-  const uint64_t n = impl_->raster_primitives_;
-  impl_->raster_primitives_ = 0;
+  const uint64_t n = impl_->stats_.primitives_in - impl_->primitives_taken_;
+  impl_->primitives_taken_ = impl_->stats_.primitives_in;
   return n;
 }
 OutputWork GraphicsDraw::TakeOutputWork() {

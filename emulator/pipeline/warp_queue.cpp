@@ -433,9 +433,9 @@ Status DrainParallel(WarpSource& source, const DrainLimits& limits,
       if (*item == nullptr) break;
       batch.push_back({std::move(*item), replayed.executed(), {}, {}});
       ++in_flight;
-      // Hand the first items over at once: a worker waits for them while
-      // the rest of the window is made.
-      if (batch.size() == 1 || batch.size() == threads) runner.Submit(&batch);
+      // While the workers are short of items (the start of a draw or
+      // dispatch), hand each over at once rather than after the window.
+      if (in_flight <= threads) runner.Submit(&batch);
     }
     runner.Submit(&batch);
     if (in_flight == 0) {

@@ -113,14 +113,6 @@ struct OutputWork {
   uint64_t rejected = 0;       // pixels the depth/stencil tests rejected
   uint64_t blended = 0;        // blended colour texels, but those below
   uint64_t float_blended = 0;  // blended texels of 32-bit float formats
-  OutputWork& operator+=(const OutputWork& o) {
-    bytes += o.bytes;
-    tested += o.tested;
-    rejected += o.rejected;
-    blended += o.blended;
-    float_blended += o.float_blended;
-    return *this;
-  }
 };
 
 // A draw or a dispatch, seen as a producer of work items.

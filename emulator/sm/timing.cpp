@@ -476,8 +476,6 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         // Quads are rasterized in API order, one after another.
         raster_done = std::max(raster_done, static_cast<double>(now)) +
                       4.0 * item.RasterQuads() / config.raster_pixels_per_cycle;
-      }
-      if (config.raster_pixels_per_cycle > 0 && item.RasterQuads() != 0) {
         st->raster_ready = static_cast<uint64_t>(std::ceil(raster_done));
       }
       if (st->block) {

@@ -339,12 +339,11 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   if (sp.last != &w) run.warp_switches += 1;
   sp.last = &w;
   // The pipe it issues to: its own, or the FMA pipe for an integer add
-  // whose ALU pipe is busy (split_int_adds; Pick let it issue only when
-  // the FMA pipe is free).
+  // (Refresh marked it in either_pipe) whose ALU pipe is busy (Pick let it
+  // issue only when the FMA pipe is free).
   simt::Pipe issue_pipe = rec.pipe;
   const PipeTiming* timing = &TimingOf(rec);
-  if (config.split_int_adds && rec.pipe == simt::Pipe::kAlu &&
-      IsSplitAdd(rec.op) &&
+  if ((sp.either_pipe >> w.slot & 1) != 0 &&
       sp.pipe_free[static_cast<size_t>(simt::Pipe::kAlu)] > now) {
     issue_pipe = simt::Pipe::kFma;
     timing = &config.imul;
