@@ -103,7 +103,7 @@ def readme_is_current(path, section, text):
 
 
 def experiment_main(argv, here, doc, measure, failures, table, figures,
-                    summary):
+                    summary, screenshots=None):
     """The command line every experiment's run.py has:
 
       run.py [--warpsim BIN]          measure, write results.json (with
@@ -115,7 +115,8 @@ def experiment_main(argv, here, doc, measure, failures, table, figures,
 
     measure(warpsim) -> data; failures(data) -> [messages]; table(data,
     "en" | "zh") -> the README table; figures(data) writes the PNGs;
-    summary(data) -> the headline line --check prints. The README tables
+    screenshots(warpsim) writes the visualizer's (screenshot()); summary(data)
+    -> the headline line --check prints. The README tables
     sit between <!-- table eNN --> and its end marker, NN the folder's."""
     import argparse
     name = os.path.basename(here)
@@ -145,6 +146,8 @@ def experiment_main(argv, here, doc, measure, failures, table, figures,
     with open(result) as f:
         data = json.load(f)
     figures(data)
+    if screenshots is not None:
+        screenshots(warpsim_binary(args.warpsim))
     for lang, readme in readmes:
         update_readme(os.path.join(here, readme), section, table(data, lang),
                       name + "/run.py")
@@ -184,3 +187,79 @@ def new_figure(here, size=(7, 4.2), columns=1):
 def save_figure(fig, out, name):
     fig.tight_layout()
     fig.savefig(os.path.join(out, name), dpi=110)
+
+
+def viz_binary(warpsim):
+    """warpsim-viz beside the warpsim binary used."""
+    return os.path.join(os.path.dirname(os.path.abspath(warpsim)),
+                        "warpsim-viz")
+
+
+def _runs(trace_path):
+    """The (start, end) cycles of each draw and dispatch of a trace, in
+    order."""
+    with open(trace_path) as f:
+        t = json.load(f)
+    events = t["traceEvents"] if isinstance(t, dict) else t
+    return sorted((e["ts"], e["ts"] + e["dur"]) for e in events
+                  if e.get("ph") == "X" and "run" in e.get("args", {}) and
+                  e.get("name", "").startswith(("draw ", "dispatch ")))
+
+
+def screenshot(warpsim, here, name, scene, view, viz_args=(),
+               run_args=(), size=(1280, 780), focus=None):
+    """A screenshot of warpsim-viz (figures/NAME.png): `scene` (a path, or
+    AmberScript text) run by `warpsim run --timing` with `run_args` and a
+    trace of every instruction, then opened in warpsim-viz's `view` with
+    `viz_args` (--range, --cycle, --colour-by, --overlay, --sm), under
+    Xvfb and Mesa's software OpenGL (tools/setup.sh installs both).
+    focus=(N, F[, W]): the views show draw or dispatch N of the run (-1:
+    the last), the cursor at fraction F of it; W: only that fraction of it,
+    around the cursor."""
+    viz = viz_binary(warpsim)
+    if not os.path.exists(viz):
+        raise SystemExit("the screenshots need warpsim-viz beside %s "
+                         "(tools/build.sh builds it)" % warpsim)
+    if subprocess.run(["sh", "-c", "command -v xvfb-run"],
+                      capture_output=True).returncode != 0:
+        raise SystemExit("the screenshots need xvfb-run: Debian's xvfb "
+                         "(tools/setup.sh installs it)")
+    out = os.path.join(here, "figures")
+    os.makedirs(out, exist_ok=True)
+    png = os.path.join(out, name + ".png")
+    with tempfile.TemporaryDirectory() as tmp:
+        if scene.startswith("#!amber"):
+            path = os.path.join(tmp, "scene.amber")
+            with open(path, "w") as f:
+                f.write(scene)
+            scene = path
+        # Run from `tmp` with a relative run directory: the viewer's title
+        # names the screenshot, not a temporary path.
+        run = name
+        os.makedirs(os.path.join(tmp, run))
+        cmd = [os.path.abspath(warpsim), "run", os.path.abspath(scene),
+               "--timing", "--quiet", "--shader-cache", "off", "--out", run,
+               "--json", os.path.join(run, "report.json"),
+               "--trace", os.path.join(run, "trace.json"),
+               "--trace-detail", "instructions"] + list(run_args)
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        if r.returncode != 0:
+            raise SystemExit("%s failed (exit %d): %s%s" % (
+                " ".join(cmd), r.returncode, r.stdout, r.stderr))
+        if focus is not None:
+            begin, end = _runs(os.path.join(tmp, run, "trace.json"))[focus[0]]
+            cursor = begin + focus[1] * (end - begin)
+            half = (focus[2] if len(focus) > 2 else 1) * (end - begin) / 2
+            begin, end = max(begin, cursor - half), min(end, cursor + half)
+            viz_args = ["--range", "%d:%d" % (begin, end), "--cycle",
+                        str(int(cursor))] + list(viz_args)
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 %dx%dx24" % size,
+               "env", "LIBGL_ALWAYS_SOFTWARE=1", viz, "--open", run,
+               "--view", view, "--size", "%dx%d" % size,
+               "--screenshot", png] + list(viz_args)
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        if r.returncode != 0:
+            raise SystemExit("%s failed (exit %d): %s%s" % (
+                " ".join(cmd), r.returncode, r.stdout, r.stderr))
+    print("wrote %s" % rel(png))
+    return png

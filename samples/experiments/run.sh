@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Runs the experiments of samples/experiments/: each NN_name/run.py
-# (emulated sweeps, results.json, figures/*.png, the READMEs' generated
-# tables). Usage: samples/experiments/run.sh NN|all [--check] [--warpsim BIN]
+# (emulated sweeps, results.json, figures/*.png with the visualizer's
+# screenshots figures/viz_*.png, the READMEs' generated tables).
+# Usage: samples/experiments/run.sh NN|all [--check] [--warpsim BIN]
 #   --check   run without figures and check the stated agreement and the
 #             READMEs' tables (what the ctest experiment_NN does)
-# Needs the build (tools/build.sh) and, for the figures, Debian's
-# python3-matplotlib (tools/setup.sh installs it).
+# Needs the build (tools/build.sh, warpsim-viz included) and, for the
+# figures, Debian's python3-matplotlib and xvfb (tools/setup.sh installs
+# them).
 set -euo pipefail
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")"
 if [[ $# -lt 1 ]]; then
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,10p' "$self" | sed 's/^# \{0,1\}//' >&2
   exit 64
 fi
 which=$1

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,6 +65,24 @@ std::vector<bool> Coloured(const std::string& png) {
     }
   }
   return out;
+}
+
+// The share of the content area's pixels whose colour differs between two
+// screenshots.
+double PixelsDiffer(const std::string& a, const std::string& b) {
+  uint32_t wa = 0, ha = 0, wb = 0, hb = 0;
+  auto pa = warpsim::runner::ReadPngRgba8(a, &wa, &ha);
+  auto pb = warpsim::runner::ReadPngRgba8(b, &wb, &hb);
+  REQUIRE(pa.ok());
+  REQUIRE(pb.ok());
+  REQUIRE(wa == wb);
+  REQUIRE(ha == hb);
+  size_t n = 0;
+  for (size_t i = size_t{kContentTop} * wa * 4; i < pa->size(); i += 4) {
+    n += std::memcmp(&(*pa)[i], &(*pb)[i], 3) != 0;
+  }
+  return static_cast<double>(n) /
+         (static_cast<double>(wa) * (ha - kContentTop));
 }
 
 double Share(const std::vector<bool>& v) {
@@ -186,6 +205,41 @@ TEST_CASE("live mode reruns a scene while every view draws",
   }
 }
 
+TEST_CASE("the views' settings come from the command line",
+          "[viz][screenshot]") {
+  // Each option changes what its view shows, as its control in the window
+  // would: two screenshots of the same view, one setting apart, differ.
+  TempDir dir;
+  auto shot = [&](const std::string& name, const std::string& args) {
+    const std::string png = (dir.path / (name + ".png")).string();
+    std::string log;
+    const int rc =
+        Run(std::string(WARPSIM_VIZ) + " " + kScene + " --screenshot " + png +
+                " --size " + std::to_string(kWidth) + "x" +
+                std::to_string(kHeight) + " " + args,
+            &log);
+    INFO(log);
+    REQUIRE(rc == 0);
+    return png;
+  };
+  const auto state = shot("state", "--view timeline --colour-by state");
+  const auto stage = shot("stage", "--view timeline --colour-by stage");
+  const auto zoomed =
+      shot("zoomed", "--view timeline --colour-by stage --range 0:200");
+  CHECK(PixelsDiffer(state, stage) > 0.002);
+  CHECK(PixelsDiffer(stage, zoomed) > 0.01);
+  const auto sm_overlay = shot("sm", "--view framebuffer --overlay sm");
+  const auto helpers =
+      shot("helpers", "--view framebuffer --overlay helpers --opacity 1");
+  const auto none = shot("none", "--view framebuffer --overlay none");
+  CHECK(PixelsDiffer(sm_overlay, helpers) > 0.01);
+  CHECK(PixelsDiffer(sm_overlay, none) > 0.01);
+  const auto by_stage = shot("by_stage", "--view registers --cycle 300");
+  const auto by_warp =
+      shot("by_warp", "--view registers --cycle 300 --by-warp");
+  CHECK(PixelsDiffer(by_stage, by_warp) > 0.002);
+}
+
 TEST_CASE("warpsim-viz rejects bad command lines and missing runs",
           "[viz][screenshot]") {
   const std::string viz = WARPSIM_VIZ;
@@ -199,6 +253,12 @@ TEST_CASE("warpsim-viz rejects bad command lines and missing runs",
   CHECK(rc(viz + " --open /nonexistent-run --scheduler lrr") == 64);
   CHECK(rc(viz + " --open /nonexistent-run --screenshot /tmp/x.png") == 2);
   CHECK(rc(viz + " " + kScene + " --gpu-config no-such-preset") == 64);
+  CHECK(rc(viz + " " + kScene + " --colour-by nonsense") == 64);
+  CHECK(rc(viz + " " + kScene + " --overlay nonsense") == 64);
+  CHECK(rc(viz + " " + kScene + " --opacity 2") == 64);
+  CHECK(rc(viz + " " + kScene + " --range 50:10") == 64);
+  CHECK(rc(viz + " " + kScene + " --range 10") == 64);
+  CHECK(rc(viz + " " + kScene + " --sm x") == 64);
   CHECK(rc(viz + " --help") == 0);
 }
 

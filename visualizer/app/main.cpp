@@ -14,8 +14,10 @@
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,17 @@ constexpr const char* kHelp =
     "  --view V                 timeline, registers, framebuffer, shader,\n"
     "                           compare or stats (default timeline)\n"
     "  --cycle N                the cursor cycle (default: the end)\n"
+    "  --range A:B              the cycles the timeline shows (default: all)\n"
+    "  --colour-by C            the timeline's colours: state, stage or draw\n"
+    "                           (default state)\n"
+    "  --overlay O              the framebuffer's overlay: none, sm, warp,\n"
+    "                           quad_coverage, helpers, instructions, cycles\n"
+    "                           or overdraw (default sm)\n"
+    "  --opacity F              the overlay's opacity, 0 to 1 (default 0.6)\n"
+    "  --sm N                   the SM whose register files show (default:\n"
+    "                           the first with any)\n"
+    "  --by-warp                the register files coloured by warp, not\n"
+    "                           by stage\n"
     "  --size WxH               window size (default 1600x1000)\n"
     "  --benchmark SECONDS      live: run the scene again and again for that\n"
     "                           long while the UI draws, then print the\n"
@@ -99,6 +112,12 @@ int main(int argc, char** argv) {
   View view = View::kTimeline;
   uint64_t cycle = 0;
   bool cycle_set = false;
+  uint64_t range_begin = 0, range_end = 0;
+  std::optional<warpsim::viz::ColorBy> color_by;
+  std::optional<warpsim::viz::Overlay> overlay;
+  std::optional<uint64_t> sm;
+  std::optional<float> opacity;
+  bool by_warp = false;
   int width = 1600, height = 1000;
   double benchmark = 0;
   bool gpu_config_set = false;
@@ -164,6 +183,50 @@ int main(int argc, char** argv) {
         return Usage("--cycle needs a number");
       }
       cycle_set = true;
+    } else if (a == "--range") {
+      const char* v = value("--range");
+      const std::string r = v != nullptr ? v : "";
+      const size_t colon = r.find(':');
+      if (colon == std::string::npos ||
+          !warpsim::cli::ParseUint(r.substr(0, colon).c_str(), &range_begin) ||
+          !warpsim::cli::ParseUint(r.substr(colon + 1).c_str(), &range_end) ||
+          range_end <= range_begin) {
+        return Usage("--range needs A:B, cycles with A < B");
+      }
+    } else if (a == "--colour-by" || a == "--color-by") {
+      const char* v = value("--colour-by");
+      warpsim::viz::ColorBy c{};
+      if (v == nullptr || !warpsim::viz::ParseColorBy(v, &c)) {
+        return Usage("--colour-by needs state, stage or draw");
+      }
+      color_by = c;
+    } else if (a == "--overlay") {
+      const char* v = value("--overlay");
+      warpsim::viz::Overlay o{};
+      if (v == nullptr || !warpsim::viz::ParseOverlay(v, &o)) {
+        return Usage(
+            "--overlay needs none, sm, warp, quad_coverage, helpers, "
+            "instructions, cycles or overdraw");
+      }
+      overlay = o;
+    } else if (a == "--opacity") {
+      const char* v = value("--opacity");
+      char* end = nullptr;
+      const float f = v != nullptr ? std::strtof(v, &end) : -1.0f;
+      if (v == nullptr || end == v || *end != '\0' || !(f >= 0.0f) ||
+          f > 1.0f) {
+        return Usage("--opacity needs a number from 0 to 1");
+      }
+      opacity = f;
+    } else if (a == "--by-warp") {
+      by_warp = true;
+    } else if (a == "--sm") {
+      const char* v = value("--sm");
+      uint64_t n = 0;
+      if (v == nullptr || !warpsim::cli::ParseUint(v, &n) || n > 1u << 20) {
+        return Usage("--sm needs an SM number");
+      }
+      sm = n;
     } else if (a == "--benchmark") {
       const char* v = value("--benchmark");
       uint64_t n = 0;
@@ -273,6 +336,15 @@ int main(int argc, char** argv) {
 
   viewer.Focus(view);
   if (cycle_set) viewer.SetCursor(cycle);
+  if (range_end > range_begin) {
+    viewer.SetRange(static_cast<double>(range_begin),
+                    static_cast<double>(range_end));
+  }
+  if (color_by) viewer.SetColorBy(*color_by);
+  if (overlay) viewer.SetOverlay(*overlay);
+  if (opacity) viewer.SetOverlayOpacity(*opacity);
+  if (sm) viewer.SetSm(static_cast<uint32_t>(*sm));
+  viewer.SetRegistersByWarp(by_warp);
   if (!screenshot.empty()) viewer.WaitForRun();
   int frames = 0, rc = 0;
   // --benchmark: completed simulations and drawn UI frames over the time.

@@ -31,8 +31,7 @@ void Viewer::DrawRegisters() {
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  static bool by_warp = false;
-  ImGui::Checkbox("colour by warp", &by_warp);
+  ImGui::Checkbox("colour by warp", &registers_by_warp_);
   ImGui::SameLine();
   for (auto s : {trace::Stage::kVertex, trace::Stage::kFragment,
                  trace::Stage::kCompute}) {
@@ -60,7 +59,7 @@ void Viewer::DrawRegisters() {
            strip_h * static_cast<float>(reg) / static_cast<float>(file_size);
   };
   auto color_of = [&](const Allocation& al) {
-    if (by_warp) return CycleColor(al.warp);
+    if (registers_by_warp_) return CycleColor(al.warp);
     if (al.span < t.warps.size()) return StageColor(t.warps[al.span].stage);
     return static_cast<ImU32>(IM_COL32(150, 150, 150, 255));
   };

@@ -16,6 +16,8 @@ namespace {
 constexpr std::array<std::string_view, static_cast<size_t>(View::kCount)>
     kViewNames = {"timeline", "registers", "framebuffer",
                   "shader",   "compare",   "stats"};
+constexpr std::array<std::string_view, 3> kColorByNames = {"state", "stage",
+                                                           "draw"};
 constexpr std::array<const char*, static_cast<size_t>(View::kCount)>
     kViewTitles = {"SM timeline", "Register files", "Framebuffer",
                    "Shader",      "Compare",        "Stats"};
@@ -41,6 +43,21 @@ bool ParseView(std::string_view name, View* out) {
   for (size_t i = 0; i < kViewNames.size(); ++i) {
     if (kViewNames[i] == name) {
       *out = static_cast<View>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view ColorByName(ColorBy c) {
+  const auto i = static_cast<size_t>(c);
+  return i < kColorByNames.size() ? kColorByNames[i] : "unknown";
+}
+
+bool ParseColorBy(std::string_view name, ColorBy* out) {
+  for (size_t i = 0; i < kColorByNames.size(); ++i) {
+    if (kColorByNames[i] == name) {
+      *out = static_cast<ColorBy>(i);
       return true;
     }
   }
@@ -110,6 +127,12 @@ void Viewer::Focus(View v) {
 void Viewer::SetCursor(uint64_t cycle) {
   cursor_ = cycle;
   cursor_set_ = true;
+}
+
+void Viewer::SetRange(double begin, double end) {
+  view_begin_ = begin;
+  view_end_ = end;
+  follow_ = false;
 }
 
 const std::vector<uint32_t>& Viewer::CountersOf(uint32_t sm) const {

@@ -38,6 +38,8 @@ std::string_view ViewName(View v);  // "timeline", "registers", ...
 bool ParseView(std::string_view name, View* out);
 
 enum class ColorBy : uint8_t { kState, kStage, kRun };
+std::string_view ColorByName(ColorBy c);  // "state", "stage", "draw"
+bool ParseColorBy(std::string_view name, ColorBy* out);
 
 struct ViewerOptions {
   std::string file;         // live mode: the AmberScript file
@@ -58,6 +60,15 @@ class Viewer {
   // Headless use: the view shown, the cursor cycle, waiting for a live run.
   void Focus(View v);
   void SetCursor(uint64_t cycle);
+  // What the views' own controls choose, set from the command line: the
+  // timeline's colouring and the cycles it shows, the framebuffer's
+  // overlay, the register files' SM.
+  void SetColorBy(ColorBy c) { color_by_ = c; }
+  void SetRange(double begin, double end);
+  void SetOverlay(Overlay o) { overlay_ = o; }
+  void SetOverlayOpacity(float a) { overlay_alpha_ = a; }
+  void SetSm(uint32_t sm) { selected_sm_ = sm; }
+  void SetRegistersByWarp(bool on) { registers_by_warp_ = on; }
   void WaitForRun();
   bool live() const { return live_ != nullptr; }
   const RunData& data() const { return data_; }
@@ -125,6 +136,7 @@ class Viewer {
   uint64_t cursor_ = 0;
   bool cursor_set_ = false;
   uint32_t selected_sm_ = 0;
+  bool registers_by_warp_ = false;
   size_t image_ = 0;
   Overlay overlay_ = Overlay::kSm;
   float overlay_alpha_ = 0.6f;

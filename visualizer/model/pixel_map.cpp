@@ -17,6 +17,16 @@ std::string_view OverlayName(Overlay o) {
   return i < kOverlayNames.size() ? kOverlayNames[i] : "unknown";
 }
 
+bool ParseOverlay(std::string_view name, Overlay* out) {
+  for (size_t i = 0; i < kOverlayNames.size(); ++i) {
+    if (kOverlayNames[i] == name) {
+      *out = static_cast<Overlay>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 PixelMap::PixelMap(const trace::Trace& t, uint32_t run, uint32_t width,
                    uint32_t height)
     : t_(&t) {

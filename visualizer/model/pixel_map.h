@@ -25,6 +25,7 @@ enum class Overlay : uint8_t {
   kCount
 };
 std::string_view OverlayName(Overlay o);  // "sm", "warp", ...
+bool ParseOverlay(std::string_view name, Overlay* out);
 
 struct PixelInfo {
   uint32_t quad = kNone;  // the last quad (Trace::quads) that covered it

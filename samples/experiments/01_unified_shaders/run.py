@@ -165,6 +165,17 @@ def figures(data):
     common.save_figure(fig, out, "sm_timeline.png")
 
 
+def screenshots(warpsim):
+    # SM 0's register files as the grid draw starts: vertex warps (orange)
+    # and fragment warps (blue) hold registers in the same files at once.
+    common.screenshot(warpsim, HERE, "viz_registers_sm0", SCENE, "registers",
+                      ["--range", "161800:165000", "--cycle", "163000",
+                       "--sm", "0"])
+    # The grid draw on the SM timeline, coloured by stage.
+    common.screenshot(warpsim, HERE, "viz_timeline_stages", SCENE, "timeline",
+                      ["--range", "162000:167000", "--colour-by", "stage"])
+
+
 def summary(data):
     return "; ".join("%s: %s" % (d, ", ".join(
         "%s %d (H200 %d)" % (k, data["emulated"][d][k], data["h200"][d][k])
@@ -173,4 +184,5 @@ def summary(data):
 
 if __name__ == "__main__":
     sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
-                                    failures, table, figures, summary))
+                                    failures, table, figures, summary,
+                                    screenshots))

@@ -128,6 +128,20 @@ def figures(data):
     common.save_figure(fig, out, "branch_costs.png")
 
 
+def screenshots(warpsim):
+    # The shader view of the granularity family at 16 trips, drawn at
+    # 128x128 pixels (so that the trace keeps every instruction): per pixel
+    # (variant 0) every warp issues both sides of the if/else; per 16x16
+    # pixels (variant 4) each warp issues one.
+    with open(os.path.join(BRANCH_COSTS, "granularity.amber")) as f:
+        text = f.read().replace("512", "128")
+    for variant in (0, 4):
+        common.screenshot(
+            warpsim, HERE, "viz_shader_granularity%d" % variant,
+            text.replace("#define VARIANT 0", "#define VARIANT %d" % variant),
+            "shader")
+
+
 def summary(data):
     worst = max(data["rows"],
                 key=lambda r: abs(r["emulated_ratio"] / r["h200_ratio"] - 1))
@@ -139,4 +153,5 @@ def summary(data):
 
 if __name__ == "__main__":
     sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
-                                    failures, table, figures, summary))
+                                    failures, table, figures, summary,
+                                    screenshots))

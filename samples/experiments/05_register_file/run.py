@@ -160,6 +160,20 @@ def figures(data):
     common.save_figure(fig, out, "throughput_vs_registers.png")
 
 
+def screenshots(warpsim):
+    # The SM's register files, a colour per warp, halfway through the timed dispatch of the
+    # registers sweep at 32 and 128 registers per thread: 64 warps fit at
+    # 32, 16 at 128 (the rest wait in the launch queue).
+    with lh.OneSm() as config:
+        for registers in (32, 128):
+            common.screenshot(
+                warpsim, HERE, "viz_registers_r%d" % registers,
+                lh.loads_scene(WORK_WARPS // 2, True), "registers",
+                ["--sm", "0", "--by-warp"],
+                ["--gpu-config", config, "--regs-per-thread",
+                 str(registers)], focus=(-1, 0.5))
+
+
 def summary(data):
     h = data["headline"]
     return ("plateau %.1f (H200 %.1f), knee %d warps (H200 %d), at 255 "
@@ -171,4 +185,5 @@ def summary(data):
 
 if __name__ == "__main__":
     sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
-                                    failures, table, figures, summary))
+                                    failures, table, figures, summary,
+                                    screenshots))

@@ -121,6 +121,23 @@ def figures(data):
     common.save_figure(fig, out, "free_vs_swap.png")
 
 
+def screenshots(warpsim):
+    # The SM timeline, coloured by what each warp slot does, over a few
+    # percent of the timed dispatch at 16 warps: free switching keeps the
+    # issue slots busy while warps wait on L2 (long_scoreboard); swapping
+    # adds the register traffic to every wait.
+    per_register = swap_cycles_per_register()
+    for mode, timing in (("free", {"context_switch": "free"}),
+                         ("swap", {"context_switch": "swap",
+                                   "swap_cycles_per_register": per_register})):
+        with lh.OneSm(timing) as config:
+            common.screenshot(
+                warpsim, HERE, "viz_timeline_" + mode, lh.loads_scene(8, True),
+                "timeline", ["--colour-by", "state"],
+                ["--gpu-config", config, "--regs-per-thread", str(REGISTERS)],
+                focus=(-1, 0.5, 0.04))
+
+
 def summary(data):
     h = data["headline"]
     return ("plateau free %.1f, swap %.1f (H200 %.1f); a CPU-style switch "
@@ -130,4 +147,5 @@ def summary(data):
 
 if __name__ == "__main__":
     sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
-                                    failures, table, figures, summary))
+                                    failures, table, figures, summary,
+                                    screenshots))

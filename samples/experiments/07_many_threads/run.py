@@ -132,6 +132,21 @@ def figures(data):
     common.save_figure(fig, out, "throughput_vs_warps.png")
 
 
+def screenshots(warpsim):
+    # The SM timeline, coloured by what each warp slot does, over a few
+    # percent of the timed L2 dispatch at 4 and at 32 warps: with 4, the
+    # issue slots stand idle while every warp waits on its load
+    # (long_scoreboard); with 32, some warp is ready nearly every cycle.
+    with lh.OneSm() as config:
+        for warps in (4, 32):
+            common.screenshot(
+                warpsim, HERE, "viz_timeline_l2_w%d" % warps,
+                lh.loads_scene(warps // 2, True), "timeline",
+                ["--colour-by", "state"],
+                ["--gpu-config", config, "--regs-per-thread", "32"],
+                focus=(-1, 0.5, 0.02))
+
+
 def summary(data):
     return "; ".join(
         "%s plateau %.2f (H200 %.2f), knee %d warps (H200 %d)" % (
@@ -141,4 +156,5 @@ def summary(data):
 
 if __name__ == "__main__":
     sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
-                                    failures, table, figures, summary))
+                                    failures, table, figures, summary,
+                                    screenshots))

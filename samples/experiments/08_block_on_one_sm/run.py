@@ -203,6 +203,20 @@ def figures(data):
     common.save_figure(fig, out, "blocks_vs_shared_memory.png")
 
 
+def screenshots(warpsim):
+    # One SM, 8 workgroups of 256 threads at 128 registers a thread and
+    # 16 KB of shared memory each: the register files hold two workgroups
+    # at once, so they come in waves, each workgroup's 8 warps taking
+    # registers in all four sub-partitions in the same cycle (two warps in
+    # each) and its shared memory with them.
+    with lh.OneSm() as config:
+        common.screenshot(warpsim, HERE, "viz_registers_workgroups",
+                          scene(256, 16 * 1024, 8), "registers",
+                          ["--sm", "0", "--by-warp"],
+                          ["--gpu-config", config, "--regs-per-thread",
+                           "128"], focus=(-1, 0.3))
+
+
 def summary(data):
     ok = sum(r["emulated"] == r["h200"] for r in data["resident"])
     w = data["whole"]
@@ -217,4 +231,5 @@ def summary(data):
 
 if __name__ == "__main__":
     sys.exit(common.experiment_main(sys.argv, HERE, __doc__, measure,
-                                    failures, table, figures, summary))
+                                    failures, table, figures, summary,
+                                    screenshots))
