@@ -548,8 +548,43 @@ def loops(vk_dir, t, src):
         "waits for")
 
 
+def scheduler(run, t, src):
+    """The scheduler policy from E18 (cuda_ref/src/e18_warp_order.cu), the
+    latest *-e18-warp-order directory beside RUN_DIR: with more warps of
+    dependent FFMA chains per sub-partition than their latency needs, a
+    strict oldest-first scheduler (gto, oldest) issues the oldest warps and
+    leaves the youngest until those finish, so the first warps end about
+    halfway through the block's span; a scheduler that rotates among ready
+    warps (lrr) lets them all end together. The H200's earliest warp end,
+    as a fraction of the span, decides: above 0.75 at every such point,
+    lrr."""
+    found = sorted(glob.glob(os.path.join(os.path.dirname(
+        os.path.abspath(run)), "*-e18-warp-order")))
+    if not found:
+        fail(f"no *-e18-warp-order run beside {rel(run)}")
+    name = f"{rel(found[-1])}/e18_warp_order.json"
+    rows = json.load(open(os.path.join(found[-1], "e18_warp_order.json")))[
+        "results"]["ffma"]
+    # FFMA's latency is 4 cycles: more than 4 warps per sub-partition is
+    # more than a dependent chain needs.
+    crowded = [r for r in rows if r["warps_per_sm"] > 16]
+    if not crowded:
+        fail(f"{name}: no point with more than 16 warps per SM")
+    first = [r["first_end_mean"] for r in crowded]
+    rotates = min(first) > 0.75
+    t["scheduler"] = "lrr" if rotates else "gto"
+    src["scheduler"] = (
+        f"{name}: results.ffma first_end_mean (the earliest warp end, as a "
+        "fraction of the block's span, mean over SMs) at "
+        + ", ".join(f"{r['warps_per_sm']} warps {r['first_end_mean']:.3f}"
+                    for r in crowded)
+        + (": every warp ends near the end, so the schedulers rotate among "
+           "ready warps (a strict oldest-first one would end the first "
+           "warps about halfway): lrr" if rotates else
+           ": some warps end early, as under oldest-first: gto"))
+
+
 def policy(src):
-    src["scheduler"] = DEFAULT + " (a model choice the runs do not tell apart)"
     src["two_level_active"] = DEFAULT
     src["context_switch"] = DEFAULT + " (free: resident warps keep their " \
         "registers, REFERENCE §1.2)"
@@ -580,6 +615,7 @@ def generate(run, vk_dir, out_path):
     loops(vk_dir, t, src)
     output_merge(vk_dir, t, src)
     front_end(vk_dir, t, src)
+    scheduler(run, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -132,8 +132,7 @@ double Spearman(const std::vector<double>& a, const std::vector<double>& b) {
 
 struct Launch {
   bool ok = true;  // one block on every SM
-  double ipc_mean = 0, first_end_mean = 0, median_end_mean = 0,
-         order_mean = 0;
+  double ipc_mean = 0, first_end_mean = 0, median_end_mean = 0, order_mean = 0;
   Json sm0 = Json::Array();
 };
 
@@ -247,10 +246,11 @@ int main(int argc, char** argv) {
       r["median_end_mean"] = m.median_end_mean;
       r["end_order_vs_warpid_mean"] = m.order_mean;
       r["sm0"] = std::move(m.sm0);
-      std::printf("E18 %s W=%2d: IPC %.3f, first end %.3f, median end %.3f, "
-                  "order %.2f%s\n",
-                  name, w, m.ipc_mean, m.first_end_mean, m.median_end_mean,
-                  m.order_mean, ok ? "" : " PLACEMENT FAILED");
+      std::printf(
+          "E18 %s W=%2d: IPC %.3f, first end %.3f, median end %.3f, "
+          "order %.2f%s\n",
+          name, w, m.ipc_mean, m.first_end_mean, m.median_end_mean,
+          m.order_mean, ok ? "" : " PLACEMENT FAILED");
       rows.push_back(std::move(r));
     }
     results[name] = std::move(rows);

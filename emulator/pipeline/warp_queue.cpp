@@ -57,6 +57,7 @@ Status RetireInOrder::Finish(std::unique_ptr<WorkItem> item) {
   for (auto it = held_.begin(); it != held_.end() && it->first == next_id_;
        it = held_.erase(it)) {
     if (Status s = source_->Retire(*it->second); !s.ok()) return s;
+    if (on_retire_) on_retire_(*it->second);
     ++next_id_;
   }
   return {};

@@ -32,6 +32,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -143,11 +144,17 @@ class RetireInOrder {
   explicit RetireInOrder(WarpSource* source) : source_(source) {}
   // Takes a finished item; retires it and every held item that follows it.
   Status Finish(std::unique_ptr<WorkItem> item);
+  // Called after each item's Retire(), in id order (the timing model takes
+  // the output merge's work of that item there).
+  void set_on_retire(std::function<void(const WorkItem&)> f) {
+    on_retire_ = std::move(f);
+  }
   uint64_t retired() const { return next_id_; }  // items retired so far
   size_t held() const { return held_.size(); }
 
  private:
   WarpSource* source_;
+  std::function<void(const WorkItem&)> on_retire_;
   uint64_t next_id_ = 0;
   std::map<uint64_t, std::unique_ptr<WorkItem>> held_;
 };

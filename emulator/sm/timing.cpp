@@ -4,6 +4,9 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "base/bits.h"
 #include "simt/disasm.h"
@@ -415,12 +418,34 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   double raster_done = static_cast<double>(now);
   double setup_done = static_cast<double>(now);  // primitives_per_cycle
   double output_done = static_cast<double>(now);
+  // The output merge's work per retired item: the cycle the item finished
+  // and the cycles its pixels keep the unit busy. The unit serves items in
+  // the order they finish, not in API order: the order per pixel is the
+  // functional merge's (RetireInOrder), and pixels of items that do not
+  // overlap wait for no one, so a warp that finishes late does not hold
+  // up the output of every warp after it.
+  std::unordered_map<uint64_t, uint64_t> finished_at;  // item id -> cycle
+  std::vector<std::pair<uint64_t, double>> output_jobs;
+  merge.set_on_retire([&](const pipeline::WorkItem& item) {
+    const auto it = finished_at.find(item.id);
+    const uint64_t at = it != finished_at.end() ? it->second : now;
+    if (it != finished_at.end()) finished_at.erase(it);
+    if (const double c = OutputCycles(source.TakeOutputWork()); c > 0) {
+      output_jobs.emplace_back(at, c);
+    }
+  });
   bool graphics_run = false;
   auto finish_run = [&]() {
     // A draw ends when its pixels are written, and takes its fixed cost.
     // (The SMs are empty by then: these cycles count in the run's cycles,
     // not in any SM's stall reasons.)
     if (graphics_run) {
+      std::stable_sort(
+          output_jobs.begin(), output_jobs.end(),
+          [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [at, c] : output_jobs) {
+        output_done = std::max(output_done, static_cast<double>(at)) + c;
+      }
       now = std::max({now, static_cast<uint64_t>(std::ceil(output_done)),
                       static_cast<uint64_t>(std::ceil(setup_done))}) +
             config.draw_fixed_cycles;
@@ -664,13 +689,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         continue;
       }
       if (Status st = live[i]->item->Finish(); !st.ok()) return st;
+      finished_at[live[i]->item->id] = now;
       if (Status st = merge.Finish(std::move(live[i]->item)); !st.ok()) {
         return st;
-      }
-      // What the output merge did with the pixels retired (in API order)
-      // keeps it busy for these cycles.
-      if (const double c = OutputCycles(source.TakeOutputWork()); c > 0) {
-        output_done = std::max(output_done, static_cast<double>(now)) + c;
       }
       live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
     }

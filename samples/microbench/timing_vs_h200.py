@@ -242,9 +242,88 @@ def e6(warpsim):
     return rows
 
 
+E18_RUN = "cuda_ref/results/h200/2026-12-02-e18-warp-order"
+E18_WARPS = [8, 20, 32]
+
+
+def e18_scene(warps):
+    """One workgroup of `warps` warps, each thread a chain of 4096
+    dependent FFMA (shaders/microbench/e5_ffma_chain.comp, E5's kernel as
+    E18 runs it: one block per SM)."""
+    return "\n".join([
+        "#!amber",
+        "SHADER compute e5_ffma_chain GLSL FILE %s"
+        % (ROOT / "shaders" / "microbench" / "e5_ffma_chain.comp"),
+        "BUFFER params DATA_TYPE uint32 DATA 0x3f7fbe77 0x3f000000 16 END",
+        "BUFFER out DATA_TYPE uint32 SIZE %d FILL 0" % (warps * 32),
+        "PIPELINE compute timed",
+        "  ATTACH e5_ffma_chain SPECIALIZE 0 AS uint32 %d SPECIALIZE 1 AS "
+        "uint32 0" % (warps * 32),
+        "  BIND BUFFER params AS storage DESCRIPTOR_SET 0 BINDING 0",
+        "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 1",
+        "END",
+        "RUN timed 1 1 1"]) + "\n"
+
+
+def e18(warpsim):
+    """When each warp of one block finishes (E18): the timing model on one
+    SM, per warp its launch and retire from the trace, as E18's clocks
+    after the block's first barrier and after each warp's last store."""
+    with open(ROOT / E18_RUN / "e18_warp_order.json") as f:
+        ref = {r["warps_per_sm"]: r
+               for r in json.load(f)["results"]["ffma"]}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        config = os.path.join(tmp, "one_sm.json")
+        with open(config, "w") as f:
+            json.dump({"preset": "h200",
+                       "timing": {"sms": 1, "graphics_sms": 1}}, f)
+        for w in E18_WARPS:
+            scene = os.path.join(tmp, "e18.amber")
+            trace = os.path.join(tmp, "trace.json")
+            with open(scene, "w") as f:
+                f.write(e18_scene(w))
+            r = subprocess.run([warpsim, "run", scene, "--timing", "--quiet",
+                                "--shader-cache", "off", "--gpu-config",
+                                config, "--trace", trace, "--trace-detail",
+                                "warps"], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError("e18 W=%d failed (%d): %s%s" % (
+                    w, r.returncode, r.stdout, r.stderr))
+            with open(trace) as f:
+                t = json.load(f)
+            events = t["traceEvents"] if isinstance(t, dict) else t
+            warps = [e for e in events if e.get("ph") == "X" and
+                     e.get("args", {}).get("stage") == "compute"]
+            start = min(e["ts"] for e in warps)
+            ends = sorted(e["ts"] + e["dur"] - start for e in warps)
+            span = ends[-1]
+            src = "%s/e18_warp_order.json results.ffma warps_per_sm %d" % (
+                E18_RUN, w)
+            what = "FFMA chains, one block of %d warps" % w
+            note = ("the fraction of the block's span at which a warp ended "
+                    "(a strict oldest-first scheduler leaves the youngest "
+                    "warps until the others end)")
+            rows += [
+                {"experiment": "E18", "what": what + ": IPC",
+                 "unit": "FFMA per cycle per SM",
+                 "emulated": w * 4096 / span, "h200": ref[w]["ipc_mean"],
+                 "h200_source": src + " ipc_mean", "note": ""},
+                {"experiment": "E18", "what": what + ": first warp end",
+                 "unit": "fraction of the span", "emulated": ends[0] / span,
+                 "h200": ref[w]["first_end_mean"],
+                 "h200_source": src + " first_end_mean", "note": note},
+                {"experiment": "E18", "what": what + ": median warp end",
+                 "unit": "fraction of the span",
+                 "emulated": ends[(len(ends) - 1) // 2] / span,
+                 "h200": ref[w]["median_end_mean"],
+                 "h200_source": src + " median_end_mean", "note": note}]
+    return rows
+
+
 def measure(args):
     rows = (e2(args.warpsim) + e2_beyond_l2(args.warpsim) + e3(args.warpsim) +
-            e6(args.warpsim))
+            e6(args.warpsim) + e18(args.warpsim))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",

@@ -87,7 +87,8 @@ TEST_CASE(
     CHECK(!fr.contains("timing"));
     REQUIRE(tr.contains("timing"));
     CHECK(tr["timing"]["cycles"].get<uint64_t>() > 0);
-    CHECK(tr["timing"]["scheduler"] == "gto");
+    // The h200 preset's scheduler (set from cuda_ref's E18 record).
+    CHECK(tr["timing"]["scheduler"] == "lrr");
     CHECK(!tr["timing"]["sms"].empty());
     CheckSameFields(fr["stats"], tr["stats"]);
     for (const char* list : {"draws", "dispatches"}) {
@@ -438,6 +439,43 @@ TEST_CASE(
              R"( "draw_fixed_cycles": 1000)");
   CHECK(both > 16384 + 1000);
   CHECK(both <= 16384 + 4096 + plain + 1000);
+}
+
+TEST_CASE(
+    "the output merge takes a warp's pixels when it ends, not after every "
+    "earlier warp",
+    "[runner][cli][timing]") {
+  // 64x64 pixels, 16384 bytes at 1 byte per cycle. The first quad's warp
+  // loops for a long time; every other warp's pixels reach the output
+  // merge long before it ends, and the merge writes them meanwhile (they
+  // share no pixel with it). So the draw ends its own 32 pixels (128
+  // bytes) after the slow warp, not the 16384 bytes of every warp after
+  // it in API order.
+  const std::string scene = TempDir() + "/slow_first_warp.amber";
+  {
+    std::ofstream out(scene);
+    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
+           "SHADER fragment fs GLSL\n#version 450\n"
+           "layout(location = 0) out vec4 color;\n"
+           "void main() {\n"
+           "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+           "  int n = p.x < 2 && p.y < 2 ? 8000 : 0;\n"
+           "  float x = gl_FragCoord.x;\n"
+           "  for (int i = 0; i < n; ++i) x = x * 1.0001 + 0.0003;\n"
+           "  color = vec4(fract(x), 0.0, 1.0, 1.0);\n"
+           "}\nEND\n"
+           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
+           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
+           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
+           "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n";
+  }
+  const int64_t slow = TeachingDrawCycles(scene, "");
+  // The loop outlasts the other warps' output by far.
+  REQUIRE(slow > 2 * 16384);
+  const int64_t limited =
+      TeachingDrawCycles(scene, R"("output_bytes_per_cycle": 1)");
+  CHECK(limited >= slow);
+  CHECK(limited <= slow + 128 + 8);
 }
 
 TEST_CASE(

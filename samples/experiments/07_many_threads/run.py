@@ -42,13 +42,13 @@ def measure(warpsim):
                    for w in WARPS]
             h200 = lh.h200_curve(kind)
             if kind == "ffma":
-                # The same with loose round robin: how the scheduler picks
+                # The same with greedy-then-oldest: how the scheduler picks
                 # among the ready warps matters once they outnumber what
                 # the latency needs (the README's last section).
-                out["ffma_lrr"] = [
+                out["ffma_gto"] = [
                     {"warps": w,
                      "rate": lh.emulate(warpsim, config, kind, w,
-                                        scheduler="lrr")["rate"]}
+                                        scheduler="gto")["rate"]}
                     for w in WARPS]
             out["kinds"][kind] = {
                 "emulated": [{"warps": w, "rate": r} for w, r in emu],
@@ -94,15 +94,15 @@ def table(data, lang):
             k["plateau_h200"], k["knee_emulated"], k["knee_h200"]))
     # The FFMA chains, warp by warp, with both schedulers.
     h200 = dict((r["warps"], r["rate"]) for r in data["kinds"]["ffma"]["h200"])
-    lrr = dict((r["warps"], r["rate"]) for r in data["ffma_lrr"])
-    lines += ["", ("| 驻留 warp | FFMA：模拟器（gto，默认） | FFMA：模拟器（lrr） | "
+    gto = dict((r["warps"], r["rate"]) for r in data["ffma_gto"])
+    lines += ["", ("| 驻留 warp | FFMA：模拟器（lrr，预设） | FFMA：模拟器（gto） | "
                    "FFMA：H200 |" if zh else "| resident warps | FFMA, emulated "
-                   "(gto, the default) | FFMA, emulated (lrr) | FFMA, H200 |"),
+                   "(lrr, the preset's) | FFMA, emulated (gto) | FFMA, H200 |"),
               "|---|---|---|---|"]
     for r in data["kinds"]["ffma"]["emulated"]:
         w = r["warps"]
         lines.append("| %d | %.2f | %.2f | %s |" % (
-            w, r["rate"], lrr[w], "%.2f" % h200[w] if w in h200 else "-"))
+            w, r["rate"], gto[w], "%.2f" % h200[w] if w in h200 else "-"))
     sources = "; ".join("`%s`" % data["kinds"][k]["h200_source"]
                         for k in KINDS)
     lines += ["", common.recorded_line(data, HERE, lang, sources)]
@@ -120,9 +120,9 @@ def figures(data):
         ax.plot([r["warps"] for r in k["emulated"]],
                 [r["rate"] for r in k["emulated"]], "s--", label="warpsim")
         if kind == "ffma":
-            ax.plot([r["warps"] for r in data["ffma_lrr"]],
-                    [r["rate"] for r in data["ffma_lrr"]], "^:",
-                    label="warpsim, --scheduler lrr")
+            ax.plot([r["warps"] for r in data["ffma_gto"]],
+                    [r["rate"] for r in data["ffma_gto"]], "^:",
+                    label="warpsim, --scheduler gto")
         ax.set_title(titles[kind])
         ax.set_xlabel("resident warps per SM")
         ax.set_ylabel(UNIT[kind])
