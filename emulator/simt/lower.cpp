@@ -810,8 +810,12 @@ Status Lowerer::LowerBlock(const spirv::Block& block, uint32_t index) {
   bi.label = block.label;
   if (block.merge_kind != spv::Op::OpNop) {
     bi.merge_block = BlockIndex(block.merge_block);
-    if (block.continue_target)
+    if (block.continue_target) {
       bi.continue_block = BlockIndex(block.continue_target);
+      bi.dont_unroll =
+          (block.loop_control &
+           static_cast<uint32_t>(spv::LoopControlMask::DontUnroll)) != 0;
+    }
   }
   program_->blocks[index] = bi;
   if (index == 0) {

@@ -120,6 +120,9 @@ struct BlockInfo {
   uint32_t label = 0;                  // SPIR-V label id
   uint32_t merge_block = kNoBlock;     // structured merge (block index)
   uint32_t continue_block = kNoBlock;  // loops
+  // A loop whose OpLoopMerge asks DontUnroll (GLSL [[dont_unroll]]):
+  // NVIDIA's compiler keeps it rolled, as CUDA's `#pragma unroll 1`.
+  bool dont_unroll = false;
 };
 
 // Where a shader interface variable or built-in lives in lane-private memory.

@@ -11,6 +11,8 @@
 // with a `break`, a `while` loop on a computed value, a loop stepping by 2
 // and a loop that holds another loop are not unrolled. A loop is taken as
 // unrolled when
+//   - its OpLoopMerge does not ask DontUnroll (GLSL's [[dont_unroll]],
+//     which the compiler honours as CUDA's `#pragma unroll 1`);
 //   - it holds no other loop;
 //   - it leaves only through one conditional branch to its merge block (no
 //     break, return, kill or terminate inside);
@@ -100,6 +102,7 @@ class LoopFinder {
   void Try(uint32_t h) {
     const uint32_t m = p_.blocks[h].merge_block;
     if (m == kNoBlock || m <= h) return;
+    if (p_.blocks[h].dont_unroll) return;  // [[dont_unroll]]: kept rolled
     const uint32_t begin = First(h), end = First(m);
     // Innermost: no other loop header inside.
     for (uint32_t b = h + 1; b < m; ++b) {

@@ -343,6 +343,7 @@ Result<Module> Module::Build(std::span<const uint32_t> words,
           block->merge_kind = op;
           block->merge_block = w[1];
           block->continue_target = w[2];
+          block->loop_control = w.size() > 3 ? w[3] : 0;
         }
         break;
       // Source text and lines, for viewers (Module::source_text,

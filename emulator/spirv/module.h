@@ -103,6 +103,7 @@ struct Block {
   spv::Op merge_kind = spv::Op::OpNop;  // OpNop when the block is no header
   uint32_t merge_block = 0;
   uint32_t continue_target = 0;  // loops only
+  uint32_t loop_control = 0;     // loops only: OpLoopMerge's Loop Control
   Inst terminator;
 };
 

@@ -17,6 +17,8 @@
 // h200 preset); not gl_SubgroupInvocationID, so that the results do not depend
 // on the device's subgroup size (lavapipe's is 8).
 #version 450
+// The loops stay rolled, as CUDA's `#pragma unroll 1` keeps E6's (FfmaLoop).
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 32) in;
 layout(std430, set = 0, binding = 0) readonly buffer Params {
@@ -32,7 +34,7 @@ void main() {
   float a = c_a;
   uint n = trips[lane];
   float x = float(lane);
-  for (uint t = 0u; t < n; ++t) {
+  [[dont_unroll]] for (uint t = 0u; t < n; ++t) {
     R8(x = fma(x, a, 1.0);)
   }
   result[gl_GlobalInvocationID.x] = x;

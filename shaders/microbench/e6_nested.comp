@@ -19,6 +19,8 @@
 // h200 preset); not gl_SubgroupInvocationID, so that the results do not depend
 // on the device's subgroup size (lavapipe's is 8).
 #version 450
+// The loops stay rolled, as CUDA's `#pragma unroll 1` keeps E6's (FfmaLoop).
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint DEPTH = 2u;
 
@@ -31,7 +33,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { float result[]; };
 
 #define R8(s) s s s s s s s s
 #define LEAF(b)                   \
-  for (uint t = 0u; t < n; ++t) { \
+  [[dont_unroll]] for (uint t = 0u; t < n; ++t) { \
     R8(x = fma(x, a, b);)         \
   }
 // if/else on lane bit `bit`: bit set -> HI, clear -> LO.

@@ -20,6 +20,8 @@
 // h200 preset); not gl_SubgroupInvocationID, so that the results do not depend
 // on the device's subgroup size (lavapipe's is 8).
 #version 450
+// The loops stay rolled, as CUDA's `#pragma unroll 1` keeps E6's (FfmaLoop).
+#extension GL_EXT_control_flow_attributes : require
 
 layout(constant_id = 0) const uint P = 1u;
 
@@ -34,7 +36,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { float result[]; };
 // Region p: lanes with sel == p run `trips` trips of 8 FMAs adding p + 1.
 #define REGION(p, b)                \
   if (sel == p) {                   \
-    for (uint t = 0u; t < n; ++t) { \
+    [[dont_unroll]] for (uint t = 0u; t < n; ++t) { \
       R8(x = fma(x, a, b);)         \
     }                               \
   }

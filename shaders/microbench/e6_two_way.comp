@@ -20,6 +20,8 @@
 // h200 preset); not gl_SubgroupInvocationID, so that the results do not depend
 // on the device's subgroup size (lavapipe's is 8).
 #version 450
+// The loops stay rolled, as CUDA's `#pragma unroll 1` keeps E6's (FfmaLoop).
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 32) in;
 layout(std430, set = 0, binding = 0) readonly buffer Params {
@@ -39,11 +41,11 @@ void main() {
   uint tb = trips_b;
   float x = float(lane);
   if (lane < k) {
-    for (uint t = 0u; t < ta; ++t) {
+    [[dont_unroll]] for (uint t = 0u; t < ta; ++t) {
       R8(x = fma(x, a, 1.0);)
     }
   } else {
-    for (uint t = 0u; t < tb; ++t) {
+    [[dont_unroll]] for (uint t = 0u; t < tb; ++t) {
       R8(x = fma(x, a, 2.0);)
     }
   }

@@ -2,7 +2,7 @@
 // NVIDIA's compiler unrolls them (vulkan_ref's E16): countable loops with a
 // run-time trip count, completely when the trip count is a constant; not a
 // loop with a break, a while loop on a computed value, a loop stepping by 2,
-// or a loop holding another loop.
+// a loop holding another loop, or one marked [[dont_unroll]].
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -14,7 +14,8 @@ namespace {
 
 Program Build(const std::string& body) {
   const std::string source =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "#version 450\n#extension GL_EXT_control_flow_attributes : enable\n"
+      "layout(local_size_x = 32) in;\n"
       "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
       "layout(set = 0, binding = 1) uniform U { int n; float limit; } u;\n"
       "void main() {\n  uint g = gl_GlobalInvocationID.x;\n"
@@ -87,6 +88,12 @@ TEST_CASE("loops that are not unrolled", "[simt][unroll]") {
                        "  for (int i = 0; i < m; ++i) {\n"
                        "    x = x * x;\n    if (x > 2.0) m -= 1;\n  }\n")) ==
         P{0, 0});
+  // [[dont_unroll]] (LoopControl DontUnroll), as CUDA's #pragma unroll 1:
+  // kept rolled, with a run-time or a constant trip count.
+  CHECK(Unrolled(Build("  [[dont_unroll]] for (int i = 0; i < n; ++i) "
+                       "x = x * x + 0.25;\n")) == P{0, 0});
+  CHECK(Unrolled(Build("  [[dont_unroll]] for (int i = 0; i < 8; ++i) "
+                       "x = x * x + 0.25;\n")) == P{0, 0});
   // A store to memory in the loop does not stop unrolling by itself.
   CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) b.v[g + uint(i)] = x;\n"))
             .first == 1);
