@@ -112,6 +112,18 @@ def emulate(warpsim, config, kind, warps, registers=32, scheduler=None):
             "rate": work / d["cycles"]}
 
 
+def screenshot(warpsim, here, name, warps, view, viz_args, registers=32,
+               timing=None, focus=(-1, 0.5)):
+    """A warpsim-viz screenshot (common.screenshot) of `warps` warps of L2
+    loads on the one-SM configuration (`timing`: more of its "timing"
+    members), the timed dispatch in view."""
+    with OneSm(timing) as config:
+        common.screenshot(warpsim, here, name, loads_scene(warps // 2, True),
+                          view, viz_args,
+                          ["--gpu-config", config, "--regs-per-thread",
+                           str(registers)], focus=focus)
+
+
 def h200_curve(kind):
     """[(warps per SM, rate)] of E5 on the H200: loads of 16 bytes per
     lane, k = 1 (bytes per cycle per SM), or the FFMA chains (FFMA warp

@@ -161,17 +161,13 @@ def figures(data):
 
 
 def screenshots(warpsim):
-    # The SM's register files, a colour per warp, halfway through the timed dispatch of the
-    # registers sweep at 32 and 128 registers per thread: 64 warps fit at
-    # 32, 16 at 128 (the rest wait in the launch queue).
-    with lh.OneSm() as config:
-        for registers in (32, 128):
-            common.screenshot(
-                warpsim, HERE, "viz_registers_r%d" % registers,
-                lh.loads_scene(WORK_WARPS // 2, True), "registers",
-                ["--sm", "0", "--by-warp"],
-                ["--gpu-config", config, "--regs-per-thread",
-                 str(registers)], focus=(-1, 0.5))
+    # The SM's register files, a colour per warp, halfway through the timed
+    # dispatch of the registers sweep at 32 and 128 registers per thread:
+    # 64 warps fit at 32, 16 at 128 (the rest wait in the launch queue).
+    for registers in (32, 128):
+        lh.screenshot(warpsim, HERE, "viz_registers_r%d" % registers,
+                      WORK_WARPS, "registers", ["--sm", "0", "--by-warp"],
+                      registers)
 
 
 def summary(data):

@@ -130,12 +130,9 @@ def screenshots(warpsim):
     for mode, timing in (("free", {"context_switch": "free"}),
                          ("swap", {"context_switch": "swap",
                                    "swap_cycles_per_register": per_register})):
-        with lh.OneSm(timing) as config:
-            common.screenshot(
-                warpsim, HERE, "viz_timeline_" + mode, lh.loads_scene(8, True),
-                "timeline", ["--colour-by", "state"],
-                ["--gpu-config", config, "--regs-per-thread", str(REGISTERS)],
-                focus=(-1, 0.5, 0.04))
+        lh.screenshot(warpsim, HERE, "viz_timeline_" + mode, 16, "timeline",
+                      ["--colour-by", "state"], REGISTERS, timing,
+                      focus=(-1, 0.5, 0.04))
 
 
 def summary(data):

@@ -137,14 +137,10 @@ def screenshots(warpsim):
     # percent of the timed L2 dispatch at 4 and at 32 warps: with 4, the
     # issue slots stand idle while every warp waits on its load
     # (long_scoreboard); with 32, some warp is ready nearly every cycle.
-    with lh.OneSm() as config:
-        for warps in (4, 32):
-            common.screenshot(
-                warpsim, HERE, "viz_timeline_l2_w%d" % warps,
-                lh.loads_scene(warps // 2, True), "timeline",
-                ["--colour-by", "state"],
-                ["--gpu-config", config, "--regs-per-thread", "32"],
-                focus=(-1, 0.5, 0.02))
+    for warps in (4, 32):
+        lh.screenshot(warpsim, HERE, "viz_timeline_l2_w%d" % warps, warps,
+                      "timeline", ["--colour-by", "state"],
+                      focus=(-1, 0.5, 0.02))
 
 
 def summary(data):
