@@ -8,6 +8,7 @@ Standard library only, but for the figures.
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,14 @@ def warpsim_binary(args_path=None):
     return args_path or os.path.join(ROOT, "build", "warpsim")
 
 
+def check_run(cmd, cwd=None):
+    """Runs `cmd`; exits saying what failed unless it exits 0."""
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if r.returncode != 0:
+        raise SystemExit("%s failed (exit %d): %s%s" % (
+            " ".join(cmd), r.returncode, r.stdout, r.stderr))
+
+
 def run_scene(warpsim, text, extra_args, name="scene"):
     """Runs AmberScript `text` with `warpsim run --timing` (and
     `extra_args`); returns its JSON report. The scene must pass."""
@@ -36,12 +45,8 @@ def run_scene(warpsim, text, extra_args, name="scene"):
         report = os.path.join(tmp, "report.json")
         with open(scene, "w") as f:
             f.write(text)
-        cmd = [warpsim, "run", scene, "--timing", "--quiet",
-               "--shader-cache", "off", "--json", report] + extra_args
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit("%s failed (exit %d): %s%s" % (
-                " ".join(cmd), r.returncode, r.stdout, r.stderr))
+        check_run([warpsim, "run", scene, "--timing", "--quiet",
+                   "--shader-cache", "off", "--json", report] + extra_args)
         with open(report) as f:
             return json.load(f)
 
@@ -195,12 +200,34 @@ def viz_binary(warpsim):
                         "warpsim-viz")
 
 
+def load_trace(path):
+    """The events of a trace warpsim wrote (Chrome trace-event JSON)."""
+    with open(path) as f:
+        t = json.load(f)
+    return t["traceEvents"] if isinstance(t, dict) else t
+
+
+def trace_events(warpsim, scene):
+    """Runs `scene` (a path, or AmberScript text) in timing mode with a
+    trace of every warp (--trace-detail warps); returns the trace's
+    events."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if scene.startswith("#!amber"):
+            path = os.path.join(tmp, "scene.amber")
+            with open(path, "w") as f:
+                f.write(scene)
+            scene = path
+        trace = os.path.join(tmp, "trace.json")
+        check_run([warpsim, "run", scene, "--timing", "--quiet",
+                   "--shader-cache", "off", "--trace", trace,
+                   "--trace-detail", "warps"])
+        return load_trace(trace)
+
+
 def _runs(trace_path):
     """The (start, end) cycles of each draw and dispatch of a trace, in
     order."""
-    with open(trace_path) as f:
-        t = json.load(f)
-    events = t["traceEvents"] if isinstance(t, dict) else t
+    events = load_trace(trace_path)
     return sorted((e["ts"], e["ts"] + e["dur"]) for e in events
                   if e.get("ph") == "X" and "run" in e.get("args", {}) and
                   e.get("name", "").startswith(("draw ", "dispatch ")))
@@ -211,7 +238,8 @@ def screenshot(warpsim, here, name, scene, view, viz_args=(),
     """A screenshot of warpsim-viz (figures/NAME.png): `scene` (a path, or
     AmberScript text) run by `warpsim run --timing` with `run_args` and a
     trace of every instruction, then opened in warpsim-viz's `view` with
-    `viz_args` (--range, --cycle, --colour-by, --overlay, --sm), under
+    `viz_args` (--range, --cycle, --colour-by, --overlay, --opacity, --sm,
+    --by-warp), under
     Xvfb and Mesa's software OpenGL (tools/setup.sh installs both).
     focus=(N, F[, W]): the views show draw or dispatch N of the run (-1:
     the last), the cursor at fraction F of it; W: only that fraction of it,
@@ -220,8 +248,7 @@ def screenshot(warpsim, here, name, scene, view, viz_args=(),
     if not os.path.exists(viz):
         raise SystemExit("the screenshots need warpsim-viz beside %s "
                          "(tools/build.sh builds it)" % warpsim)
-    if subprocess.run(["sh", "-c", "command -v xvfb-run"],
-                      capture_output=True).returncode != 0:
+    if shutil.which("xvfb-run") is None:
         raise SystemExit("the screenshots need xvfb-run: Debian's xvfb "
                          "(tools/setup.sh installs it)")
     out = os.path.join(here, "figures")
@@ -237,15 +264,11 @@ def screenshot(warpsim, here, name, scene, view, viz_args=(),
         # names the screenshot, not a temporary path.
         run = name
         os.makedirs(os.path.join(tmp, run))
-        cmd = [os.path.abspath(warpsim), "run", os.path.abspath(scene),
-               "--timing", "--quiet", "--shader-cache", "off", "--out", run,
-               "--json", os.path.join(run, "report.json"),
-               "--trace", os.path.join(run, "trace.json"),
-               "--trace-detail", "instructions"] + list(run_args)
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-        if r.returncode != 0:
-            raise SystemExit("%s failed (exit %d): %s%s" % (
-                " ".join(cmd), r.returncode, r.stdout, r.stderr))
+        check_run([os.path.abspath(warpsim), "run", os.path.abspath(scene),
+                   "--timing", "--quiet", "--shader-cache", "off",
+                   "--out", run, "--json", os.path.join(run, "report.json"),
+                   "--trace", os.path.join(run, "trace.json"),
+                   "--trace-detail", "instructions"] + list(run_args), tmp)
         if focus is not None:
             begin, end = _runs(os.path.join(tmp, run, "trace.json"))[focus[0]]
             cursor = begin + focus[1] * (end - begin)
@@ -253,13 +276,9 @@ def screenshot(warpsim, here, name, scene, view, viz_args=(),
             begin, end = max(begin, cursor - half), min(end, cursor + half)
             viz_args = ["--range", "%d:%d" % (begin, end), "--cycle",
                         str(int(cursor))] + list(viz_args)
-        cmd = ["xvfb-run", "-a", "-s", "-screen 0 %dx%dx24" % size,
-               "env", "LIBGL_ALWAYS_SOFTWARE=1", viz, "--open", run,
-               "--view", view, "--size", "%dx%d" % size,
-               "--screenshot", png] + list(viz_args)
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-        if r.returncode != 0:
-            raise SystemExit("%s failed (exit %d): %s%s" % (
-                " ".join(cmd), r.returncode, r.stdout, r.stderr))
+        check_run(["xvfb-run", "-a", "-s", "-screen 0 %dx%dx24" % size,
+                   "env", "LIBGL_ALWAYS_SOFTWARE=1", viz, "--open", run,
+                   "--view", view, "--size", "%dx%d" % size,
+                   "--screenshot", png] + list(viz_args), tmp)
     print("wrote %s" % rel(png))
     return png

@@ -14,9 +14,7 @@ warp, vulkan_ref/results/h200/observe-2026-11-30/e7_sm_sets.summary.json).
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -43,15 +41,7 @@ def overlapping(a, b):
 
 
 def trace_events(warpsim):
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = os.path.join(tmp, "trace.json")
-        subprocess.run([warpsim, "run", SCENE, "--timing", "--quiet",
-                        "--shader-cache", "off", "--trace", trace,
-                        "--trace-detail", "warps"], check=True,
-                       capture_output=True)
-        with open(trace) as f:
-            t = json.load(f)
-    return [e for e in (t["traceEvents"] if isinstance(t, dict) else t)
+    return [e for e in common.trace_events(warpsim, SCENE)
             if e.get("ph") == "X" and e.get("args", {}).get("stage") in
             ("vertex", "fragment")]
 

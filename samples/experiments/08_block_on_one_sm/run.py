@@ -20,11 +20,9 @@ static ones (results.functions sharedSizeBytes).
 
   samples/experiments/08_block_on_one_sm/run.py [--warpsim BIN] [--check]
 """
-import json
 import os
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -86,18 +84,7 @@ def resident(warpsim):
 def whole(warpsim):
     """Workgroups split over SMs, and workgroups whose warps were made
     resident in different cycles, in a trace of 64 workgroups."""
-    with tempfile.TemporaryDirectory() as tmp:
-        scene_path = os.path.join(tmp, "e08.amber")
-        trace = os.path.join(tmp, "trace.json")
-        with open(scene_path, "w") as f:
-            f.write(scene(256, 4096, 64))
-        subprocess.run([warpsim, "run", scene_path, "--timing", "--quiet",
-                        "--shader-cache", "off", "--trace", trace,
-                        "--trace-detail", "warps"], check=True,
-                       capture_output=True)
-        with open(trace) as f:
-            t = json.load(f)
-    events = t["traceEvents"] if isinstance(t, dict) else t
+    events = common.trace_events(warpsim, scene(256, 4096, 64))
     groups = {}
     for e in events:
         name = e.get("name", "")
