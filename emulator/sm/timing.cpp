@@ -427,9 +427,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   std::unordered_map<uint64_t, uint64_t> finished_at;  // item id -> cycle
   std::vector<std::pair<uint64_t, double>> output_jobs;
   merge.set_on_retire([&](const pipeline::WorkItem& item) {
-    const auto it = finished_at.find(item.id);
-    const uint64_t at = it != finished_at.end() ? it->second : now;
-    if (it != finished_at.end()) finished_at.erase(it);
+    const auto node = finished_at.extract(item.id);
+    const uint64_t at = node ? node.mapped() : now;
     if (const double c = OutputCycles(source.TakeOutputWork()); c > 0) {
       output_jobs.emplace_back(at, c);
     }
