@@ -32,6 +32,19 @@ constexpr std::array<sm::ContextSwitch, 2> kSwitches = {
 bool Pressed(ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); }
 bool PressedChar(char c) { return ImGui::IsKeyPressed(static_cast<int>(c)); }
 
+// The enumerator whose name (its index in `names`) is `name`.
+template <typename E, size_t N>
+bool ParseName(const std::array<std::string_view, N>& names,
+               std::string_view name, E* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] == name) {
+      *out = static_cast<E>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view ViewName(View v) {
@@ -40,28 +53,11 @@ std::string_view ViewName(View v) {
 }
 
 bool ParseView(std::string_view name, View* out) {
-  for (size_t i = 0; i < kViewNames.size(); ++i) {
-    if (kViewNames[i] == name) {
-      *out = static_cast<View>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-std::string_view ColorByName(ColorBy c) {
-  const auto i = static_cast<size_t>(c);
-  return i < kColorByNames.size() ? kColorByNames[i] : "unknown";
+  return ParseName(kViewNames, name, out);
 }
 
 bool ParseColorBy(std::string_view name, ColorBy* out) {
-  for (size_t i = 0; i < kColorByNames.size(); ++i) {
-    if (kColorByNames[i] == name) {
-      *out = static_cast<ColorBy>(i);
-      return true;
-    }
-  }
-  return false;
+  return ParseName(kColorByNames, name, out);
 }
 
 Viewer::Viewer(ViewerOptions options) : options_(std::move(options)) {

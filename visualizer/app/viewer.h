@@ -38,7 +38,7 @@ std::string_view ViewName(View v);  // "timeline", "registers", ...
 bool ParseView(std::string_view name, View* out);
 
 enum class ColorBy : uint8_t { kState, kStage, kRun };
-std::string_view ColorByName(ColorBy c);  // "state", "stage", "draw"
+// Names: "state", "stage", "draw".
 bool ParseColorBy(std::string_view name, ColorBy* out);
 
 struct ViewerOptions {
