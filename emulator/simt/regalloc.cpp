@@ -51,7 +51,14 @@
 //    stored register and the word it copies may share a colour, as a compiler's
 //    copy coalescing lets them. A variable only ever given constants is a table
 //    read from constant memory and takes none. A fragment shader's outputs stay
-//    in registers from their store to the end of the shader.
+//    in registers from their store to the end of the shader, where each word
+//    has a register of its own (NVIDIA's compiler writes a fragment's outputs
+//    to fixed registers when it ends: 4 vec4 outputs hold 16). A word that
+//    holds a constant wherever it is read takes its register only there, at
+//    the end (ConstantOutputWords): H200, conformance corpus, the
+//    frexpstruct/modfstruct fragment tests, which put vec4(0, 0, 0, 1) in 4
+//    outputs before their values, report 18 to 22 registers, where holding
+//    the constants from their store gave 28 to 32.
 //  - The count is taken on the module spirv-opt's -O recipe makes (the
 //    runner's BuildProgram; constant propagation, dead-code elimination,
 //    if-conversion, redundancy elimination, as NVIDIA's compiler applies
@@ -422,6 +429,146 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
   return color;
 }
 
+// Which reads of a fragment shader's output words the register-count model
+// leaves out because the word holds a constant there. NVIDIA's compiler
+// writes a fragment's outputs into fixed registers when the shader ends; an
+// output given a constant is set there, not held from its store on. Forward
+// dataflow over the blocks finds, per output word, whether a value that is
+// not a constant may have reached it (an unwritten word holds none). Where
+// none has, a load of the word gives a constant and the return reads no
+// register for it: both reads are left out, and the constant's store, which
+// nothing then reads, is a dead store (it takes no register).
+struct ConstantOutputs {
+  // (instruction, word entity) pairs of the reads left out, sorted.
+  std::vector<std::pair<uint32_t, uint32_t>> drop;
+  bool dropped(uint32_t instr, uint32_t word) const {
+    return std::binary_search(drop.begin(), drop.end(),
+                              std::pair<uint32_t, uint32_t>{instr, word});
+  }
+};
+
+ConstantOutputs ConstantOutputWords(Lowerer& lowerer, const Program& program,
+                                    const std::vector<uint32_t>& first_word,
+                                    const std::vector<uint32_t>& words_of) {
+  const auto& roots = lowerer.private_roots();
+  // The output words get local indices 0..m-1.
+  std::vector<uint32_t> local_first(roots.size(), kNoReg);
+  std::vector<uint32_t> entity_of;
+  for (size_t r = 0; r < roots.size(); ++r) {
+    if (first_word[r] == kNoReg ||
+        roots[r].storage != spv::StorageClass::Output) {
+      continue;
+    }
+    local_first[r] = static_cast<uint32_t>(entity_of.size());
+    for (uint32_t w = 0; w < words_of[r]; ++w) {
+      entity_of.push_back(first_word[r] + w);
+    }
+  }
+  ConstantOutputs out;
+  const uint32_t m = static_cast<uint32_t>(entity_of.size());
+  if (m == 0) return out;
+  // What each instruction does to the output words: a whole-word store of a
+  // constant at a known place (kConstant: the word holds a constant after
+  // it), a store that may leave a value (kValue), a read (kLoad). A
+  // constant stored at a run-time index changes nothing here.
+  enum Kind : uint8_t { kConstant, kValue, kLoad };
+  struct Effect {
+    uint32_t word;  // local index
+    Kind kind;
+  };
+  const size_t ninstr = program.code.size();
+  std::vector<std::vector<Effect>> effects(ninstr);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (local_first[a.root] == kNoReg) continue;
+    auto& eff = effects[a.instr];
+    const uint32_t base = local_first[a.root];
+    if (!a.known) {
+      if (a.store && a.constant_data) continue;
+      for (uint32_t w = 0; w < words_of[a.root]; ++w) {
+        eff.push_back({base + w, a.store ? kValue : kLoad});
+      }
+      continue;
+    }
+    const MemAccess& acc = program.mem_accesses[program.code[a.instr].aux];
+    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+      const MemLeaf& leaf = program.mem_leaves[acc.first_leaf + k];
+      const uint64_t off = uint64_t{a.offset} + leaf.offset;
+      const uint64_t first = off / 4;
+      const uint64_t last = (off + std::max<uint32_t>(leaf.bytes, 1) - 1) / 4;
+      const bool whole = off % 4 == 0 && leaf.bytes % 4 == 0;
+      const bool constant = (leaf.reg & kConstTag) != 0;
+      for (uint64_t w = first; w <= last && w < words_of[a.root]; ++w) {
+        const uint32_t word = base + static_cast<uint32_t>(w);
+        if (!a.store) {
+          eff.push_back({word, kLoad});
+        } else if (constant) {
+          // Part of a word keeps the rest of it: no change.
+          if (whole) eff.push_back({word, kConstant});
+        } else {
+          eff.push_back({word, kValue});
+        }
+      }
+    }
+  }
+  const size_t nblocks = program.blocks.size();
+  auto block_end = [&](size_t b) {
+    return b + 1 < nblocks ? program.blocks[b + 1].first_instr
+                           : static_cast<uint32_t>(ninstr);
+  };
+  // Runs block b from the words `valued` on entry; `at` sees the state
+  // before each instruction.
+  auto run_block = [&](size_t b, Bits valued, auto&& at) {
+    for (uint32_t i = program.blocks[b].first_instr; i < block_end(b); ++i) {
+      at(i, valued);
+      for (const Effect& e : effects[i]) {
+        if (e.kind == kValue) valued.Set(e.word);
+        if (e.kind == kConstant) valued.Clear(e.word);
+      }
+    }
+    return valued;
+  };
+  auto successors = [&](size_t b) -> const std::vector<uint32_t>* {
+    const Instr& term = program.code[block_end(b) - 1];
+    if (term.exec == ExecBranch || term.exec == ExecBranchConditional ||
+        term.exec == ExecSwitch) {
+      return &program.branches[term.aux].targets;
+    }
+    return nullptr;
+  };
+  std::vector<Bits> valued_in(nblocks, Bits(m));
+  std::vector<uint8_t> reached(nblocks, 0);
+  if (nblocks > 0) reached[0] = 1;
+  const auto nothing = [](uint32_t, const Bits&) {};
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t b = 0; b < nblocks; ++b) {
+      if (!reached[b]) continue;
+      const Bits after = run_block(b, valued_in[b], nothing);
+      if (const auto* succ = successors(b)) {
+        for (uint32_t t : *succ) {
+          const bool first = !reached[t];
+          reached[t] = 1;
+          if (valued_in[t].OrWith(after) || first) changed = true;
+        }
+      }
+    }
+  }
+  for (size_t b = 0; b < nblocks; ++b) {
+    run_block(b, valued_in[b], [&](uint32_t i, const Bits& valued) {
+      const bool ret = program.code[i].op == spv::Op::OpReturn;
+      for (uint32_t w = 0; w < m; ++w) {
+        if (valued.Get(w)) continue;
+        bool read = ret;
+        for (const Effect& e : effects[i])
+          read |= e.word == w && e.kind == kLoad;
+        if (read) out.drop.push_back({i, entity_of[w]});
+      }
+    });
+  }
+  std::sort(out.drop.begin(), out.drop.end());
+  return out;
+}
+
 // The register-count model: the same colouring over the virtual registers
 // NVIDIA's compiler would keep in registers, and the words of the
 // lane-private variables it would keep there too (see the top of the file).
@@ -468,6 +615,12 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   auto all_words = [&](uint32_t r, std::vector<uint32_t>& out) {
     for (uint32_t w = 0; w < words_of[r]; ++w) out.push_back(first_word[r] + w);
   };
+  // Fragment outputs whose value is a constant wherever they are read (by a
+  // load, or at the return) take no register until the end: see
+  // ConstantOutputWords.
+  const ConstantOutputs constant_outputs =
+      fragment ? ConstantOutputWords(lowerer, program, first_word, words_of)
+               : ConstantOutputs{};
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     if (first_word[a.root] == kNoReg) continue;
     const uint32_t i = a.instr;
@@ -485,6 +638,7 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
       const bool whole = off % 4 == 0 && leaf.bytes % 4 == 0;
       for (uint64_t w = first; w <= last && w < words_of[a.root]; ++w) {
         const uint32_t e = first_word[a.root] + static_cast<uint32_t>(w);
+        if (constant_outputs.dropped(i, e)) continue;
         if (a.store) {
           // A store of part of a word keeps the rest of it.
           (whole ? wdefs[i] : wmaydefs[i]).push_back(e);
@@ -510,8 +664,11 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   if (!output_words.empty()) {
     for (size_t i = 0; i < ninstr; ++i) {
       if (program.code[i].op == spv::Op::OpReturn) {
-        wuses[i].insert(wuses[i].end(), output_words.begin(),
-                        output_words.end());
+        for (uint32_t e : output_words) {
+          if (!constant_outputs.dropped(static_cast<uint32_t>(i), e)) {
+            wuses[i].push_back(e);
+          }
+        }
       }
     }
   }
@@ -558,7 +715,8 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
     if (color[v] == kNoReg) continue;
     used = std::max(used, color[v] + (ent.wide[v] ? 2u : 1u));
   }
-  return used;
+  // At the return every output word is in its own register, constants too.
+  return std::max(used, static_cast<uint32_t>(output_words.size()));
 }
 
 }  // namespace
