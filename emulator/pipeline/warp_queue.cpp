@@ -1,12 +1,16 @@
 #include "pipeline/warp_queue.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace warpsim::pipeline {
 
@@ -233,12 +237,72 @@ bool ItemsIndependent(const std::vector<simt::MemRegion>& regions,
 
 namespace {
 
-// Worker threads that run items to completion. Submit() hands items over;
-// TakeFinished() returns those that finished, with their status. One mutex
-// guards both queues; each side takes it once per batch where it can (a
-// worker once per item: it hands one back and takes the next under the same
-// lock), and a condition variable is signalled only when someone sleeps on
-// it, so the threads do not spend their time in the lock. An item that fails
+// Host threads kept for the parallel drains of the process, so that a draw
+// or dispatch does not start and join threads of its own (some 50 us each
+// time, a noticeable part of a dispatch of a few ms). Tasks run in the order
+// they were posted. A process made by fork() (regress::RunInChildren forks
+// without exec) has none of its parent's threads: it makes a pool of its
+// own and leaves the parent's alone, never destroying it (one of its locks
+// may have been held when the process forked). The pools are never
+// destroyed: their threads wait for work until the process exits.
+class WorkerPool {
+ public:
+  // The pool of this process, with at least `threads` threads.
+  static WorkerPool& Get(uint32_t threads) {
+    static std::mutex get_mutex;
+    static WorkerPool* pool = nullptr;
+    std::lock_guard<std::mutex> lock(get_mutex);
+    if (pool == nullptr || pool->pid_ != getpid()) pool = new WorkerPool();
+    pool->Grow(threads);
+    return *pool;
+  }
+
+  void Post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  WorkerPool() : pid_(getpid()) {}
+
+  void Grow(uint32_t threads) {
+    while (threads_.size() < threads) {
+      threads_.emplace_back([this] { Loop(); });
+      threads_.back().detach();
+    }
+  }
+
+  void Loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return !tasks_.empty(); });
+      std::function<void()> task = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      task();
+      lock.lock();
+    }
+  }
+
+  const pid_t pid_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  std::vector<std::thread> threads_;
+};
+
+// Runs items to completion on `threads` threads of the WorkerPool and on the
+// calling thread. Submit() hands items over; TakeFinished() returns those
+// that finished, with their status. One mutex guards both queues; each side
+// takes it once per batch where it can (a worker once per item: it hands one
+// back and takes the next under the same lock), and a condition variable is
+// signalled only when someone sleeps on it, so the threads do not spend
+// their time in the lock. A worker is a pool task that runs queued items
+// until there are none, then returns its thread to the pool; Submit() posts
+// workers while fewer than `threads` are at work. An item that fails
 // cancels every item after it (CancelFrom): DrainInOrder would never have
 // run them.
 class ItemRunner {
@@ -250,39 +314,38 @@ class ItemRunner {
     std::vector<Checkpoint> checkpoints;
   };
 
-  ItemRunner(uint32_t threads, const DrainLimits& limits) : limits_(limits) {
-    for (uint32_t i = 0; i < threads; ++i) {
-      workers_.emplace_back([this] { Work(); });
-    }
-  }
+  ItemRunner(uint32_t threads, const DrainLimits& limits)
+      : limits_(limits),
+        threads_(threads),
+        pool_(threads > 0 ? &WorkerPool::Get(threads) : nullptr) {}
   ~ItemRunner() {
     CancelFrom(0);  // the items still running stop at their next turn
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      todo_.clear();
-      stopping_ = true;
-    }
-    todo_cv_.notify_all();
-    for (std::thread& t : workers_) t.join();
+    std::unique_lock<std::mutex> lock(mutex_);
+    todo_.clear();
+    // The workers at work hold `this`: wait until they return.
+    idle_cv_.wait(lock, [this] { return working_ == 0; });
   }
 
   // Queues `items` (each with the instructions of the items retired before
   // it was made: `before`).
   void Submit(std::vector<Finished>* items) {
     if (items->empty()) return;
-    bool wake = false;
+    uint32_t post = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (Finished& f : *items) todo_.push_back(std::move(f));
-      wake = sleeping_workers_ > 0;
+      while (working_ < threads_ && working_ < todo_.size()) {
+        ++working_;
+        ++post;
+      }
     }
     items->clear();
-    if (wake) todo_cv_.notify_all();
+    for (uint32_t i = 0; i < post; ++i) pool_->Post([this] { Work(); });
   }
 
   // Appends every finished item to `out` (at least one). While none has
   // finished, the calling thread runs queued items itself instead of
-  // sleeping (it is one of the `threads`).
+  // sleeping (it is one of the threads).
   void TakeFinished(std::vector<Finished>* out) {
     std::unique_lock<std::mutex> lock(mutex_);
     while (done_.empty() && !todo_.empty()) {
@@ -319,15 +382,10 @@ class ItemRunner {
     if (!job.status.ok()) CancelFrom(job.item->id + 1);
   }
 
+  // One worker: runs queued items until there are none.
   void Work() {
     std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      while (!stopping_ && todo_.empty()) {
-        ++sleeping_workers_;
-        todo_cv_.wait(lock);
-        --sleeping_workers_;
-      }
-      if (todo_.empty()) return;  // stopping
+    while (!todo_.empty()) {
       Finished job = std::move(todo_.front());
       todo_.pop_front();
       lock.unlock();
@@ -336,18 +394,23 @@ class ItemRunner {
       done_.push_back(std::move(job));
       if (caller_sleeping_) done_cv_.notify_one();
     }
+    --working_;
+    // The destructor may be waiting (it holds the lock until it sleeps, so
+    // this cannot be missed); notify under the lock: once it is released,
+    // `this` may be gone.
+    if (working_ == 0) idle_cv_.notify_all();
   }
 
   const DrainLimits limits_;
+  const uint32_t threads_;
+  WorkerPool* const pool_;
   std::atomic<uint64_t> cancel_from_{~0ull};
   std::mutex mutex_;
-  std::condition_variable todo_cv_, done_cv_;
+  std::condition_variable done_cv_, idle_cv_;
   std::deque<Finished> todo_;
   std::vector<Finished> done_;
-  uint32_t sleeping_workers_ = 0;
+  uint32_t working_ = 0;  // workers posted and not yet returned
   bool caller_sleeping_ = false;
-  bool stopping_ = false;
-  std::vector<std::thread> workers_;
 };
 
 // Stands between RetireInOrder and the source in DrainParallel: retires

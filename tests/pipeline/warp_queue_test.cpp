@@ -5,9 +5,13 @@
 // in-order driver; fragment warps name the vertex batches they came from.
 #include "pipeline/warp_queue.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -380,6 +384,65 @@ TEST_CASE("a dispatch that writes memory gives the same result on threads",
   const std::vector<uint32_t> reference = run(1);
   CHECK(reference[0] == 360);
   CHECK(run(2) == reference);
+}
+
+// The threads of this process (Linux: its /proc/self/task entries).
+size_t HostThreads() {
+  return static_cast<size_t>(
+      std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                    std::filesystem::directory_iterator()));
+}
+
+std::vector<uint32_t> AtomicDispatch(const simt::Program& cs,
+                                     uint32_t threads) {
+  std::vector<uint32_t> buffer(1 + 40 * 9, 0);
+  std::vector<simt::MemRegion> regions(cs.num_regions);
+  regions[cs.resources[0].region] = {reinterpret_cast<uint8_t*>(buffer.data()),
+                                     buffer.size() * 4, true};
+  const uint32_t groups[3] = {9, 1, 1};
+  ComputeLimits limits;
+  limits.threads = threads;
+  auto stats = DispatchCompute(cs, groups, regions, {}, limits);
+  if (!stats.ok()) buffer.clear();
+  return buffer;
+}
+
+TEST_CASE("parallel drains reuse the same host threads",
+          "[pipeline][warp_queue]") {
+  // The workers are kept for the next draw or dispatch (a pool): after a
+  // parallel dispatch on 3 threads, its 2 workers are still there (beside
+  // this thread), and more such dispatches start no thread.
+  const simt::Program cs = Build(kAtomicCs, spirv::ShaderStage::kCompute,
+                                 spv::ExecutionModel::GLCompute);
+  const std::vector<uint32_t> reference = AtomicDispatch(cs, 1);
+  REQUIRE(AtomicDispatch(cs, 3) == reference);
+  const size_t threads = HostThreads();
+  CHECK(threads >= 3);
+  for (int i = 0; i < 20; ++i) REQUIRE(AtomicDispatch(cs, 3) == reference);
+  CHECK(HostThreads() == threads);
+}
+
+TEST_CASE("a process made by fork runs parallel drains on threads of its own",
+          "[pipeline][warp_queue]") {
+  // regress::RunInChildren forks without exec: the child has none of the
+  // pool's threads, so it must make its own rather than wait for those.
+  const simt::Program cs = Build(kAtomicCs, spirv::ShaderStage::kCompute,
+                                 spv::ExecutionModel::GLCompute);
+  const std::vector<uint32_t> reference = AtomicDispatch(cs, 1);
+  REQUIRE(AtomicDispatch(cs, 2) == reference);  // the parent's pool exists
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Gives up after 60 s: a child waiting for threads it lacks fails.
+    alarm(60);
+    const bool same = AtomicDispatch(cs, 2) == reference &&
+                      AtomicDispatch(cs, 4) == reference;
+    _exit(same ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("ItemsIndependent: only read-only resources make items independent",
