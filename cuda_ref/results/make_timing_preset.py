@@ -25,6 +25,7 @@ Standard library only.
 """
 import argparse
 import glob
+import gzip
 import importlib
 import importlib.util
 import json
@@ -584,6 +585,86 @@ def scheduler(run, t, src):
            ": some warps end early, as under oldest-first: gto"))
 
 
+def instruction_cache(run, t, src):
+    """The sub-partition's instruction cache from E19
+    (cuda_ref/src/e19_instruction_fetch.cu), the latest
+    *-e19-instruction-fetch directory beside RUN_DIR: one warp per
+    sub-partition (4 warps per SM) runs loops of N independent FFMA. The
+    largest loop that still issues at the full rate (within 10 % of the
+    fastest), rounded up to a power of two, is the cache's size; the loops of
+    at least twice that size stream their code from the next level, and
+    their cycles per instruction, times the instructions per line, are the
+    cycles per line fetched. The SASS dump gives the bytes per
+    instruction."""
+    found = sorted(glob.glob(os.path.join(os.path.dirname(
+        os.path.abspath(run)), "*-e19-instruction-fetch")))
+    if not found:
+        fail(f"no *-e19-instruction-fetch run beside {rel(run)}")
+    name = f"{rel(found[-1])}/e19_instruction_fetch.json"
+    doc = json.load(open(os.path.join(found[-1], "e19_instruction_fetch.json")))
+    per_w = {e["warps_per_sm"]: e["rows"] for e in doc["results"]["ffma"]}
+    if 4 not in per_w:
+        fail(f"{name}: no ffma series with 4 warps per SM")
+    rows = per_w[4]
+    key = "cycles_per_instruction_per_subpartition"
+    fastest = min(r[key] for r in rows)
+    fits = [r for r in rows if r[key] <= 1.1 * fastest]
+    largest = max(r["sass_bytes_per_body"] for r in fits)
+    beyond = [r for r in rows if r["sass_bytes_per_body"] > largest]
+    if not beyond:
+        fail(f"{name}: every loop issued at the full rate: no size found")
+    size = 1
+    while size < largest:
+        size *= 2
+    # Bytes per SASS instruction: the step between consecutive addresses.
+    addresses = []
+    with gzip.open(os.path.join(found[-1], "e19_instruction_fetch.sass.gz"),
+                   "rt") as f:
+        for line in f:
+            m = re.match(r"\s+/\*([0-9a-f]{4})\*/", line)
+            if m:
+                addresses.append(int(m.group(1), 16))
+            if len(addresses) >= 64:
+                break
+    steps = sorted({b - a for a, b in zip(addresses, addresses[1:]) if b > a})
+    if not steps:
+        fail(f"{rel(found[-1])}/e19_instruction_fetch.sass.gz: no addresses")
+    instruction_bytes = steps[0]
+    line_bytes = 128  # sm/timing_config.h's default, not measured
+    streaming = [r for r in rows if r["sass_bytes_per_body"] >= 2 * size]
+    if not streaming:
+        fail(f"{name}: no loop of at least twice {size} bytes")
+    per_instruction = statistics.median(r[key] for r in streaming)
+    per_line = per_instruction * line_bytes / instruction_bytes
+    t["icache_bytes"] = size
+    t["instruction_bytes"] = instruction_bytes
+    t["icache_fill_cycles"] = nearest(per_line)
+    t["icache_line_bytes"] = line_bytes
+    t["icache_ways"] = 4
+    src["icache_bytes"] = (
+        f"{name}: results.ffma, 4 warps per SM (one per sub-partition): "
+        "cycles per instruction " + ", ".join(
+            f"{r['sass_bytes_per_body'] // 1024} KB {r[key]:.3f}"
+            for r in rows)
+        + f"; the largest loop body within 10 % of the fastest is {largest} "
+        f"bytes of SASS (and the loop's 3 control instructions), the next "
+        f"one measured is slower: {size} bytes, the power of two that holds "
+        "it")
+    src["instruction_bytes"] = (
+        f"{rel(found[-1])}/e19_instruction_fetch.sass.gz: consecutive "
+        f"instructions' addresses differ by {instruction_bytes} bytes")
+    src["icache_fill_cycles"] = (
+        f"{name}: results.ffma, 4 warps per SM: the median cycles per "
+        "instruction of the loops of at least twice icache_bytes ("
+        + ", ".join(f"{r['sass_bytes_per_body'] // 1024} KB {r[key]:.3f}"
+                    for r in streaming)
+        + f") {per_instruction:.3f}, times {line_bytes // instruction_bytes} "
+        f"instructions per {line_bytes}-byte line: {per_line:.2f} cycles per "
+        "line fetched, one line at a time")
+    src["icache_line_bytes"] = DEFAULT + " (128-byte lines)"
+    src["icache_ways"] = DEFAULT + " (4 ways, the least recently used line out)"
+
+
 def policy(src):
     src["two_level_active"] = DEFAULT
     src["context_switch"] = DEFAULT + " (free: resident warps keep their " \
@@ -616,6 +697,7 @@ def generate(run, vk_dir, out_path):
     output_merge(vk_dir, t, src)
     front_end(vk_dir, t, src)
     scheduler(run, t, src)
+    instruction_cache(run, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -128,7 +128,8 @@ struct Size {
   FetchFn ffma, imad;
 };
 
-#define E19_SIZE(n) {n, FetchKernel<false, n>, FetchKernel<true, n>}
+#define E19_SIZE(n) \
+  { n, FetchKernel<false, n>, FetchKernel<true, n> }
 const Size kSizes[] = {E19_SIZE(256),  E19_SIZE(512),  E19_SIZE(768),
                        E19_SIZE(1024), E19_SIZE(1280), E19_SIZE(1536),
                        E19_SIZE(1792), E19_SIZE(2048), E19_SIZE(2560),

@@ -36,6 +36,14 @@ TimingModel::Impl::Impl(const TimingConfig& c, const SmLimits& l,
       sp.slots.assign(slots_per_sp, nullptr);
       sp.slot_ptr = sp.slots.data();
       sp.free = {{0u, regs_per_sp}};
+      if (c.icache_bytes > 0) {
+        sp.icache = std::make_unique<InstructionCache>();
+        const uint64_t lines =
+            std::max<uint64_t>(1, c.icache_bytes / c.icache_line_bytes);
+        const uint64_t sets = std::max<uint64_t>(1, lines / c.icache_ways);
+        sp.icache->tags.assign(sets * c.icache_ways, ~uint64_t{0});
+        sp.icache->stamps.assign(sets * c.icache_ways, 0);
+      }
     }
   }
   if (trace != nullptr) {
@@ -161,6 +169,12 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     if (!prog.unrolled_loops.empty()) {
       ws.loop_control = prog.loop_control.data();
       ws.loop_control_size = static_cast<uint32_t>(prog.loop_control.size());
+    }
+    if (sp.icache != nullptr) {
+      const CodeLayout& code = Code(prog);
+      ws.code_base = code.base;
+      ws.code_end = code.end;
+      ws.code_offset = code.offset.data();
     }
     ws.next_issue = now;
     if (config.fragment_warp_cycles > 0 &&

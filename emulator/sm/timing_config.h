@@ -115,6 +115,21 @@ struct TimingConfig {
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.
   bool cse = true;
+  // Each sub-partition's L0 instruction cache (icache_bytes 0: none, every
+  // instruction is at hand). A program's instruction k sits at code address
+  // k x instruction_bytes (its own range per program); the cache holds
+  // icache_line_bytes lines in sets of icache_ways, least recently used
+  // out. A line the sub-partition never held is there at no cost: the
+  // first pass over a shader's code is part of the launch and draw costs
+  // the other figures were measured with. One it held and lost is fetched
+  // again, one line at a time per sub-partition, each in
+  // icache_fill_cycles; a warp waits for its next instruction's line
+  // (no_instruction), and issuing from a line fetches the next one ahead.
+  uint64_t icache_bytes = 0;
+  uint32_t icache_line_bytes = 128;
+  uint32_t icache_ways = 4;
+  uint32_t instruction_bytes = 16;
+  uint32_t icache_fill_cycles = 20;
   SchedulerPolicy scheduler = SchedulerPolicy::kGto;
   uint32_t two_level_active = 8;  // warps per active pool (kTwoLevel)
   ContextSwitch context_switch = ContextSwitch::kFree;

@@ -9,7 +9,10 @@
 #include <bit>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -74,6 +77,13 @@ struct WarpState {
   // nullptr (the per-issue check is one compare then).
   const uint32_t* loop_control = nullptr;
   uint32_t loop_control_size = 0;
+  // Its program's code (TimingConfig::icache_bytes): the first line, the
+  // last line + 1, each instruction's place in it (Impl::Code), and the
+  // line of the instruction it last issued (~0: none).
+  uint64_t code_base = 0;
+  uint64_t code_end = 0;
+  const uint32_t* code_offset = nullptr;
+  uint64_t line = ~uint64_t{0};
   uint64_t issued = 0;
   uint64_t begin = 0;
   // A barrier released it at this cycle since its last issue (0: none).
@@ -97,6 +107,17 @@ struct ItemState {
 
 // Warp slots per sub-partition the timing model handles (bit masks).
 constexpr uint32_t kMaxSlotsPerSubPartition = 64;
+
+// A sub-partition's L0 instruction cache (TimingConfig::icache_bytes).
+struct InstructionCache {
+  std::vector<uint64_t> tags;    // per set, its ways' lines (~0: empty)
+  std::vector<uint64_t> stamps;  // when each was last used (LRU)
+  uint64_t clock = 0;
+  std::unordered_set<uint64_t> held;  // every line it ever held
+  // Lines on their way: the cycle each arrives.
+  std::unordered_map<uint64_t, uint64_t> arriving;
+  uint64_t fill_free = 0;  // when its fill port takes the next line
+};
 
 struct alignas(64) SubPartition {
   // What the cycle loop and the scheduler read every cycle, first (two
@@ -148,6 +169,7 @@ struct alignas(64) SubPartition {
   std::vector<WarpState*> list;   // the resident warps, by slot
   // Free ranges of the register file (first, count), by first register.
   std::vector<std::pair<uint32_t, uint32_t>> free;
+  std::unique_ptr<InstructionCache> icache;  // null: no model
 
   SubPartition() { ready_at.fill(kNever); }
 
@@ -378,6 +400,14 @@ struct TimingModel::Impl {
   uint64_t next_warp_id = 0;
   uint32_t next_compute_sm = 0;
   uint64_t next_sample = internal::kSampleInterval;
+  // The instruction caches' code addresses, per program: its first line,
+  // its last + 1, and per instruction its place among those that take code.
+  struct CodeLayout {
+    uint64_t base = 0, end = 0;
+    std::vector<uint32_t> offset;
+  };
+  std::unordered_map<const simt::Program*, CodeLayout> code_layout;
+  uint64_t next_code_line = 0;
   uint64_t last_sample = 0;
   std::vector<RunTiming> runs;
   // The live viewer (set_observer) and when it wants to hear next.
@@ -412,6 +442,13 @@ struct TimingModel::Impl {
   // Reads the next instruction's operands: when they are ready, and so
   // when the warp can issue (ready_at) and what it waits for until then.
   void Refresh(WarpState& w);
+  // The instruction cache (TimingConfig::icache_bytes): where `p`'s code
+  // lies; when `line` is at hand in `sp`'s cache (at most `now`:
+  // now), fetching it if it must be; and a warp's use of it at issue,
+  // which fetches the next line of its program ahead.
+  const CodeLayout& Code(const simt::Program& p);
+  uint64_t LineAtHand(SubPartition& sp, uint64_t line);
+  void UseLine(SubPartition& sp, WarpState& w, uint64_t line);
   // Adds the warp's state from w.since up to cycle `t` to the counters
   // (the SM's, the run's, the trace sample's).
   void Account(WarpState& w, uint64_t t) {

@@ -101,9 +101,136 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     t = deps_ready;
     why = deps_reason;
   }
+  if (sp.icache != nullptr) {
+    // Its next instruction's line must be at hand.
+    const uint64_t line =
+        w.code_base + uint64_t{w.code_offset[w.warp->next_pc()]} *
+                          config.instruction_bytes / config.icache_line_bytes;
+    if (line != w.line) {
+      const uint64_t at = LineAtHand(sp, line);
+      if (at > now && at > t) {
+        t = at;
+        why = StallReason::kNoInstruction;
+      }
+    }
+  }
   w.ready_at = t;
   w.why = why;
   sp.SetReadyAt(w.slot, t, now);
+}
+
+// Where `p`'s code lies: its instructions in order, but those NVIDIA's
+// code has no instruction of its own for take no place (the second of a
+// fused pair, a branch the block layout removes, a repeated computation:
+// the model issues them with the instruction before them), so that the
+// code's size is the machine code's, not the SPIR-V's. Programs share no
+// line.
+const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
+    const simt::Program& p) {
+  auto [it, added] = code_layout.try_emplace(&p);
+  CodeLayout& code = it->second;
+  if (!added) return code;
+  const size_t n = p.code.size();
+  code.offset.resize(n + 1);
+  uint32_t at = 0;
+  bool second = false;  // p.code[i - 1] was the second of a pair
+  for (size_t i = 0; i < n; ++i) {
+    const simt::Instr& in = p.code[i];
+    bool takes = true;
+    if (config.fuse_pairs && i > 0 && !second) {
+      const simt::Instr& prev = p.code[i - 1];
+      const bool reads = prev.dst != simt::kNoReg &&
+                         std::find(std::begin(in.src), std::end(in.src),
+                                   prev.dst) != std::end(in.src);
+      if (BeginsPair(prev.op) && Fusible(prev.op, in.op) && reads) {
+        takes = false;
+      }
+    }
+    second = !takes;
+    if (config.free_layout_branches && i < p.layout_free.size() &&
+        p.layout_free[i] != 0) {
+      takes = false;
+    }
+    if (config.cse && i < p.redundant.size() && p.redundant[i] != 0) {
+      takes = false;
+    }
+    code.offset[i] = at;
+    at += takes ? 1 : 0;
+  }
+  code.offset[n] = at;
+  const uint64_t lines =
+      (uint64_t{at} * config.instruction_bytes + config.icache_line_bytes - 1) /
+      config.icache_line_bytes;
+  code.base = next_code_line;
+  code.end = code.base + lines;
+  next_code_line = code.end + 1;
+  return code;
+}
+
+namespace {
+
+// The way of `line` in its set of `ic`, or -1.
+int FindWay(const InstructionCache& ic, uint32_t ways, uint64_t line) {
+  const size_t set = line % (ic.tags.size() / ways);
+  for (uint32_t k = 0; k < ways; ++k) {
+    if (ic.tags[set * ways + k] == line) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+// Puts `line` in its set of `ic` (or marks it used), the least recently
+// used line out.
+void Install(InstructionCache& ic, uint32_t ways, uint64_t line) {
+  const size_t set = line % (ic.tags.size() / ways);
+  const size_t base = set * ways;
+  size_t at = base;
+  for (size_t k = base; k < base + ways; ++k) {
+    if (ic.tags[k] == line) {
+      at = k;
+      break;
+    }
+    if (ic.stamps[k] < ic.stamps[at]) at = k;
+  }
+  ic.tags[at] = line;
+  ic.stamps[at] = ++ic.clock;
+  ic.held.insert(line);
+}
+
+}  // namespace
+
+uint64_t TimingModel::Impl::LineAtHand(SubPartition& sp, uint64_t line) {
+  InstructionCache& ic = *sp.icache;
+  const uint32_t ways = config.icache_ways;
+  if (FindWay(ic, ways, line) >= 0) return now;
+  if (auto it = ic.arriving.find(line); it != ic.arriving.end()) {
+    if (it->second > now) return it->second;
+    ic.arriving.erase(it);
+    Install(ic, ways, line);
+    return now;
+  }
+  if (!ic.held.contains(line)) {
+    Install(ic, ways, line);  // its first use: at no cost
+    return now;
+  }
+  const uint64_t arrives =
+      std::max(now, ic.fill_free) + config.icache_fill_cycles;
+  ic.fill_free = arrives;
+  ic.arriving.emplace(line, arrives);
+  return arrives;
+}
+
+void TimingModel::Impl::UseLine(SubPartition& sp, WarpState& w, uint64_t line) {
+  InstructionCache& ic = *sp.icache;
+  const uint32_t ways = config.icache_ways;
+  ic.arriving.erase(line);
+  Install(ic, ways, line);
+  w.line = line;
+  // The next line, ahead of need.
+  const uint64_t next = line + 1;
+  if (next < w.code_end && FindWay(ic, ways, next) < 0 &&
+      !ic.arriving.contains(next) && ic.held.contains(next)) {
+    LineAtHand(sp, next);
+  }
 }
 
 // The throttled warps' cycles since the last settling: counted under
@@ -328,6 +455,12 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   Account(w, now);
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
   w.since = now + 1;
+  if (sp.icache != nullptr) {
+    const uint64_t line =
+        w.code_base + uint64_t{w.code_offset[w.warp->next_pc()]} *
+                          config.instruction_bytes / config.icache_line_bytes;
+    if (line != w.line) UseLine(sp, w, line);
+  }
   const simt::InstrRecord rec = w.warp->Step();
   CountLoopControl(w, rec.pc);
   run.warp_instructions += 1;

@@ -565,6 +565,56 @@ EXPECTs check all 32 lanes.
     return s
 
 
+# ---------------------------------------------------------------- E19
+
+E19_SIZES = [1024, 1792, 2048, 2560, 4096]  # body instructions (CUDA: N)
+E19_INSTRUCTIONS = 65536  # per thread (cuda_ref e19 kInstructionsPerThread)
+
+
+def e19_chain(x, steps):
+    # x = fma(x, 0.5, 0.5), exact: x * 0.5 is exact in binary, the add
+    # rounds to nearest even.
+    q = Fraction(x)
+    for _ in range(steps):
+        q = f32(q * Fraction(1, 2) + Fraction(1, 2))
+    return q
+
+
+def scene_e19():
+    name = "e19_fetch"
+    s = Scene(name, """
+E19 instruction fetch: the ffma rows with 4 warps per SM (one per
+sub-partition) of cuda_ref/src/e19_instruction_fetch.cu
+(results/h200/2026-12-02-e19-instruction-fetch/e19_instruction_fetch.json).
+One workgroup of 4 warps; each thread runs a loop whose body is N
+independent FFMA (8 interleaved chains of x = fma(x, 0.5, 0.5)), N = 1024,
+1792, 2048, 2560 and 4096, about 65536 FFMA per thread (trips = 65536 / N,
+as CUDA's). One pipeline per N (SPECIALIZE 0). Each invocation writes the
+sum of its chains; the EXPECTs check all 128.
+""")
+    s.add(shader(name))
+    s.add("BUFFER consts DATA_TYPE float DATA 0.5 0.5 END\n")
+    expects = []
+    starts = [Fraction(k, 8) for k in range(8)]
+    for n in E19_SIZES:
+        trips = max(8, E19_INSTRUCTIONS // n)
+        s.add(f"BUFFER params_n{n} DATA_TYPE uint32 DATA {trips} END")
+        s.add(f"BUFFER out_n{n} DATA_TYPE float SIZE 128 FILL 0")
+        s.add(pipeline(f"n{n}", f"{name} SPECIALIZE 0 AS uint32 {n}",
+                       [f"params_n{n}", "consts", f"out_n{n}"]))
+        vals = [e19_chain(x, trips * n // 8) for x in starts]
+        total = Fraction(0)
+        for v in vals:
+            total = f32(total + v)
+        expects.append(
+            f"EXPECT out_n{n} IDX 0 EQ " + " ".join([fmt(total)] * 128))
+    for n in E19_SIZES:
+        s.add(f"RUN n{n} 1 1 1")
+    s.add("")
+    s.add("\n".join(expects))
+    return s
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -574,6 +624,7 @@ def all_scenes():
     scenes += [scene_e5_ffma(), scene_e5_loads()]
     scenes += [scene_e6_two_way(), scene_e6_paths(), scene_e6_nested(),
                scene_e6_loops()]
+    scenes += [scene_e19()]
     return scenes
 
 

@@ -380,9 +380,46 @@ def e18(warpsim):
     return rows
 
 
+E19_RUN = "cuda_ref/results/h200/2026-12-02-e19-instruction-fetch"
+
+
+def e19(warpsim):
+    """Loops of N independent FFMA, one warp per sub-partition (E19): the
+    cycles per instruction, from two runs of different trip counts (their
+    difference leaves out the first pass over the code and the launch)."""
+    with open(ROOT / E19_RUN / "e19_instruction_fetch.json") as f:
+        ref = {r["body_instructions"]: r for e in
+               json.load(f)["results"]["ffma"] if e["warps_per_sm"] == 4
+               for r in e["rows"]}
+    short = with_setting("E19_INSTRUCTIONS", 32768,
+                         lambda: run_scene(warpsim, make_scenes.scene_e19()))
+    long_ = with_setting("E19_INSTRUCTIONS", 65536,
+                         lambda: run_scene(warpsim, make_scenes.scene_e19()))
+    rows = []
+    for (name, c1), (_, c2) in zip(short, long_):
+        n = int(name.replace("n", ""))
+        trips = (max(8, 65536 // n) - max(8, 32768 // n))
+        r = ref.get(n)
+        rows.append({
+            "experiment": "E19",
+            "what": "loop of %d independent FFMA (%d KB of code), one warp "
+                    "per sub-partition" % (n, n * 16 // 1024),
+            "unit": "cycles per instruction",
+            "emulated": (c2 - c1) / (trips * n),
+            "h200": r["cycles_per_instruction_per_subpartition"] if r else None,
+            "h200_source": "%s/e19_instruction_fetch.json results.ffma "
+                           "warps_per_sm 4 body_instructions %d" % (E19_RUN, n),
+            "note": E19_NOTE})
+    return rows
+
+
+E19_NOTE = ("the sub-partition's instruction cache (icache_bytes, 4 ways, "
+            "LRU) and one line fetched at a time (icache_fill_cycles)")
+
+
 def measure(args):
     rows = (e2(args.warpsim) + e2_beyond_l2(args.warpsim) + e3(args.warpsim) +
-            e6(args.warpsim) + e18(args.warpsim))
+            e6(args.warpsim) + e18(args.warpsim) + e19(args.warpsim))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",

@@ -366,6 +366,77 @@ TEST_CASE("independent instructions issue one per cycle", "[sm][timing]") {
   CHECK(b.run.cycles - a.run.cycles == 64);
 }
 
+// `Chains(32, 8, steps)`'s steps in a loop of `trips` trips.
+std::string LoopedChains(uint32_t steps, uint32_t trips) {
+  std::string s = Chains(32, 8, steps);
+  const size_t body = s.find("  x0 *= m;");
+  const size_t end = s.find("  b.v[i * 4] =");
+  s.insert(end, "  }\n");
+  s.insert(body,
+           "  for (int r = 0; r < " + std::to_string(trips) + "; ++r) {\n");
+  return s;
+}
+
+// The test machine with an instruction cache of 8 lines of 128 bytes (2
+// ways) and 16 bytes per instruction: 64 instructions, one line fetched
+// every 40 cycles.
+TimingConfig CacheConfig() {
+  TimingConfig c = TestConfig();
+  c.icache_bytes = 1024;
+  c.icache_line_bytes = 128;
+  c.icache_ways = 2;
+  c.instruction_bytes = 16;
+  c.icache_fill_cycles = 40;
+  return c;
+}
+
+TEST_CASE("code the instruction cache never held costs nothing",
+          "[sm][timing][icache]") {
+  // 64 steps of 8 chains: over 1024 instructions in a row, 16 times the
+  // cache, but each line is used once: the first pass over a shader's code
+  // is free (it is part of the measured launch costs).
+  const Timed a = Run(Chains(32, 8, 64), 1);
+  const Timed b = Run(Chains(32, 8, 64), 1, CacheConfig());
+  CHECK(b.run.cycles == a.run.cycles);
+  CHECK(b.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kNoInstruction)] == 0);
+}
+
+TEST_CASE("a loop that fits the instruction cache runs as without one",
+          "[sm][timing][icache]") {
+  // 2 steps of 8 chains: 32 instructions and the loop's control, under the
+  // 64 the cache holds: from the second trip on every line is there.
+  const Timed a = Run(LoopedChains(2, 16), 1);
+  const Timed b = Run(LoopedChains(2, 16), 1, CacheConfig());
+  CHECK(b.run.cycles == a.run.cycles);
+}
+
+TEST_CASE("a loop larger than the instruction cache waits for its lines",
+          "[sm][timing][icache]") {
+  // 16 steps of 8 chains: 256 instructions, 32 lines, and the loop's
+  // control, 4 times what the cache holds: every line of a trip was lost
+  // since the last one and comes back one at a time, 40 cycles each, where
+  // the warp would issue its 8 instructions in 8. 4 more trips take at
+  // least 4 x 32 x 40 cycles more; at most 4 x (32 + 4) x 40 (the control's
+  // line or two, and the line fetched ahead past the loop's end, which
+  // holds up the fetch of its first line).
+  const TimingConfig config = CacheConfig();
+  const Timed a = Run(LoopedChains(16, 4), 1, config);
+  const Timed b = Run(LoopedChains(16, 8), 1, config);
+  const uint64_t more = b.run.cycles - a.run.cycles;
+  INFO("4 more trips: " << more << " cycles more");
+  CHECK(more >= 4 * 32 * 40);
+  CHECK(more <= 4 * (32 + 4) * 40);
+  CHECK(b.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kNoInstruction)] > 0);
+  // Without the cache model the same 4 trips cost their instructions.
+  const Timed c = Run(LoopedChains(16, 4), 1);
+  const Timed d = Run(LoopedChains(16, 8), 1);
+  CHECK(d.run.cycles - c.run.cycles < 4 * 32 * 40 / 4);
+  // The results do not depend on the timing.
+  CHECK(b.buffer == d.buffer);
+}
+
 TEST_CASE("a second warp hides the first one's latency", "[sm][timing]") {
   TimingConfig one_sp = TestConfig();
   SmLimits limits;
