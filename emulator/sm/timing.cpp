@@ -1,6 +1,7 @@
 // The SM timing model, part 1: residency (placing items on SMs, register
 // ranges), the cycle loop, retiring, counters (timing_impl.h).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -40,7 +41,10 @@ TimingModel::Impl::Impl(const TimingConfig& c, const SmLimits& l,
         sp.icache = std::make_unique<InstructionCache>();
         const uint64_t lines =
             std::max<uint64_t>(1, c.icache_bytes / c.icache_line_bytes);
-        const uint64_t sets = std::max<uint64_t>(1, lines / c.icache_ways);
+        // (Sets: a power of two, the most that fit.)
+        const uint64_t sets =
+            std::bit_floor(std::max<uint64_t>(1, lines / c.icache_ways));
+        sp.icache->set_mask = sets - 1;
         sp.icache->tags.assign(sets * c.icache_ways, ~uint64_t{0});
         sp.icache->stamps.assign(sets * c.icache_ways, 0);
       }

@@ -12,7 +12,6 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -78,8 +77,8 @@ struct WarpState {
   const uint32_t* loop_control = nullptr;
   uint32_t loop_control_size = 0;
   // Its program's code (TimingConfig::icache_bytes): the first line, the
-  // last line + 1, each instruction's place in it (Impl::Code), and the
-  // line of the instruction it last issued (~0: none).
+  // last line + 1, each instruction's line from the first (Impl::Code),
+  // and the line of the instruction it last issued (~0: none).
   uint64_t code_base = 0;
   uint64_t code_end = 0;
   const uint32_t* code_offset = nullptr;
@@ -110,13 +109,22 @@ constexpr uint32_t kMaxSlotsPerSubPartition = 64;
 
 // A sub-partition's L0 instruction cache (TimingConfig::icache_bytes).
 struct InstructionCache {
+  uint64_t set_mask = 0;         // sets - 1 (a power of two)
   std::vector<uint64_t> tags;    // per set, its ways' lines (~0: empty)
   std::vector<uint64_t> stamps;  // when each was last used (LRU)
   uint64_t clock = 0;
-  std::unordered_set<uint64_t> held;  // every line it ever held
+  std::vector<uint64_t> held;  // bit per line: every line it ever held
+  bool Held(uint64_t line) const {
+    return line / 64 < held.size() && (held[line / 64] >> (line % 64) & 1);
+  }
+  void SetHeld(uint64_t line) {
+    if (line / 64 >= held.size()) held.resize(line / 64 + 1, 0);
+    held[line / 64] |= uint64_t{1} << (line % 64);
+  }
   // Lines on their way: the cycle each arrives.
   std::unordered_map<uint64_t, uint64_t> arriving;
   uint64_t fill_free = 0;  // when its fill port takes the next line
+  bool evicted = false;    // a line was evicted (else every held one is in)
 };
 
 struct alignas(64) SubPartition {
@@ -401,7 +409,7 @@ struct TimingModel::Impl {
   uint32_t next_compute_sm = 0;
   uint64_t next_sample = internal::kSampleInterval;
   // The instruction caches' code addresses, per program: its first line,
-  // its last + 1, and per instruction its place among those that take code.
+  // its last + 1, and per instruction its line from the first.
   struct CodeLayout {
     uint64_t base = 0, end = 0;
     std::vector<uint32_t> offset;

@@ -103,9 +103,7 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   }
   if (sp.icache != nullptr) {
     // Its next instruction's line must be at hand.
-    const uint64_t line =
-        w.code_base + uint64_t{w.code_offset[w.warp->next_pc()]} *
-                          config.instruction_bytes / config.icache_line_bytes;
+    const uint64_t line = w.code_base + w.code_offset[w.warp->next_pc()];
     if (line != w.line) {
       const uint64_t at = LineAtHand(sp, line);
       if (at > now && at > t) {
@@ -154,10 +152,12 @@ const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
     if (config.cse && i < p.redundant.size() && p.redundant[i] != 0) {
       takes = false;
     }
-    code.offset[i] = at;
+    code.offset[i] = static_cast<uint32_t>(
+        uint64_t{at} * config.instruction_bytes / config.icache_line_bytes);
     at += takes ? 1 : 0;
   }
-  code.offset[n] = at;
+  code.offset[n] = static_cast<uint32_t>(
+      uint64_t{at} * config.instruction_bytes / config.icache_line_bytes);
   const uint64_t lines =
       (uint64_t{at} * config.instruction_bytes + config.icache_line_bytes - 1) /
       config.icache_line_bytes;
@@ -171,7 +171,7 @@ namespace {
 
 // The way of `line` in its set of `ic`, or -1.
 int FindWay(const InstructionCache& ic, uint32_t ways, uint64_t line) {
-  const size_t set = line % (ic.tags.size() / ways);
+  const size_t set = line & ic.set_mask;
   for (uint32_t k = 0; k < ways; ++k) {
     if (ic.tags[set * ways + k] == line) return static_cast<int>(k);
   }
@@ -181,7 +181,7 @@ int FindWay(const InstructionCache& ic, uint32_t ways, uint64_t line) {
 // Puts `line` in its set of `ic` (or marks it used), the least recently
 // used line out.
 void Install(InstructionCache& ic, uint32_t ways, uint64_t line) {
-  const size_t set = line % (ic.tags.size() / ways);
+  const size_t set = line & ic.set_mask;
   const size_t base = set * ways;
   size_t at = base;
   for (size_t k = base; k < base + ways; ++k) {
@@ -191,9 +191,12 @@ void Install(InstructionCache& ic, uint32_t ways, uint64_t line) {
     }
     if (ic.stamps[k] < ic.stamps[at]) at = k;
   }
-  ic.tags[at] = line;
+  if (ic.tags[at] != line) {
+    if (ic.tags[at] != ~uint64_t{0}) ic.evicted = true;
+    ic.tags[at] = line;
+    ic.SetHeld(line);
+  }
   ic.stamps[at] = ++ic.clock;
-  ic.held.insert(line);
 }
 
 }  // namespace
@@ -201,6 +204,8 @@ void Install(InstructionCache& ic, uint32_t ways, uint64_t line) {
 uint64_t TimingModel::Impl::LineAtHand(SubPartition& sp, uint64_t line) {
   InstructionCache& ic = *sp.icache;
   const uint32_t ways = config.icache_ways;
+  // (Until a line is evicted, every line once held is there.)
+  if (!ic.evicted && ic.Held(line)) return now;
   if (FindWay(ic, ways, line) >= 0) return now;
   if (auto it = ic.arriving.find(line); it != ic.arriving.end()) {
     if (it->second > now) return it->second;
@@ -208,7 +213,7 @@ uint64_t TimingModel::Impl::LineAtHand(SubPartition& sp, uint64_t line) {
     Install(ic, ways, line);
     return now;
   }
-  if (!ic.held.contains(line)) {
+  if (!ic.Held(line)) {
     Install(ic, ways, line);  // its first use: at no cost
     return now;
   }
@@ -222,13 +227,14 @@ uint64_t TimingModel::Impl::LineAtHand(SubPartition& sp, uint64_t line) {
 void TimingModel::Impl::UseLine(SubPartition& sp, WarpState& w, uint64_t line) {
   InstructionCache& ic = *sp.icache;
   const uint32_t ways = config.icache_ways;
-  ic.arriving.erase(line);
+  if (!ic.arriving.empty()) ic.arriving.erase(line);
   Install(ic, ways, line);
   w.line = line;
-  // The next line, ahead of need.
+  // The next line, ahead of need (a line never held needs no fetch; until
+  // a line is evicted, one held is there).
   const uint64_t next = line + 1;
-  if (next < w.code_end && FindWay(ic, ways, next) < 0 &&
-      !ic.arriving.contains(next) && ic.held.contains(next)) {
+  if (ic.evicted && next < w.code_end && ic.Held(next) &&
+      FindWay(ic, ways, next) < 0 && !ic.arriving.contains(next)) {
     LineAtHand(sp, next);
   }
 }
@@ -309,10 +315,11 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
       break;
   }
   const uint64_t after = sp.rr >= 64 ? 0 : eligible & (~uint64_t{0} << sp.rr);
-  WarpState* pick =
-      sp.slot_ptr[std::countr_zero(after != 0 ? after : eligible)];
-  sp.rr = pick->slot + 1 < slots_per_sp ? pick->slot + 1 : 0;
-  return pick;
+  // (The slot is the bit's index: no need to read the warp's state here.)
+  const uint32_t slot =
+      static_cast<uint32_t>(std::countr_zero(after != 0 ? after : eligible));
+  sp.rr = slot + 1 < slots_per_sp ? slot + 1 : 0;
+  return sp.slot_ptr[slot];
 }
 
 // The cycles until a memory instruction's result is ready.
@@ -456,9 +463,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
   w.since = now + 1;
   if (sp.icache != nullptr) {
-    const uint64_t line =
-        w.code_base + uint64_t{w.code_offset[w.warp->next_pc()]} *
-                          config.instruction_bytes / config.icache_line_bytes;
+    const uint64_t line = w.code_base + w.code_offset[w.warp->next_pc()];
     if (line != w.line) UseLine(sp, w, line);
   }
   const simt::InstrRecord rec = w.warp->Step();
