@@ -549,6 +549,16 @@ def loops(vk_dir, t, src):
         "waits for")
 
 
+def latest_beside(run, suffix):
+    """The latest *-SUFFIX run directory beside RUN_DIR (the experiments
+    recorded after it, each in a directory of its own)."""
+    found = sorted(glob.glob(os.path.join(os.path.dirname(
+        os.path.abspath(run)), "*-" + suffix)))
+    if not found:
+        fail(f"no *-{suffix} run beside {rel(run)}")
+    return found[-1]
+
+
 def scheduler(run, t, src):
     """The scheduler policy from E18 (cuda_ref/src/e18_warp_order.cu), the
     latest *-e18-warp-order directory beside RUN_DIR: with more warps of
@@ -559,12 +569,9 @@ def scheduler(run, t, src):
     warps (lrr) lets them all end together. The H200's earliest warp end,
     as a fraction of the span, decides: above 0.75 at every such point,
     lrr."""
-    found = sorted(glob.glob(os.path.join(os.path.dirname(
-        os.path.abspath(run)), "*-e18-warp-order")))
-    if not found:
-        fail(f"no *-e18-warp-order run beside {rel(run)}")
-    name = f"{rel(found[-1])}/e18_warp_order.json"
-    rows = json.load(open(os.path.join(found[-1], "e18_warp_order.json")))[
+    found = latest_beside(run, "e18-warp-order")
+    name = f"{rel(found)}/e18_warp_order.json"
+    rows = json.load(open(os.path.join(found, "e18_warp_order.json")))[
         "results"]["ffma"]
     # FFMA's latency is 4 cycles: more than 4 warps per sub-partition is
     # more than a dependent chain needs.
@@ -596,12 +603,9 @@ def instruction_cache(run, t, src):
     their cycles per instruction, times the instructions per line, are the
     cycles per line fetched. The SASS dump gives the bytes per
     instruction."""
-    found = sorted(glob.glob(os.path.join(os.path.dirname(
-        os.path.abspath(run)), "*-e19-instruction-fetch")))
-    if not found:
-        fail(f"no *-e19-instruction-fetch run beside {rel(run)}")
-    name = f"{rel(found[-1])}/e19_instruction_fetch.json"
-    doc = json.load(open(os.path.join(found[-1], "e19_instruction_fetch.json")))
+    found = latest_beside(run, "e19-instruction-fetch")
+    name = f"{rel(found)}/e19_instruction_fetch.json"
+    doc = json.load(open(os.path.join(found, "e19_instruction_fetch.json")))
     per_w = {e["warps_per_sm"]: e["rows"] for e in doc["results"]["ffma"]}
     if 4 not in per_w:
         fail(f"{name}: no ffma series with 4 warps per SM")
@@ -618,7 +622,7 @@ def instruction_cache(run, t, src):
         size *= 2
     # Bytes per SASS instruction: the step between consecutive addresses.
     addresses = []
-    with gzip.open(os.path.join(found[-1], "e19_instruction_fetch.sass.gz"),
+    with gzip.open(os.path.join(found, "e19_instruction_fetch.sass.gz"),
                    "rt") as f:
         for line in f:
             m = re.match(r"\s+/\*([0-9a-f]{4})\*/", line)
@@ -628,7 +632,7 @@ def instruction_cache(run, t, src):
                 break
     steps = sorted({b - a for a, b in zip(addresses, addresses[1:]) if b > a})
     if not steps:
-        fail(f"{rel(found[-1])}/e19_instruction_fetch.sass.gz: no addresses")
+        fail(f"{rel(found)}/e19_instruction_fetch.sass.gz: no addresses")
     instruction_bytes = steps[0]
     line_bytes = 128  # sm/timing_config.h's default, not measured
     streaming = [r for r in rows if r["sass_bytes_per_body"] >= 2 * size]
@@ -651,7 +655,7 @@ def instruction_cache(run, t, src):
         f"one measured is slower: {size} bytes, the power of two that holds "
         "it")
     src["instruction_bytes"] = (
-        f"{rel(found[-1])}/e19_instruction_fetch.sass.gz: consecutive "
+        f"{rel(found)}/e19_instruction_fetch.sass.gz: consecutive "
         f"instructions' addresses differ by {instruction_bytes} bytes")
     src["icache_fill_cycles"] = (
         f"{name}: results.ffma, 4 warps per SM: the median cycles per "

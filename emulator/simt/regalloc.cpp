@@ -429,6 +429,25 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
   return color;
 }
 
+// Calls f(word, whole, leaf) for each 32-bit word of its variable that the
+// private access `a` (at a known offset) covers, word < `words`: `whole`
+// when the leaf covers the word entirely.
+template <typename F>
+void ForEachLeafWord(const Program& program, const PrivateAccess& a,
+                     uint32_t words, F f) {
+  const MemAccess& acc = program.mem_accesses[program.code[a.instr].aux];
+  for (uint32_t k = 0; k < acc.leaf_count; ++k) {
+    const MemLeaf& leaf = program.mem_leaves[acc.first_leaf + k];
+    const uint64_t off = uint64_t{a.offset} + leaf.offset;
+    const uint64_t first = off / 4;
+    const uint64_t last = (off + std::max<uint32_t>(leaf.bytes, 1) - 1) / 4;
+    const bool whole = off % 4 == 0 && leaf.bytes % 4 == 0;
+    for (uint64_t w = first; w <= last && w < words; ++w) {
+      f(static_cast<uint32_t>(w), whole, leaf);
+    }
+  }
+}
+
 // Which reads of a fragment shader's output words the register-count model
 // leaves out because the word holds a constant there. NVIDIA's compiler
 // writes a fragment's outputs into fixed registers when the shader ends; an
@@ -489,26 +508,18 @@ ConstantOutputs ConstantOutputWords(Lowerer& lowerer, const Program& program,
       }
       continue;
     }
-    const MemAccess& acc = program.mem_accesses[program.code[a.instr].aux];
-    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
-      const MemLeaf& leaf = program.mem_leaves[acc.first_leaf + k];
-      const uint64_t off = uint64_t{a.offset} + leaf.offset;
-      const uint64_t first = off / 4;
-      const uint64_t last = (off + std::max<uint32_t>(leaf.bytes, 1) - 1) / 4;
-      const bool whole = off % 4 == 0 && leaf.bytes % 4 == 0;
-      const bool constant = (leaf.reg & kConstTag) != 0;
-      for (uint64_t w = first; w <= last && w < words_of[a.root]; ++w) {
-        const uint32_t word = base + static_cast<uint32_t>(w);
-        if (!a.store) {
-          eff.push_back({word, kLoad});
-        } else if (constant) {
-          // Part of a word keeps the rest of it: no change.
-          if (whole) eff.push_back({word, kConstant});
-        } else {
-          eff.push_back({word, kValue});
-        }
-      }
-    }
+    ForEachLeafWord(program, a, words_of[a.root],
+                    [&](uint32_t w, bool whole, const MemLeaf& leaf) {
+                      const uint32_t word = base + w;
+                      if (!a.store) {
+                        eff.push_back({word, kLoad});
+                      } else if ((leaf.reg & kConstTag) != 0) {
+                        // Part of a word keeps the rest of it: no change.
+                        if (whole) eff.push_back({word, kConstant});
+                      } else {
+                        eff.push_back({word, kValue});
+                      }
+                    });
   }
   const size_t nblocks = program.blocks.size();
   auto block_end = [&](size_t b) {
@@ -629,29 +640,22 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
       all_words(a.root, a.store ? wmaydefs[i] : wuses[i]);
       continue;
     }
-    const MemAccess& acc = program.mem_accesses[program.code[i].aux];
-    for (uint32_t k = 0; k < acc.leaf_count; ++k) {
-      const MemLeaf& leaf = program.mem_leaves[acc.first_leaf + k];
-      const uint64_t off = uint64_t{a.offset} + leaf.offset;
-      const uint64_t first = off / 4;
-      const uint64_t last = (off + std::max<uint32_t>(leaf.bytes, 1) - 1) / 4;
-      const bool whole = off % 4 == 0 && leaf.bytes % 4 == 0;
-      for (uint64_t w = first; w <= last && w < words_of[a.root]; ++w) {
-        const uint32_t e = first_word[a.root] + static_cast<uint32_t>(w);
-        if (constant_outputs.dropped(i, e)) continue;
-        if (a.store) {
-          // A store of part of a word keeps the rest of it.
-          (whole ? wdefs[i] : wmaydefs[i]).push_back(e);
-        } else {
-          wuses[i].push_back(e);
-        }
-        if (whole && leaf.bytes == 4 && IsVirtual(leaf.reg) &&
-            !in_memory[leaf.reg]) {
-          copies[i].push_back({leaf.reg, e});
-          hints[e].push_back(leaf.reg);
-        }
-      }
-    }
+    ForEachLeafWord(program, a, words_of[a.root],
+                    [&](uint32_t w, bool whole, const MemLeaf& leaf) {
+                      const uint32_t e = first_word[a.root] + w;
+                      if (constant_outputs.dropped(i, e)) return;
+                      if (a.store) {
+                        // A store of part of a word keeps the rest of it.
+                        (whole ? wdefs[i] : wmaydefs[i]).push_back(e);
+                      } else {
+                        wuses[i].push_back(e);
+                      }
+                      if (whole && leaf.bytes == 4 && IsVirtual(leaf.reg) &&
+                          !in_memory[leaf.reg]) {
+                        copies[i].push_back({leaf.reg, e});
+                        hints[e].push_back(leaf.reg);
+                      }
+                    });
   }
   // A fragment shader's outputs are read when it returns.
   std::vector<uint32_t> output_words;
