@@ -127,8 +127,9 @@ const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
     const simt::Program& p) {
   auto [it, added] = code_layout.try_emplace(&p);
   CodeLayout& code = it->second;
-  if (!added) return code;
   const size_t n = p.code.size();
+  // (A layout of another program once at the same address is made anew.)
+  if (!added && code.offset.size() == n + 1) return code;
   code.offset.resize(n + 1);
   uint32_t at = 0;
   bool second = false;  // p.code[i - 1] was the second of a pair
