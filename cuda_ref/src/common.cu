@@ -46,6 +46,20 @@ int Attribute(cudaDeviceAttr attr) {
   return v;
 }
 
+int OneBlockPerSmBytes() {
+  const int per_sm = Attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  const int optin = Attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  return std::min(optin, (per_sm / 2 + 1024) / 1024 * 1024);
+}
+
+void AllowOneBlockPerSm(const void* kernel, int bytes) {
+  CUDA_CHECK(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  CUDA_CHECK(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+      static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+}
+
 namespace {
 
 __global__ void BusyKernel(uint64_t ns, float* sink) {

@@ -62,6 +62,13 @@ __device__ __forceinline__ uint64_t Clock64() {
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(r));
   return r;
 }
+// %clock64 after every earlier memory access of the thread (a "memory"
+// clobber: the compiler keeps loads and stores before it before it).
+__device__ __forceinline__ uint64_t ClockAfterMemory() {
+  uint64_t r;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(r)::"memory");
+  return r;
+}
 __device__ __forceinline__ uint64_t GlobalTimer() {
   uint64_t r;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));
@@ -96,6 +103,13 @@ std::string UtcNow();
 
 // The current device's attribute.
 int Attribute(cudaDeviceAttr attr);
+
+// Dynamic shared memory that lets one block, and not two, reside on an SM
+// (more than half of an SM's), and lets `kernel` take that much with the
+// largest shared-memory carveout: a grid of one block per SM puts exactly
+// one on every SM.
+int OneBlockPerSmBytes();
+void AllowOneBlockPerSm(const void* kernel, int bytes);
 
 // The median of `v` (the mean of the middle two for an even count; v not
 // empty).

@@ -63,19 +63,13 @@ struct WarpRec {
 };
 static_assert(sizeof(WarpRec) == 24, "WarpRec layout");
 
-__device__ __forceinline__ uint64_t ClockAfterMemory() {
-  uint64_t r;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(r)::"memory");
-  return r;
-}
-
 template <int kIlp>
 __global__ void __launch_bounds__(1024, 1)
     ChainKernel(float a, uint32_t iterations, float* out, WarpRec* recs) {
   float x = __uint_as_float(0x3f800000u + threadIdx.x);
   float y = x + 1.0f;
   __syncthreads();
-  const uint64_t c0 = ClockAfterMemory();
+  const uint64_t c0 = cuda_ref::ClockAfterMemory();
 #pragma unroll 1
   for (uint32_t it = 0; it < iterations; ++it) {
 #pragma unroll
@@ -88,7 +82,7 @@ __global__ void __launch_bounds__(1024, 1)
   }
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   out[t] = kIlp == 2 ? x + y : x;
-  const uint64_t c1 = ClockAfterMemory();
+  const uint64_t c1 = cuda_ref::ClockAfterMemory();
   if ((threadIdx.x & 31) == 0) {
     WarpRec r;
     r.smid = cuda_ref::SmId();
@@ -183,23 +177,14 @@ Launch Analyse(const std::vector<WarpRec>& recs, int warps, int sms) {
 int main(int argc, char** argv) {
   const cuda_ref::Options opt = cuda_ref::ParseOptions(argc, argv, "E18");
   const int sms = cuda_ref::Attribute(cudaDevAttrMultiProcessorCount);
-  const int smem_per_sm =
-      cuda_ref::Attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
-  const int smem_optin =
-      cuda_ref::Attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-  // More than half of the SM's shared memory: one block per SM.
-  const int pad = std::min(smem_optin, (smem_per_sm / 2 + 1024) / 1024 * 1024);
+  const int pad = cuda_ref::OneBlockPerSmBytes();
   const std::vector<int> warps =
       opt.quick ? std::vector<int>{4, 20}
                 : std::vector<int>{1, 2, 4, 6, 8, 12, 16, 20, 24, 28, 32};
   const std::vector<std::pair<const char*, ChainFn>> series = {
       {"ffma", ChainKernel<1>}, {"ffma_ilp2", ChainKernel<2>}};
   for (const auto& s : series) {
-    CUDA_CHECK(cudaFuncSetAttribute(
-        s.second, cudaFuncAttributeMaxDynamicSharedMemorySize, pad));
-    CUDA_CHECK(cudaFuncSetAttribute(
-        s.second, cudaFuncAttributePreferredSharedMemoryCarveout,
-        static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(s.second), pad);
   }
   float* out = nullptr;
   WarpRec* recs = nullptr;

@@ -60,12 +60,6 @@ struct WarpRec {
 };
 static_assert(sizeof(WarpRec) == 24, "WarpRec layout");
 
-__device__ __forceinline__ uint64_t ClockAfterMemory() {
-  uint64_t r;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(r)::"memory");
-  return r;
-}
-
 #define E19_FFMA(x) \
   asm volatile("fma.rn.f32 %0, %0, %1, 0f3F000000;" : "+f"(x) : "f"(a))
 #define E19_IMAD(x) asm volatile("mad.lo.u32 %0, %0, %1, 7;" : "+r"(x) : "r"(b))
@@ -80,7 +74,7 @@ __global__ void __launch_bounds__(1024, 1)
   uint32_t i0 = seed, i1 = seed + 1, i2 = seed + 2, i3 = seed + 3,
            i4 = seed + 4, i5 = seed + 5, i6 = seed + 6, i7 = seed + 7;
   __syncthreads();
-  const uint64_t c0 = ClockAfterMemory();
+  const uint64_t c0 = cuda_ref::ClockAfterMemory();
 #pragma unroll 1
   for (uint32_t it = 0; it < iterations; ++it) {
 #pragma unroll
@@ -109,7 +103,7 @@ __global__ void __launch_bounds__(1024, 1)
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   out[t] = kImad ? i0 ^ i1 ^ i2 ^ i3 ^ i4 ^ i5 ^ i6 ^ i7
                  : __float_as_uint(x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7);
-  const uint64_t c1 = ClockAfterMemory();
+  const uint64_t c1 = cuda_ref::ClockAfterMemory();
   if ((threadIdx.x & 31) == 0) {
     WarpRec r;
     r.smid = cuda_ref::SmId();
@@ -167,21 +161,12 @@ double CyclesPerInstruction(const std::vector<WarpRec>& recs, int warps,
 int main(int argc, char** argv) {
   const cuda_ref::Options opt = cuda_ref::ParseOptions(argc, argv, "E19");
   const int sms = cuda_ref::Attribute(cudaDevAttrMultiProcessorCount);
-  const int smem_per_sm =
-      cuda_ref::Attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
-  const int smem_optin =
-      cuda_ref::Attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-  // More than half of the SM's shared memory: one block per SM.
-  const int pad = std::min(smem_optin, (smem_per_sm / 2 + 1024) / 1024 * 1024);
+  const int pad = cuda_ref::OneBlockPerSmBytes();
   const std::vector<int> warps =
       opt.quick ? std::vector<int>{4} : std::vector<int>{4, 8, 16};
   for (const Size& s : kSizes) {
     for (FetchFn fn : {s.ffma, s.imad}) {
-      CUDA_CHECK(cudaFuncSetAttribute(
-          fn, cudaFuncAttributeMaxDynamicSharedMemorySize, pad));
-      CUDA_CHECK(cudaFuncSetAttribute(
-          fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-          static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+      cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(fn), pad);
     }
   }
   uint32_t* out = nullptr;
