@@ -207,16 +207,23 @@ def load_trace(path):
     return t["traceEvents"] if isinstance(t, dict) else t
 
 
+def _scene_file(scene, tmp):
+    """`scene`'s path: the path itself, or for AmberScript text a file
+    written into the directory `tmp`."""
+    if not scene.startswith("#!amber"):
+        return scene
+    path = os.path.join(tmp, "scene.amber")
+    with open(path, "w") as f:
+        f.write(scene)
+    return path
+
+
 def trace_events(warpsim, scene):
     """Runs `scene` (a path, or AmberScript text) in timing mode with a
     trace of every warp (--trace-detail warps); returns the trace's
     events."""
     with tempfile.TemporaryDirectory() as tmp:
-        if scene.startswith("#!amber"):
-            path = os.path.join(tmp, "scene.amber")
-            with open(path, "w") as f:
-                f.write(scene)
-            scene = path
+        scene = _scene_file(scene, tmp)
         trace = os.path.join(tmp, "trace.json")
         check_run([warpsim, "run", scene, "--timing", "--quiet",
                    "--shader-cache", "off", "--trace", trace,
@@ -255,11 +262,7 @@ def screenshot(warpsim, here, name, scene, view, viz_args=(),
     os.makedirs(out, exist_ok=True)
     png = os.path.join(out, name + ".png")
     with tempfile.TemporaryDirectory() as tmp:
-        if scene.startswith("#!amber"):
-            path = os.path.join(tmp, "scene.amber")
-            with open(path, "w") as f:
-                f.write(scene)
-            scene = path
+        scene = _scene_file(scene, tmp)
         # Run from `tmp` with a relative run directory: the viewer's title
         # names the screenshot, not a temporary path.
         run = name
