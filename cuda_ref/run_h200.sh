@@ -36,12 +36,16 @@ prov="$out/provenance.txt"
   echo "commit: ${WARPSIM_COMMIT:-unknown}"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "gpu: $(nvidia-smi --query-gpu=name,driver_version,pci.bus_id,uuid --format=csv,noheader 2>&1)"
+  echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -n 1)"
   echo "nvcc: $(nvcc --version | tail -1)"
   echo "host: $(uname -srm)"
 } > "$prov"
 nvidia-smi -q > "$out/nvidia-smi-q.txt" 2>&1
 
-{ head -n 6 "$prov"
+# The header's lines (command to host), copied into each provenance file.
+header=7
+{ head -n $header "$prov"
+  echo "covers: build.log"
   echo "build: cmake -S cuda_ref -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build $build --verbose --target ${exps[*]} (log: build.log)"
 } > "$out/build.provenance.txt"
 if ! { cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release &&
@@ -68,7 +72,8 @@ for e in "${exps[@]}"; do
   printf '%s: exit %d, %.1f s\n' "$e" "$rc" "$(awk -v a="$start" -v b="$end" 'BEGIN{print b-a}')" | tee -a "$prov"
   # NAME.provenance.txt: the run's header and this experiment's own lines,
   # beside its .json, .log and .sass.gz.
-  { head -n 6 "$prov"
+  { head -n $header "$prov"
+    echo "covers: $e.json $e.log $e.sass.gz"
     echo "experiment command: $bin --out $out/$e.json $quick"
     grep "^$e" "$prov"; } > "$out/$e.provenance.txt"
   if [ $rc -ne 0 ] || [ ! -s "$out/$e.json" ]; then
