@@ -238,8 +238,8 @@ bool ItemsIndependent(const std::vector<simt::MemRegion>& regions,
 namespace {
 
 // Host threads kept for the parallel drains of the process, so that a draw
-// or dispatch does not start and join threads of its own (some 50 us each
-// time, a noticeable part of a dispatch of a few ms). Tasks run in the order
+// or dispatch does not start and join threads of its own (a noticeable part
+// of a dispatch of a few ms). Tasks run in the order
 // they were posted. A process made by fork() (regress::RunInChildren forks
 // without exec) has none of its parent's threads: it makes a pool of its
 // own and leaves the parent's alone, never destroying it (one of its locks

@@ -83,6 +83,8 @@ struct WarpState {
   uint64_t code_end = 0;
   const uint32_t* code_offset = nullptr;
   uint64_t line = ~uint64_t{0};
+  // The line of its next instruction (code_offset set).
+  uint64_t NextLine() const { return code_base + code_offset[warp->next_pc()]; }
   uint64_t issued = 0;
   uint64_t begin = 0;
   // A barrier released it at this cycle since its last issue (0: none).

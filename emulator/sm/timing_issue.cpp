@@ -103,7 +103,7 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   }
   if (sp.icache != nullptr) {
     // Its next instruction's line must be at hand.
-    const uint64_t line = w.code_base + w.code_offset[w.warp->next_pc()];
+    const uint64_t line = w.NextLine();
     if (line != w.line) {
       const uint64_t at = LineAtHand(sp, line);
       if (at > now && at > t) {
@@ -464,7 +464,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
   w.since = now + 1;
   if (sp.icache != nullptr) {
-    const uint64_t line = w.code_base + w.code_offset[w.warp->next_pc()];
+    const uint64_t line = w.NextLine();
     if (line != w.line) UseLine(sp, w, line);
   }
   const simt::InstrRecord rec = w.warp->Step();
