@@ -115,6 +115,19 @@ uint64_t LoadBytes(const uint8_t* src, uint32_t bytes) {
   return v;
 }
 
+// The record of a load whose active lanes all read private memory: each
+// lane's offset in region 0 (kRegionPrivate), as the general path records.
+void RecordPrivateAddresses(Warp& w, const MemAccess& acc, const uint32_t* ptr,
+                            uint32_t act) {
+  static_assert(kRegionPrivate == 0);
+  w.set_access_bytes(AccessBytes(w.program(), acc));
+  uint64_t* out = w.address_buffer();
+  for (uint32_t m = act; m != 0; m &= m - 1) {
+    const uint32_t l = std::countr_zero(m);
+    out[l] = ptr[l];
+  }
+}
+
 void ExecLoad(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t act = w.active();
@@ -139,10 +152,11 @@ void ExecLoad(Warp& w, const Instr& in) {
       if (ptr[l] != first || ptr[W + l] != kRegionPrivate) same_private = false;
     }
   }
-  if (same_private && !record) {
+  if (same_private) {
     // Every lane reads the same place of its own private memory (a
     // built-in input, a variable): the bounds are checked once per leaf,
     // and lane l's word is private_bytes * l further on.
+    if (record) RecordPrivateAddresses(w, acc, ptr, act);
     const uint32_t stride = p.private_bytes;
     for (uint32_t k = 0; k < acc.leaf_count; ++k) {
       const MemLeaf& leaf = leaves[k];
@@ -178,9 +192,10 @@ void ExecLoad(Warp& w, const Instr& in) {
     const uint32_t l = std::countr_zero(m);
     if (ptr[W + l] != kRegionPrivate) non_private |= 1u << l;
   }
-  if (non_private == 0 && !record) {
+  if (non_private == 0) {
     // Every lane reads its own private memory (inputs, function variables):
     // one pass over the lanes per leaf.
+    if (record) RecordPrivateAddresses(w, acc, ptr, act);
     for (uint32_t k = 0; k < acc.leaf_count; ++k) {
       const MemLeaf& leaf = leaves[k];
       if (leaf.reg == kNoReg) continue;

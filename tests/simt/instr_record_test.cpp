@@ -213,6 +213,52 @@ void main() {
   CHECK(static_cast<uint32_t>(st->addresses[3]) == 8 * (16 + 3));
 }
 
+TEST_CASE("loads of private memory record their lanes' offsets",
+          "[simt][record]") {
+  // A built-in input (every lane the same offset of its own private
+  // memory) and a function array indexed per lane: both fast paths of the
+  // load record what the general one does.
+  const Program p = Build(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint a[4] = uint[4](b.v[0], b.v[1], b.v[2], b.v[3]);
+  b.v[32u + i] = a[i & 3u];
+}
+)");
+  Recorder r(p);
+  std::vector<const Rec*> private_loads;
+  for (const Rec* s : r.Of(spv::Op::OpLoad)) {
+    REQUIRE(s->addresses.size() == 32);
+    if (SpaceOfRegion(s->addresses[0] >> 32) == MemorySpace::kPrivate) {
+      private_loads.push_back(s);
+    }
+  }
+  REQUIRE(private_loads.size() >= 2);
+  bool same = false, per_lane = false;
+  for (const Rec* s : private_loads) {
+    CHECK(s->rec.access_bytes >= 4);
+    bool all_same = true;
+    for (uint32_t l = 0; l < 32; ++l) {
+      CHECK(SpaceOfRegion(s->addresses[l] >> 32) == MemorySpace::kPrivate);
+      all_same &= s->addresses[l] == s->addresses[0];
+    }
+    if (all_same) {
+      same = true;
+    } else {
+      per_lane = true;
+      // a[i & 3]: four offsets, one element apart, in turn.
+      for (uint32_t l = 0; l < 32; ++l) {
+        CHECK(s->addresses[l] == s->addresses[l & 3u]);
+      }
+      CHECK(s->addresses[1] - s->addresses[0] == 4);
+    }
+  }
+  CHECK(same);
+  CHECK(per_lane);
+}
+
 TEST_CASE("atomics record their access and the registers of the result",
           "[simt][record]") {
   const Program p = Build(R"(#version 450
