@@ -24,8 +24,10 @@ table between "<!-- table timing-vs-h200 -->" and its end marker.
 
 import argparse
 import datetime
+import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,21 @@ VK_CHASE = "vulkan_ref/results/h200/e2-chase-2026-12-01"
 def cuda(name):
     with open(ROOT / RUN / name) as f:
         return json.load(f)["results"]
+
+
+def sass_count(name, function, mnemonic):
+    """How many instructions of `mnemonic` (e.g. "LDC") the function whose
+    mangled name contains `function` holds in the run's SASS listing
+    `name` (cuobjdump -sass, gzipped)."""
+    count, inside = 0, False
+    with gzip.open(ROOT / RUN / name, "rt") as f:
+        for line in f:
+            if "Function :" in line:
+                inside = function in line
+            elif inside and re.search(r"\*/\s+(@!?U?P\w+\s+)?%s\b"
+                                      % re.escape(mnemonic), line):
+                count += 1
+    return count
 
 
 def run_scene(warpsim, scene):
@@ -295,9 +312,16 @@ def e6(warpsim):
                            "against 2" % n,
             "note": "depth 3 (8 leaves) against depth 2 (4), per leaf; on "
                     "the H200 a nested leaf costs more than a flat path of "
-                    "the same FFMA (the rows above): a nesting level's "
-                    "divergent branch and reconvergence, which the model "
-                    "charges no more than a flat path's"})
+                    "the same FFMA (the rows above). The CUDA kernels differ "
+                    "there from the SPIR-V, which loads the trip count once "
+                    "before the nest: in the run's SASS (e6_divergence.sass"
+                    ".gz) E6Nested<3> holds %d LDC (constant loads) and "
+                    "E6Nested<2> %d, one more per added leaf (each leaf "
+                    "reloads the trip count and waits for it), where "
+                    "E6Paths<32>, with 32 paths, holds %d" % tuple(
+                        sass_count("e6_divergence.sass.gz", f, "LDC")
+                        for f in ("E6NestedILi3E", "E6NestedILi2E",
+                                  "E6PathsILi32E"))})
     return rows
 
 
