@@ -73,24 +73,6 @@ void Warp::Launch(uint32_t launch_mask) {
   pc_ = program_->blocks.empty() ? 0 : program_->blocks[0].first_instr;
 }
 
-InstrPeek Warp::Peek() const {
-  InstrPeek p;
-  if (alive_ == 0) return p;
-  const Instr& in = program_->code[pc_];
-  p.pc = pc_;
-  p.op = in.op;
-  p.pipe = in.pipe;
-  p.latency = in.latency;
-  p.active = active_;
-  if (pc_ < program_->operands.size()) {
-    const InstrOperands& o = program_->operands[pc_];
-    const uint32_t* regs = program_->reg_lists.data() + o.first;
-    p.reads = {regs, o.reads};
-    p.writes = {regs + o.reads, o.writes};
-  }
-  return p;
-}
-
 uint8_t* Warp::Resolve(uint32_t lane, uint32_t region, uint64_t offset,
                        uint32_t bytes) {
   if (region == kRegionPrivate) {

@@ -296,6 +296,25 @@ class alignas(64) Warp {
   std::vector<uint64_t> addresses_;
 };
 
+// (Inline: a timing model peeks after every issue.)
+inline InstrPeek Warp::Peek() const {
+  InstrPeek p;
+  if (alive_ == 0) return p;
+  const Instr& in = program_->code[pc_];
+  p.pc = pc_;
+  p.op = in.op;
+  p.pipe = in.pipe;
+  p.latency = in.latency;
+  p.active = active_;
+  if (pc_ < program_->operands.size()) {
+    const InstrOperands& o = program_->operands[pc_];
+    const uint32_t* regs = program_->reg_lists.data() + o.first;
+    p.reads = {regs, o.reads};
+    p.writes = {regs + o.reads, o.writes};
+  }
+  return p;
+}
+
 inline InstrRecord Warp::Step() {
   InstrRecord rec;
   if (alive_ == 0) {

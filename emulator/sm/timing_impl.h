@@ -4,6 +4,8 @@
 #ifndef WARPSIM_SM_TIMING_IMPL_H_
 #define WARPSIM_SM_TIMING_IMPL_H_
 
+#include <spirv/unified1/GLSL.std.450.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "pipeline/warp_queue.h"
+#include "simt/opcode_info.h"
 #include "simt/warp.h"
 #include "sm/memory_model.h"
 #include "sm/timing.h"
@@ -500,8 +503,15 @@ struct TimingModel::Impl {
                          StallReason* reason, bool store);
   // An instruction event for the trace (--trace-detail instructions).
   // `ready`, `waited`: what it waited for before it issued.
+  // Inline: without a trace or an observer (the common case) it does
+  // nothing, and is called for every instruction.
   void LogInstruction(const WarpState& w, const simt::InstrRecord& rec,
-                      uint32_t latency, uint64_t ready, StallReason waited);
+                      uint32_t latency, uint64_t ready, StallReason waited) {
+    if (step_observer == nullptr && trace == nullptr) return;
+    LogInstructionTo(w, rec, latency, ready, waited);
+  }
+  void LogInstructionTo(const WarpState& w, const simt::InstrRecord& rec,
+                        uint32_t latency, uint64_t ready, StallReason waited);
   // The Trace::shaders entry of `w`'s program, listed on first use.
   uint32_t ShaderOf(const WarpState& w);
   // Calls the observer (its cycle has come, or a run ended) with the warp
@@ -525,6 +535,55 @@ struct TimingModel::Impl {
   Status Drain(pipeline::WarpSource& source,
                const pipeline::DrainLimits& limits_in);
 };
+
+// (Inline: asked at every issue.)
+inline const PipeTiming& TimingModel::Impl::Pipe(simt::Pipe p) const {
+  switch (p) {
+    case simt::Pipe::kFma:
+      return config.fma;
+    case simt::Pipe::kFp64:
+      return config.fp64;
+    case simt::Pipe::kSfu:
+      return config.sfu;
+    case simt::Pipe::kLsu:
+      return config.lsu;
+    case simt::Pipe::kTex:
+      return config.tex;
+    case simt::Pipe::kBranch:
+      return config.branch;
+    case simt::Pipe::kSync:
+      return config.sync;
+    case simt::Pipe::kNone:
+    case simt::Pipe::kAlu:
+      break;
+  }
+  return config.alu;
+}
+
+// The figures of one instruction: its pipe's, except integer multiply,
+// sine / cosine and the conversions, which have their own (on the pipe they
+// issue to).
+inline const PipeTiming& TimingModel::Impl::TimingOf(
+    const simt::InstrRecord& rec) const {
+  switch (rec.op) {
+    case spv::Op::OpIMul:
+    case spv::Op::OpUMulExtended:
+    case spv::Op::OpSMulExtended:
+      return config.imul;
+    case spv::Op::OpExtInst:
+      if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
+        return config.sfu_trig;
+      }
+      break;
+    default:
+      break;
+  }
+  // (Asked last: it is a call, and only the SFU pipe has conversions.)
+  if (rec.pipe == simt::Pipe::kSfu && simt::IsConversion(rec.op, rec.ext)) {
+    return config.cvt;
+  }
+  return Pipe(rec.pipe);
+}
 
 }  // namespace warpsim::sm
 

@@ -1,7 +1,5 @@
 // The SM timing model, part 2: evaluating a sub-partition's warps, picking
 // one by the scheduling policy, and issuing it (timing_impl.h).
-#include <spirv/unified1/GLSL.std.450.h>
-
 #include <bit>
 
 #include "base/bits.h"
@@ -11,53 +9,6 @@
 namespace warpsim::sm {
 
 using namespace internal;  // NOLINT: the model's own internals
-
-const PipeTiming& TimingModel::Impl::Pipe(simt::Pipe p) const {
-  switch (p) {
-    case simt::Pipe::kFma:
-      return config.fma;
-    case simt::Pipe::kFp64:
-      return config.fp64;
-    case simt::Pipe::kSfu:
-      return config.sfu;
-    case simt::Pipe::kLsu:
-      return config.lsu;
-    case simt::Pipe::kTex:
-      return config.tex;
-    case simt::Pipe::kBranch:
-      return config.branch;
-    case simt::Pipe::kSync:
-      return config.sync;
-    case simt::Pipe::kNone:
-    case simt::Pipe::kAlu:
-      break;
-  }
-  return config.alu;
-}
-
-// The figures of one instruction: its pipe's, except integer multiply,
-// sine / cosine and the conversions, which have their own (on the pipe they
-// issue to).
-const PipeTiming& TimingModel::Impl::TimingOf(
-    const simt::InstrRecord& rec) const {
-  if (rec.pipe == simt::Pipe::kSfu && simt::IsConversion(rec.op, rec.ext)) {
-    return config.cvt;
-  }
-  switch (rec.op) {
-    case spv::Op::OpIMul:
-    case spv::Op::OpUMulExtended:
-    case spv::Op::OpSMulExtended:
-      return config.imul;
-    case spv::Op::OpExtInst:
-      if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
-        return config.sfu_trig;
-      }
-      break;
-    default:
-      break;
-  }
-  return Pipe(rec.pipe);
-}
 
 // Reads the next instruction's operands: when they are ready, and so
 // when the warp can issue (ready_at) and what it waits for until then.
@@ -373,10 +324,10 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
 
 // An instruction event for the trace (--trace-detail instructions), and
 // the record for the step observer. Called once per Step().
-void TimingModel::Impl::LogInstruction(const WarpState& w,
-                                       const simt::InstrRecord& rec,
-                                       uint32_t latency, uint64_t ready,
-                                       StallReason waited) {
+void TimingModel::Impl::LogInstructionTo(const WarpState& w,
+                                         const simt::InstrRecord& rec,
+                                         uint32_t latency, uint64_t ready,
+                                         StallReason waited) {
   if (step_observer != nullptr) step_observer->OnStep(*w.warp, rec, now);
   if (trace == nullptr || trace->detail != trace::Detail::kInstructions) {
     return;
