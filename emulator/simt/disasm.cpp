@@ -100,7 +100,10 @@ std::string DisassembleProgram(const Program& p) {
         const uint32_t loop = p.loop_control[i] - 1;
         out += "  ; unrolled loop " + std::to_string(loop);
         if (loop < p.unrolled_loops.size() && p.unrolled_loops[loop].full) {
-          out += " (completely)";
+          const uint32_t trips = p.unrolled_loops[loop].trips;
+          out += trips != 0
+                     ? " (completely, " + std::to_string(trips) + " trips)"
+                     : std::string(" (completely)");
         }
       }
       out += "\n";

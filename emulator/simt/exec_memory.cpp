@@ -519,6 +519,7 @@ std::vector<uint32_t> EmitLoad(Lowerer& l, const spirv::Inst& inst,
   in.src[0] = ptr.regs[0];
   l.AddDefs(regs);
   l.NotePrivateAccess(*ptr.ptr, false);
+  l.NoteBufferLoad(*ptr.ptr);
   return regs;
 }
 

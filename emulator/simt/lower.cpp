@@ -37,8 +37,9 @@ Result<Program> LowerProgram(const spirv::Module& module,
   if (!s.ok()) return s.error();
   Status ra = AllocateRegisters(lowerer, &program);
   if (!ra.ok()) return ra.error();
+  // (AllocateRegisters marked the unrolled loops: the register-count
+  // model needs them.)
   MarkLayoutFreeBranches(&program);
-  MarkUnrolledLoops(&program);
   MarkRedundant(&program);
   program.source_lines.resize(program.code.size(), 0);
   return program;

@@ -277,6 +277,9 @@ class Lowerer {
   std::vector<uint8_t> vreg_in_memory_;
   std::vector<PrivateRoot> private_roots_;
   std::vector<PrivateAccess> private_accesses_;
+  // Loads from a storage buffer (indices in Program::code), for the
+  // register-count model's hoisted loads (BatchedLoads, regalloc.cpp).
+  std::vector<uint32_t> buffer_loads_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;
   std::vector<const spirv::Block*> order_;  // structured order
@@ -300,6 +303,14 @@ class Lowerer {
   }
   const std::vector<PrivateAccess>& private_accesses() const {
     return private_accesses_;
+  }
+  const std::vector<uint32_t>& buffer_loads() const { return buffer_loads_; }
+  // Records the load just emitted when `info` points into a storage buffer.
+  void NoteBufferLoad(const PointerInfo& info) {
+    if (info.storage == spv::StorageClass::StorageBuffer ||
+        info.storage == spv::StorageClass::PhysicalStorageBuffer) {
+      buffer_loads_.push_back(static_cast<uint32_t>(program_->code.size() - 1));
+    }
   }
 };
 
@@ -327,7 +338,9 @@ void ExecTerminateInvocation(Warp& w, const Instr& in);
 void ExecUnreachable(Warp& w, const Instr& in);
 
 // Register allocation (regalloc.cpp): rewrites virtual registers to physical
-// ones and sets Program::num_regs.
+// ones and sets Program::num_regs; marks the unrolled loops
+// (MarkUnrolledLoops) and sets Program::model_regs, the register-count
+// model, which needs them.
 Status AllocateRegisters(Lowerer& lowerer, Program* program);
 
 }  // namespace warpsim::simt

@@ -110,9 +110,14 @@ struct UnrolledLoop {
   uint32_t compare = 0;      // the comparison the branch tests
   uint32_t step = 0;         // the instruction that steps its counter
   uint32_t merge_pc = 0;     // the first instruction after the loop
+  uint32_t begin = 0;        // its first instruction (its header's)
   // Its trip count is a constant (a constant bound, a constant start): the
   // compiler unrolls it completely, and none of its control issues.
   bool full = false;
+  // A full loop's trip count (counted from its start, step and bound; 0
+  // when it would run more than kMaxCountedTrips times or forever).
+  uint32_t trips = 0;
+  static constexpr uint32_t kMaxCountedTrips = 1u << 16;
 };
 
 struct BlockInfo {

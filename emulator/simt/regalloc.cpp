@@ -179,6 +179,10 @@ struct Entities {
   // the number of entities the instruction defines.
   std::function<bool(uint32_t, size_t)> conservative;
   std::vector<uint8_t> wide;  // per entity: takes an aligned pair
+  // Optional, per entity: it takes this many times its colours (copies of
+  // it live at once: the loads of a loop's later trips, issued before
+  // this trip's value is used). Empty: once each.
+  std::vector<uint8_t> copies_live;
   // Optional: def `d` of instruction `i` is a copy of entity `v`, so the two
   // need not differ there (Chaitin's rule for moves).
   std::function<bool(uint32_t i, uint32_t d, uint32_t v)> copy;
@@ -394,15 +398,34 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
   std::vector<uint32_t> color(n, kNoReg);
   uint32_t num_colors = 0;
   std::vector<uint8_t> taken;
+  auto size_of = [&](uint32_t v) {
+    const uint32_t k = ent.copies_live.empty() ? 1u : ent.copies_live[v];
+    return (wide[v] ? 2u : 1u) * std::max(1u, k);
+  };
   for (uint32_t v = 0; v < n; ++v) {
+    const uint32_t size = size_of(v);
     taken.assign(num_colors + 2, 0);
     for (uint32_t u : adj[v]) {
       if (color[u] == kNoReg) continue;
-      taken[color[u]] = 1;
-      if (wide[u]) taken[color[u] + 1] = 1;
+      const uint32_t su = size_of(u);
+      if (color[u] + su > taken.size()) taken.resize(color[u] + su, 0);
+      for (uint32_t k = 0; k < su; ++k) taken[color[u] + k] = 1;
     }
     uint32_t c = 0;
-    if (!ent.hints.empty() && !wide[v]) {
+    if (size > 2) {
+      // The first run of `size` free colours (pairs aligned).
+      const uint32_t step = wide[v] ? 2u : 1u;
+      for (;; c += step) {
+        if (c + size > taken.size()) taken.resize(c + size, 0);
+        bool free = true;
+        for (uint32_t k = 0; k < size && free; ++k) free = !taken[c + k];
+        if (free) break;
+      }
+      color[v] = c;
+      num_colors = std::max(num_colors, c + size);
+      continue;
+    }
+    if (!ent.hints.empty() && size == 1) {
       bool hinted = false;
       for (uint32_t h : ent.hints[v]) {
         const uint32_t hc = color[h];
@@ -414,16 +437,18 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
       }
       if (hinted) continue;
     }
-    if (wide[v]) {
+    if (size == 2) {
+      // A pair (aligned) or two copies of a 32-bit value (any two).
+      const uint32_t step = wide[v] ? 2u : 1u;
       while (taken[c] || taken[c + 1]) {
-        c += 2;
+        c += step;
         if (c + 1 >= taken.size()) taken.resize(c + 2, 0);
       }
     } else {
       while (c < taken.size() && taken[c]) ++c;
     }
     color[v] = c;
-    num_colors = std::max(num_colors, c + (wide[v] ? 2u : 1u));
+    num_colors = std::max(num_colors, c + size);
   }
   *num_colors_out = num_colors;
   return color;
@@ -583,8 +608,138 @@ ConstantOutputs ConstantOutputWords(Lowerer& lowerer, const Program& program,
 // The register-count model: the same colouring over the virtual registers
 // NVIDIA's compiler would keep in registers, and the words of the
 // lane-private variables it would keep there too (see the top of the file).
+// The register count NVIDIA's compiler keeps for the loads it hoists
+// (BatchedLoads): it issues the loads of a completely unrolled loop's trips
+// together, each holding its result in registers until used, as far as
+// the count stays within about this many. H200 record
+// vulkan_ref/results/h200/load-batching-2026-12-03 (loops of N independent
+// loads, a constant trip count): the count grows with the loaded words
+// (N buffer words: 16, 16, 16, 19, 26, 42 for N = 1 .. 32) and flattens
+// once they reach about 64 (one word per trip: 64 at N = 64; uvec4s: 67,
+// 64, 65 at N = 16, 32, 64; rgba8 texels: 68, 72, 72), where nothing
+// else in the shaders needs more than 16. With a trip count known only at
+// run time the count stays at 16 (no loads hoisted across trips).
+constexpr uint32_t kLoadBatchRegisterLimit = 64;
+// The most trips whose loads the model issues together (a copy count per
+// value; the limit above bounds the registers anyway).
+constexpr uint32_t kMaxBatchedTrips = 64;
+
+// Per virtual register of `program`: how many copies of it are live at
+// once because it is the result of a load the compiler hoists across the
+// trips of a completely unrolled loop (1: none). A load qualifies when it
+// reads a storage buffer (`buffer_load`) or a storage image (OpImageRead;
+// texture sampling was not measured): not lane-private
+// memory (whose words the model holds in registers; inputs, which the
+// GPU interpolates; tables of constants) nor a uniform buffer (read from
+// the constant banks),
+// its address does not come from another load of the same loop (a chase
+// cannot be issued ahead) but changes from trip to trip (a load of the
+// same address each trip is hoisted out of the loop, once), and the loop
+// writes no memory. H200, conformance
+// corpus: the determinant and inverse tests, whose loops of 10 trips load a
+// matrix from a buffer and store its result to another, report 20 to 38
+// registers, their loads not hoisted across the stores.
+std::vector<uint8_t> BatchedLoads(const Program& program,
+                                  const Entities& physical,
+                                  const std::vector<uint8_t>& private_access,
+                                  const std::vector<uint8_t>& buffer_load,
+                                  const std::vector<UnrolledLoop>& loops) {
+  std::vector<uint8_t> out(physical.count, 1);
+  std::vector<uint32_t> defs, uses;
+  Bits loaded(physical.count);  // values that come from a load of the loop
+  for (const UnrolledLoop& loop : loops) {
+    if (!loop.full || loop.trips < 2) continue;
+    const uint8_t copies =
+        static_cast<uint8_t>(std::min(loop.trips, kMaxBatchedTrips));
+    loaded = Bits(physical.count);
+    const uint32_t end = std::min<uint32_t>(loop.merge_pc, program.code.size());
+    // A loop that writes memory (other than lane-private words), or waits
+    // at a barrier, keeps its loads in their trips: a later trip's load
+    // may read what an earlier trip wrote.
+    bool writes = false;
+    for (uint32_t i = loop.begin; i < end; ++i) {
+      const Instr& in = program.code[i];
+      if ((in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad &&
+           !private_access[i]) ||
+          in.pipe == Pipe::kSync || in.op == spv::Op::OpImageWrite) {
+        writes = true;
+      }
+    }
+    if (writes) continue;
+    // What changes from trip to trip: the values the back edge carries
+    // (phi copies) and what is computed from them. A load at an address
+    // that does not change is the same load every trip: the compiler
+    // hoists it out of the loop once.
+    Bits varying(physical.count);
+    for (uint32_t i = loop.begin; i < end; ++i) {
+      const Instr& in = program.code[i];
+      if (in.exec != ExecBranch && in.exec != ExecBranchConditional &&
+          in.exec != ExecSwitch) {
+        continue;
+      }
+      for (const auto& [first, n] : program.branches[in.aux].copies) {
+        for (uint32_t c = first; c < first + n; ++c) {
+          const uint32_t d = program.edge_copies[c].dst;
+          if (IsVirtual(d) && d < physical.count) varying.Set(d);
+        }
+      }
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+      for (uint32_t i = loop.begin; i < end; ++i) {
+        physical.defs_uses(i, defs, uses);
+        const bool varies = std::any_of(
+            uses.begin(), uses.end(),
+            [&](uint32_t u) { return u < physical.count && varying.Get(u); });
+        if (!varies) continue;
+        for (uint32_t d : defs) {
+          if (d < physical.count) varying.Set(d);
+        }
+      }
+    }
+    // What comes from a load of the loop, also through the back edge (two
+    // passes); then which loads qualify.
+    for (int pass = 0; pass < 3; ++pass) {
+      for (uint32_t i = loop.begin; i < end; ++i) {
+        const Instr& in = program.code[i];
+        if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+            in.exec == ExecSwitch) {
+          for (const auto& [first, n] : program.branches[in.aux].copies) {
+            for (uint32_t c = first; c < first + n; ++c) {
+              const EdgeCopy& e = program.edge_copies[c];
+              if (IsVirtual(e.src) && e.src < physical.count &&
+                  loaded.Get(e.src) && IsVirtual(e.dst) &&
+                  e.dst < physical.count) {
+                loaded.Set(e.dst);
+              }
+            }
+          }
+          continue;
+        }
+        physical.defs_uses(i, defs, uses);
+        const bool moves = std::any_of(
+            uses.begin(), uses.end(),
+            [&](uint32_t u) { return u < physical.count && varying.Get(u); });
+        const bool from_load = std::any_of(
+            uses.begin(), uses.end(),
+            [&](uint32_t u) { return u < physical.count && loaded.Get(u); });
+        const bool load = (in.op == spv::Op::OpLoad && buffer_load[i]) ||
+                          (in.op == spv::Op::OpImageRead && !defs.empty());
+        for (uint32_t d : defs) {
+          if (d >= physical.count) continue;
+          if (load || from_load) loaded.Set(d);
+          if (pass == 2 && load && moves && !from_load) {
+            out[d] = std::max(out[d], copies);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
-                            const Entities& physical) {
+                            const Entities& physical,
+                            const std::vector<UnrolledLoop>& loops) {
   const auto& in_memory = lowerer.vreg_in_memory();
   const auto& roots = lowerer.private_roots();
   const bool fragment = program.model == spv::ExecutionModel::Fragment;
@@ -614,7 +769,24 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
 
   const bool any_in_memory =
       std::find(in_memory.begin(), in_memory.end(), 1) != in_memory.end();
-  if (!any_in_memory && count == physical.count) return program.num_regs;
+  std::vector<uint8_t> private_access(program.code.size(), 0);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (a.instr < private_access.size()) private_access[a.instr] = 1;
+  }
+  std::vector<uint8_t> buffer_load(program.code.size(), 0);
+  for (uint32_t i : lowerer.buffer_loads()) {
+    if (i < buffer_load.size()) buffer_load[i] = 1;
+  }
+  std::vector<uint8_t> batched =
+      BatchedLoads(program, physical, private_access, buffer_load, loops);
+  for (uint32_t v = 0; v < batched.size(); ++v) {
+    if (in_memory[v]) batched[v] = 1;
+  }
+  const bool any_batched = std::any_of(batched.begin(), batched.end(),
+                                       [](uint8_t k) { return k > 1; });
+  if (!any_in_memory && count == physical.count && !any_batched) {
+    return program.num_regs;
+  }
 
   // Per instruction: the words it writes and reads, and which loaded or
   // stored register is a copy of which word.
@@ -711,13 +883,24 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   ent.hints = std::move(hints);
   // Registers in local memory interfere with nothing; they must not widen
   // the count by taking a colour of their own either.
-  uint32_t num_colors = 0;
-  const std::vector<uint32_t> color = Colour(&program, ent, &num_colors);
-  uint32_t used = 0;
-  for (uint32_t v = 0; v < ent.count; ++v) {
-    if (v < physical.count && in_memory[v]) continue;
-    if (color[v] == kNoReg) continue;
-    used = std::max(used, color[v] + (ent.wide[v] ? 2u : 1u));
+  auto colours_used = [&]() {
+    uint32_t num_colors = 0;
+    const std::vector<uint32_t> color = Colour(&program, ent, &num_colors);
+    uint32_t used = 0;
+    for (uint32_t v = 0; v < ent.count; ++v) {
+      if (v < physical.count && in_memory[v]) continue;
+      if (color[v] == kNoReg) continue;
+      const uint32_t k = ent.copies_live.empty() ? 1u : ent.copies_live[v];
+      used = std::max(used, color[v] + (ent.wide[v] ? 2u : 1u) * k);
+    }
+    return used;
+  };
+  uint32_t used = colours_used();
+  if (any_batched) {
+    // The hoisted loads' results on top, as far as the compiler's limit.
+    ent.copies_live.assign(count, 1);
+    std::copy(batched.begin(), batched.end(), ent.copies_live.begin());
+    used = std::max(used, std::min(colours_used(), kLoadBatchRegisterLimit));
   }
   // At the return every output word is in its own register, constants too.
   return std::max(used, static_cast<uint32_t>(output_words.size()));
@@ -760,7 +943,10 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   uint32_t num_colors = 0;
   const std::vector<uint32_t> color = Colour(program, ent, &num_colors);
   program->num_regs = num_colors;
-  program->model_regs = ModelRegisterCount(lowerer, *program, ent);
+  // The register-count model counts on the virtual registers, which the
+  // rewrite below replaces, after the loops are found on the rewritten
+  // program (MarkUnrolledLoops; instructions keep their indices).
+  const Program virtual_program = *program;
 
   // 4. Rewrite every register reference.
   auto map = [&](uint32_t r) -> uint32_t {
@@ -843,6 +1029,27 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   cyclic.resize(copies.size(), 0);
   program->edge_copies = std::move(copies);
   program->edge_copy_cyclic = std::move(cyclic);
+
+  MarkUnrolledLoops(program);
+  Entities virtual_ent = ent;
+  virtual_ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
+                              std::vector<uint32_t>& uses) {
+    defs.clear();
+    uses.clear();
+    const Instr& in = virtual_program.code[i];
+    if (IsVirtual(in.dst)) defs.push_back(in.dst);
+    for (uint32_t s : in.src) {
+      if (IsVirtual(s)) uses.push_back(s);
+    }
+    for (uint32_t d : extra_defs[i]) {
+      if (IsVirtual(d)) defs.push_back(d);
+    }
+    for (uint32_t u : extra_uses[i]) {
+      if (IsVirtual(u)) uses.push_back(u);
+    }
+  };
+  program->model_regs = ModelRegisterCount(
+      lowerer, virtual_program, virtual_ent, program->unrolled_loops);
   return {};
 }
 

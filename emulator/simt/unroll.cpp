@@ -223,7 +223,15 @@ class LoopFinder {
       loop.compare = compare;
       loop.step = update;
       loop.merge_pc = end;
-      loop.full = IsConstant(bound) && EntersWithConstant(h, begin, end, phi);
+      loop.begin = begin;
+      uint32_t start = 0;
+      loop.full =
+          IsConstant(bound) && EntersWithConstant(h, begin, end, phi, &start);
+      if (loop.full) {
+        loop.trips =
+            Trips(cmp, k == 0, Constant(bound), start, StepOf(p_.code[update]),
+                  phi != counter, ExitsWhen(exit, m));
+      }
       p_.unrolled_loops.push_back(loop);
       for (uint32_t pc : {compare, exit, update}) {
         p_.loop_control[pc] = index + 1;
@@ -241,7 +249,8 @@ class LoopFinder {
   // True when every branch into the loop's header from outside the loop
   // copies a constant into `phi` (the counter's value on entry).
   bool EntersWithConstant(uint32_t h, uint32_t begin, uint32_t end,
-                          uint32_t phi) const {
+                          uint32_t phi, uint32_t* value) const {
+    bool first_entry = true;
     bool any = false;
     for (uint32_t i = 0; i < p_.code.size(); ++i) {
       if (i >= begin && i < end) continue;
@@ -255,14 +264,84 @@ class LoopFinder {
           const auto [first, count] = b.copies[t];
           for (uint32_t c = first; c < first + count; ++c) {
             const EdgeCopy& e = p_.edge_copies[c];
-            if (e.dst == phi) constant = IsConstant(e.src);
+            if (e.dst != phi || !IsConstant(e.src)) continue;
+            // (Entries with different constants: not one trip count.)
+            const uint32_t v = Constant(e.src);
+            constant = first_entry || v == *value;
+            *value = v;
           }
         }
         if (!constant) return false;
+        first_entry = false;
         any = true;
       }
     }
     return any;
+  }
+
+  // +1 or -1: what the step instruction adds to the counter.
+  int32_t StepOf(const Instr& s) const {
+    for (int k = 0; k < 2; ++k) {
+      if (IsConstant(s.src[k])) {
+        const int32_t c = static_cast<int32_t>(Constant(s.src[k]));
+        return s.op == spv::Op::OpISub ? -c : c;
+      }
+    }
+    return 1;
+  }
+  // Whether the exit branch `exit` leaves (for merge block m) when its
+  // condition is true.
+  bool ExitsWhen(uint32_t exit, uint32_t m) const {
+    const auto& t = p_.branches[p_.code[exit].aux].targets;
+    return !t.empty() && t[0] == m;
+  }
+  // The trip count of a loop whose counter starts at `start` and steps by
+  // `step`, tested by comparison `cmp` (the counter its operand
+  // `counter_first` or not, the bound `bound`) before each trip on the
+  // counter's value, or after the step (`after_step`), leaving when the
+  // comparison gives `exit_when`. 0: more than kMaxCountedTrips.
+  static uint32_t Trips(const Instr& cmp, bool counter_first, uint32_t bound,
+                        uint32_t start, int32_t step, bool after_step,
+                        bool exit_when) {
+    auto holds = [&](uint32_t v) {
+      const uint32_t a = counter_first ? v : bound;
+      const uint32_t b = counter_first ? bound : v;
+      const int32_t sa = static_cast<int32_t>(a), sb = static_cast<int32_t>(b);
+      switch (cmp.op) {
+        case spv::Op::OpSLessThan:
+          return sa < sb;
+        case spv::Op::OpSLessThanEqual:
+          return sa <= sb;
+        case spv::Op::OpSGreaterThan:
+          return sa > sb;
+        case spv::Op::OpSGreaterThanEqual:
+          return sa >= sb;
+        case spv::Op::OpULessThan:
+          return a < b;
+        case spv::Op::OpULessThanEqual:
+          return a <= b;
+        case spv::Op::OpUGreaterThan:
+          return a > b;
+        case spv::Op::OpUGreaterThanEqual:
+          return a >= b;
+        case spv::Op::OpINotEqual:
+          return a != b;
+        case spv::Op::OpIEqual:
+          return a == b;
+        default:
+          return false;
+      }
+    };
+    uint32_t v = start;
+    for (uint32_t trips = 0; trips <= UnrolledLoop::kMaxCountedTrips;) {
+      // A test before the trip (of the counter) or after it (of the
+      // stepped counter, the trip done).
+      if (!after_step && holds(v) == exit_when) return trips;
+      ++trips;
+      v += static_cast<uint32_t>(step);
+      if (after_step && holds(v) == exit_when) return trips;
+    }
+    return 0;
   }
 
   template <typename Written>

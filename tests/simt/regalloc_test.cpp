@@ -366,6 +366,70 @@ void main() {
   }
 }
 
+// A loop of `trips` trips over `body` (a constant trip count unless
+// `runtime`), in a compute shader with a read-only buffer w, a buffer o
+// and the loop's result s stored after it.
+Program LoadLoop(const std::string& body, uint32_t trips,
+                 bool runtime = false) {
+  const std::string bound =
+      runtime ? std::string("o.n") : std::to_string(trips);
+  return BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) readonly buffer W { uint w[]; } b;
+layout(set = 0, binding = 1) buffer O { uint n; uint o[]; } o;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint s = 0u;
+  for (int k = 0; k < )" +
+                   bound + R"(; ++k) {
+)" + body + R"(  }
+  o.o[i] = s;
+}
+)")
+      .program;
+}
+
+TEST_CASE("the loads of a completely unrolled loop are in flight together",
+          "[simt][regalloc][model]") {
+  // One buffer word per trip, at an address that changes with the trip:
+  // NVIDIA's compiler issues every trip's load before the first sum (H200
+  // record load-batching-2026-12-03: 16, 26, 42 registers for 8, 16, 32
+  // trips, one more per trip), so each trip adds a register.
+  const std::string body = "    s += b.w[i + 32u * uint(k)];\n";
+  const Program p4 = LoadLoop(body, 4);
+  const Program p8 = LoadLoop(body, 8);
+  const Program p16 = LoadLoop(body, 16);
+  INFO("model_regs " << p4.model_regs << ", " << p8.model_regs << ", "
+                     << p16.model_regs << "; num_regs " << p8.num_regs);
+  CHECK(p8.num_regs == p16.num_regs);  // the executor's count: one copy
+  CHECK(p8.model_regs - p4.model_regs == 4);
+  CHECK(p16.model_regs - p8.model_regs == 8);
+  // As far as kLoadBatchRegisterLimit (64): 64 trips would need more.
+  const Program p64 = LoadLoop(body, 64);
+  CHECK(p64.model_regs == 64);
+}
+
+TEST_CASE("loads the compiler cannot issue ahead count once",
+          "[simt][regalloc][model]") {
+  // The count does not grow with the trip count (4 against 16 trips).
+  auto same_count = [](const std::string& body, bool runtime = false) {
+    const Program p4 = LoadLoop(body, 4, runtime);
+    const Program p16 = LoadLoop(body, 16, runtime);
+    INFO(body << "model_regs " << p4.model_regs << ", " << p16.model_regs);
+    CHECK(p4.model_regs == p16.model_regs);
+  };
+  // A trip count known only at run time: the loop is not unrolled
+  // completely (the H200 record's runtime loops: 16 at every N).
+  same_count("    s += b.w[i + 32u * uint(k)];\n", true);
+  // The same address every trip: hoisted out of the loop, once.
+  same_count("    s += b.w[i] * uint(k);\n");
+  // A chase: each address is the previous load's value.
+  same_count("    s = b.w[s + i];\n");
+  // A store in the loop: a later trip's load may read it.
+  same_count(
+      "    s += b.w[i + 32u * uint(k)];\n    o.o[i + 32u * uint(k)] = s;\n");
+}
+
 }  // namespace
 }  // namespace warpsim::simt
 
@@ -477,13 +541,19 @@ TEST_CASE("a small array indexed at run time counts as registers",
 
 TEST_CASE("a large array indexed at run time stays in local memory",
           "[simt][regalloc][model]") {
-  // 64 words: over kMaxRegisterVariableWords (the H200 record puts 64
-  // floats in local memory), so the model counts none of them.
-  const runner::BuiltProgram built = BuildGlsl(RunTimeIndexedArray(64));
-  const Program& p = built.program;
-  INFO("num_regs " << p.num_regs << ", model_regs " << p.model_regs);
-  CHECK(p.private_bytes >= 256);
-  CHECK(p.model_regs < 32);
+  // 64 and 128 words: over kMaxRegisterVariableWords (the H200 record
+  // array-registers-2026-12-01 puts 64 floats and more in local memory),
+  // so the model counts none of them. What it counts is the loop that
+  // fills the array from a buffer, 64 and 128 trips whose loads are in
+  // flight together as far as kLoadBatchRegisterLimit: the record's
+  // dynamic arrays of 64 to 256 floats all report 64 registers.
+  const Program p64 = BuildGlsl(RunTimeIndexedArray(64)).program;
+  const Program p128 = BuildGlsl(RunTimeIndexedArray(128)).program;
+  INFO("num_regs " << p64.num_regs << ", model_regs " << p64.model_regs << ", "
+                   << p128.model_regs);
+  CHECK(p64.private_bytes >= 256);
+  CHECK(p64.model_regs == 64);
+  CHECK(p128.model_regs == 64);
 }
 
 TEST_CASE("a table of constants indexed at run time takes no registers",
@@ -520,7 +590,7 @@ void main() {
   float t[16];
   t[0] = 0.0;
   t[15] = 0.0;
-  for (uint k = 0u; k < 4u; ++k) t[(i + 5u * k) & 15u] = b.v[i + k];
+  for (uint k = 0u; k < 4u; ++k) t[(i + 5u * k) & 15u] = b.v[i] * float(k);
   b.v[i] = t[0] + t[15];
 }
 )");

@@ -72,6 +72,27 @@ TEST_CASE("a loop with a constant trip count is unrolled completely",
         P{1, 0});
 }
 
+// The trip count of the one completely unrolled loop of `body`.
+uint32_t Trips(const std::string& body) {
+  const Program p = Build(body);
+  REQUIRE(p.unrolled_loops.size() == 1);
+  REQUIRE(p.unrolled_loops[0].full);
+  return p.unrolled_loops[0].trips;
+}
+
+TEST_CASE("a completely unrolled loop knows its trip count", "[simt][unroll]") {
+  CHECK(Trips("  for (int i = 0; i < 16; ++i) x = x * x + 0.25;\n") == 16);
+  CHECK(Trips("  for (int i = 3; i < 16; ++i) x = x * x + 0.25;\n") == 13);
+  CHECK(Trips("  for (int i = 1; i <= 16; ++i) x = x * x + 0.25;\n") == 16);
+  CHECK(Trips("  for (int i = 10; i > 0; --i) x = x * x + 0.25;\n") == 10);
+  CHECK(Trips("  for (int i = -256; i < 256; ++i) x = x * x + 0.25;\n") == 512);
+  CHECK(Trips("  for (uint i = 0u; i < 7u; ++i) x = x * x + 0.25;\n") == 7);
+  // The loop's range: its first instruction before its merge.
+  const Program p = Build("  for (int i = 0; i < 16; ++i) x = x * x + 0.25;\n");
+  CHECK(p.unrolled_loops[0].begin < p.unrolled_loops[0].compare);
+  CHECK(p.unrolled_loops[0].exit_branch < p.unrolled_loops[0].merge_pc);
+}
+
 TEST_CASE("loops that are not unrolled", "[simt][unroll]") {
   using P = std::pair<size_t, size_t>;
   // A break: a second exit.
