@@ -26,13 +26,21 @@ flight), per load width and kind. Usage:
   load_batching.py scene OUT.amber
   (on the H200) warpsim-vkref run OUT.amber --device nvidia --json REPORT.json
   load_batching.py table REPORT.json [EMULATOR_REPORT.json]
+      [--update README.md | --check README.md]
 
 `table` prints the driver's register count and binary size per family and
 N, and with a `warpsim run --json` report of the same scene the emulator's
-registers_per_thread beside them. Standard library only.
+registers_per_thread beside them; --update writes it between
+<!-- table load-batching --> and <!-- end table load-batching --> of a
+README, --check exits 1 when that table is stale. Standard library only.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+from readme_section import table_section_main  # noqa: E402
 
 TRIPS = [1, 2, 4, 8, 16, 32, 64]
 FAMILIES = ["sum1", "sum4", "cmp4", "image", "runtime"]
@@ -149,9 +157,22 @@ def main(argv):
         with open(argv[2], "w") as f:
             f.write(scene())
         return 0
-    if len(argv) in (3, 4) and argv[1] == "table":
-        sys.stdout.write(table(argv[2], argv[3] if len(argv) == 4 else None))
-        return 0
+    if len(argv) >= 3 and argv[1] == "table":
+        args, update, check = argv[2:], None, None
+        for flag in ("--update", "--check"):
+            if flag in args:
+                k = args.index(flag)
+                if k + 1 >= len(args):
+                    break
+                if flag == "--update":
+                    update = args[k + 1]
+                else:
+                    check = args[k + 1]
+                del args[k:k + 2]
+        if len(args) in (1, 2):
+            text = table(args[0], args[1] if len(args) == 2 else None)
+            return table_section_main(text, "load-batching",
+                                      "load_batching.py", check, update)
     sys.stderr.write(__doc__)
     return 64
 
