@@ -914,12 +914,14 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   const auto& extra_defs = lowerer.extra_defs();
   const auto& extra_uses = lowerer.extra_uses();
 
-  // Defs and uses of one instruction.
-  auto defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
-                       std::vector<uint32_t>& uses) {
+  // Defs and uses of instruction i of `code` (the program's, or the
+  // virtual copy's once the program is rewritten).
+  auto defs_uses_in = [&](const std::vector<Instr>& code, uint32_t i,
+                          std::vector<uint32_t>& defs,
+                          std::vector<uint32_t>& uses) {
     defs.clear();
     uses.clear();
-    const Instr& in = program->code[i];
+    const Instr& in = code[i];
     if (IsVirtual(in.dst)) defs.push_back(in.dst);
     for (uint32_t s : in.src) {
       if (IsVirtual(s)) uses.push_back(s);
@@ -930,6 +932,10 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     for (uint32_t u : extra_uses[i]) {
       if (IsVirtual(u)) uses.push_back(u);
     }
+  };
+  auto defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
+                       std::vector<uint32_t>& uses) {
+    defs_uses_in(program->code, i, defs, uses);
   };
   Entities ent;
   ent.count = n;
@@ -1034,19 +1040,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   Entities virtual_ent = ent;
   virtual_ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
                               std::vector<uint32_t>& uses) {
-    defs.clear();
-    uses.clear();
-    const Instr& in = virtual_program.code[i];
-    if (IsVirtual(in.dst)) defs.push_back(in.dst);
-    for (uint32_t s : in.src) {
-      if (IsVirtual(s)) uses.push_back(s);
-    }
-    for (uint32_t d : extra_defs[i]) {
-      if (IsVirtual(d)) defs.push_back(d);
-    }
-    for (uint32_t u : extra_uses[i]) {
-      if (IsVirtual(u)) uses.push_back(u);
-    }
+    defs_uses_in(virtual_program.code, i, defs, uses);
   };
   program->model_regs = ModelRegisterCount(
       lowerer, virtual_program, virtual_ent, program->unrolled_loops);
