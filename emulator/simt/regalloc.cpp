@@ -59,6 +59,13 @@
 //    frexpstruct/modfstruct fragment tests, which put vec4(0, 0, 0, 1) in 4
 //    outputs before their values, report 18 to 22 registers, where holding
 //    the constants from their store gave 28 to 32.
+//  - Loads issued ahead. In a loop it unrolls completely, NVIDIA's compiler
+//    issues the buffer and image loads of every trip before their values
+//    are used, each holding its result, as far as about 64 registers
+//    (BatchedLoads, kLoadBatchRegisterLimit; H200 record
+//    load-batching-2026-12-03). The model gives such a load's result one
+//    colour per trip, and counts the colouring with those copies up to
+//    the limit (never below the count without them).
 //  - The count is taken on the module spirv-opt's -O recipe makes (the
 //    runner's BuildProgram; constant propagation, dead-code elimination,
 //    if-conversion, redundancy elimination, as NVIDIA's compiler applies
