@@ -76,8 +76,8 @@ struct PipelineReport {
   std::string shader;  // the SHADER's name
   std::string entry_point;
   // What a thread is given: the register-count model's estimate of what
-  // NVIDIA's compiler uses (Program::model_regs, regalloc.cpp), at least the
-  // GPU's min_registers_per_thread (gpu_config.h).
+  // NVIDIA's compiler uses (Program::model_regs, regalloc_model.cpp), at least
+  // the GPU's min_registers_per_thread (gpu_config.h).
   uint32_t registers_per_thread = 0;
   // The allocator's count: the register file the executor runs with.
   uint32_t registers_allocated = 0;

@@ -49,11 +49,11 @@ inline constexpr uint64_t kMaxLanePrivateBytes = 512 * 1024;
 // Workgroup memory of one workgroup: far above any GPU's shared memory
 // (H200: 228 KiB per SM), low enough that offsets never wrap.
 inline constexpr uint64_t kMaxWorkgroupBytes = 16 * 1024 * 1024;
-// Register-count model (regalloc.cpp): an SSA value of an aggregate type
+// Register-count model (regalloc_model.cpp): an SSA value of an aggregate type
 // with an array in it and more than this many 32-bit components is held in
 // local memory by NVIDIA's compiler, not in registers.
 inline constexpr uint32_t kMaxRegisterAggregateWords = 64;
-// Register-count model (regalloc.cpp): the largest lane-private variable,
+// Register-count model (regalloc_model.cpp): the largest lane-private variable,
 // in 32-bit words, that NVIDIA's compiler holds in registers.
 inline constexpr uint32_t kMaxRegisterVariableWords = 48;
 
@@ -123,7 +123,7 @@ struct PointerInfo {
   uint32_t root_offset = 0;
 };
 
-// Register-count model (regalloc.cpp): a lane-private variable that
+// Register-count model (regalloc_model.cpp): a lane-private variable that
 // NVIDIA's compiler may hold in registers (Function and Private storage,
 // a fragment shader's outputs), and one load or store of it.
 struct PrivateRoot {
@@ -273,12 +273,13 @@ class Lowerer {
   std::vector<std::vector<uint32_t>> extra_defs_;  // per instruction
   std::vector<std::vector<uint32_t>> extra_uses_;
   // Per virtual register: 1 when it is a component of an SSA aggregate too
-  // large to be kept in registers (kMaxRegisterAggregateWords, regalloc.cpp).
+  // large to be kept in registers (kMaxRegisterAggregateWords,
+  // regalloc_model.cpp).
   std::vector<uint8_t> vreg_in_memory_;
   std::vector<PrivateRoot> private_roots_;
   std::vector<PrivateAccess> private_accesses_;
   // Loads from a storage buffer (indices in Program::code), for the
-  // register-count model's hoisted loads (BatchedLoads, regalloc.cpp).
+  // register-count model's hoisted loads (BatchedLoads, regalloc_model.cpp).
   std::vector<uint32_t> buffer_loads_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;

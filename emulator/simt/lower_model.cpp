@@ -1,7 +1,7 @@
 // What the lowering records for the models of NVIDIA's code, beside the
 // program the executor runs: the register-count model's view of aggregates
-// and lane-private variables (regalloc.cpp), and the branches NVIDIA's code
-// has no instruction for (the timing model's Program::layout_free).
+// and lane-private variables (regalloc_model.cpp), and the branches NVIDIA's
+// code has no instruction for (the timing model's Program::layout_free).
 #include <algorithm>
 #include <map>
 #include <vector>

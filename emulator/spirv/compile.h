@@ -113,7 +113,7 @@ Result<std::vector<uint32_t>> LegalizeSpirv(
 // propagation, dead-code and dead-branch elimination, if-conversion,
 // redundancy elimination, ...) on a legalized module, validated. Not for the
 // executor, whose control flow must stay as written: the register-count
-// model (simt/regalloc.cpp) counts what a compiler that optimizes, as
+// model (simt/regalloc_model.cpp) counts what a compiler that optimizes, as
 // NVIDIA's does, keeps live.
 Result<std::vector<uint32_t>> OptimizeForPerformance(
     std::span<const uint32_t> words, TargetEnv env, const std::string& file,
