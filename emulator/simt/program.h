@@ -120,6 +120,18 @@ struct UnrolledLoop {
   static constexpr uint32_t kMaxCountedTrips = 1u << 16;
 };
 
+// A loop with a constant trip count, nested in others or holding others
+// (Program::constant_loops): NVIDIA's compiler unrolls it completely. For
+// the register-count model's loads issued ahead.
+struct ConstantLoop {
+  uint32_t begin = 0;  // its first instruction (its header's)
+  uint32_t end = 0;    // the first instruction after it (its merge block's)
+  uint32_t trips = 0;  // as UnrolledLoop::trips
+  // Every loop inside it has a constant trip count too: the compiler
+  // unrolls the whole nest.
+  bool whole = true;
+};
+
 struct BlockInfo {
   uint32_t first_instr = 0;            // index into Program::code
   uint32_t label = 0;                  // SPIR-V label id
@@ -216,6 +228,9 @@ struct Program {
   // the loop (never issued).
   std::vector<UnrolledLoop> unrolled_loops;
   std::vector<uint32_t> loop_control;
+  // Every loop with a constant trip count, innermost or not (unroll.cpp),
+  // in header order.
+  std::vector<ConstantLoop> constant_loops;
   // Per instruction: 1 when it repeats an earlier arithmetic instruction of
   // its block on the same operands (no write to them in between), which
   // NVIDIA's compiler computes once (common subexpressions: glslang writes

@@ -497,7 +497,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     defs_uses_in(virtual_program.code, i, defs, uses);
   };
   program->model_regs = ModelRegisterCount(
-      lowerer, virtual_program, virtual_ent, program->unrolled_loops);
+      lowerer, virtual_program, virtual_ent, program->constant_loops);
   return {};
 }
 

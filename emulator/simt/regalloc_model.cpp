@@ -42,13 +42,16 @@
 //    frexpstruct/modfstruct fragment tests, which put vec4(0, 0, 0, 1) in 4
 //    outputs before their values, report 18 to 22 registers, where holding
 //    the constants from their store gave 28 to 32.
-//  - Loads issued ahead. In a loop it unrolls completely, NVIDIA's compiler
-//    issues the buffer and image loads of every trip before their values
-//    are used, each holding its result, as far as about 64 registers
-//    (BatchedLoads, kLoadBatchRegisterLimit; H200 record
-//    load-batching-2026-12-03). The model gives such a load's result one
-//    colour per trip, and counts the colouring with those copies up to
-//    the limit (never below the count without them).
+//  - Loads issued ahead. In a loop it unrolls completely (a nest of loops
+//    with constant trip counts whole), NVIDIA's compiler issues the buffer
+//    and image loads of every trip before their values are used, each
+//    holding its result, as far as about 64 registers in a compute shader,
+//    32 in a fragment shader and without a limit in a vertex shader
+//    (BatchedLoads, LoadBatchRegisterLimit; H200 records
+//    load-batching-2026-12-03, stage-batching-2026-12-03). The model gives
+//    such a load's result one colour per trip, and counts the colouring
+//    with those copies up to the limit (never below the count without
+//    them).
 //  - The count is taken on the module spirv-opt's -O recipe makes (the
 //    runner's BuildProgram; constant propagation, dead-code elimination,
 //    if-conversion, redundancy elimination, as NVIDIA's compiler applies
@@ -219,15 +222,29 @@ ConstantOutputs ConstantOutputWords(Lowerer& lowerer, const Program& program,
 // The register count NVIDIA's compiler keeps for the loads it hoists
 // (BatchedLoads): it issues the loads of a completely unrolled loop's trips
 // together, each holding its result in registers until used, as far as
-// the count stays within about this many. H200 record
-// vulkan_ref/results/h200/load-batching-2026-12-03 (loops of N independent
-// loads, a constant trip count): the count grows with the loaded words
-// (N buffer words: 16, 16, 16, 19, 26, 42 for N = 1 .. 32) and flattens
-// once they reach about 64 (one word per trip: 64 at N = 64; uvec4s: 67,
-// 64, 65 at N = 16, 32, 64; rgba8 texels: 68, 72, 72), where nothing
-// else in the shaders needs more than 16. With a trip count known only at
-// run time the count stays at 16 (no loads hoisted across trips).
-constexpr uint32_t kLoadBatchRegisterLimit = 64;
+// the count stays within a limit that depends on the stage. H200 record
+// vulkan_ref/results/h200/load-batching-2026-12-03 (compute, loops of N
+// independent loads, a constant trip count): the count grows with the
+// loaded words (N buffer words: 16, 16, 16, 19, 26, 42 for N = 1 .. 32)
+// and flattens once they reach about 64 (one word per trip: 64 at N = 64;
+// uvec4s: 67, 64, 65 at N = 16, 32, 64; rgba8 texels: 68, 72, 72), where
+// nothing else in the shaders needs more than 16. With a trip count known
+// only at run time the count stays at 16 (no loads hoisted across trips).
+// H200 record stage-batching-2026-12-03 (the same loops in each stage):
+// fragment shaders level off at about 32 (one word per trip: 32 and 34 at
+// N = 32 and 64; uvec4s higher, 50 and 51, which one limit does not
+// capture), vertex shaders not at all (69 at N = 64; uvec4s 136 at N = 32
+// and 255, the most a thread may have, at 64).
+uint32_t LoadBatchRegisterLimit(spv::ExecutionModel model) {
+  switch (model) {
+    case spv::ExecutionModel::Fragment:
+      return 32;
+    case spv::ExecutionModel::Vertex:
+      return 255;
+    default:
+      return 64;
+  }
+}
 // The most trips whose loads the model issues together (a copy count per
 // value; the limit above bounds the registers anyway).
 constexpr uint32_t kMaxBatchedTrips = 64;
@@ -251,16 +268,36 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
                                   const Entities& physical,
                                   const std::vector<uint8_t>& private_access,
                                   const std::vector<uint8_t>& buffer_load,
-                                  const std::vector<UnrolledLoop>& loops) {
+                                  const std::vector<ConstantLoop>& loops) {
   std::vector<uint8_t> out(physical.count, 1);
   std::vector<uint32_t> defs, uses;
   Bits loaded(physical.count);  // values that come from a load of the loop
-  for (const UnrolledLoop& loop : loops) {
-    if (!loop.full || loop.trips < 2) continue;
-    const uint8_t copies =
-        static_cast<uint8_t>(std::min(loop.trips, kMaxBatchedTrips));
+  auto holds = [](const ConstantLoop& outer, const ConstantLoop& inner) {
+    return outer.begin <= inner.begin && inner.end <= outer.end;
+  };
+  for (const ConstantLoop& loop : loops) {
+    // A nest unrolled whole, from its outermost loop.
+    if (!loop.whole ||
+        std::any_of(loops.begin(), loops.end(), [&](const ConstantLoop& o) {
+          return o.whole && &o != &loop && holds(o, loop);
+        })) {
+      continue;
+    }
+    // A load's copies: the product of the trip counts of the nest's loops
+    // that hold it (a loop of more than kMaxCountedTrips trips, or one
+    // that never ends, is not unrolled).
+    auto copies_at = [&](uint32_t i) {
+      uint32_t k = 1;
+      for (const ConstantLoop& l : loops) {
+        if (holds(loop, l) && l.begin <= i && i < l.end && l.trips > 1) {
+          k = std::min(k * std::min(l.trips, kMaxBatchedTrips),
+                       kMaxBatchedTrips);
+        }
+      }
+      return static_cast<uint8_t>(k);
+    };
     loaded = Bits(physical.count);
-    const uint32_t end = std::min<uint32_t>(loop.merge_pc, program.code.size());
+    const uint32_t end = std::min<uint32_t>(loop.end, program.code.size());
     // A loop that writes memory (other than lane-private words), or waits
     // at a barrier, keeps its loads in their trips: a later trip's load
     // may read what an earlier trip wrote.
@@ -336,7 +373,7 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
           if (d >= physical.count) continue;
           if (load || from_load) loaded.Set(d);
           if (pass == 2 && load && moves && !from_load) {
-            out[d] = std::max(out[d], copies);
+            out[d] = std::max(out[d], copies_at(i));
           }
         }
       }
@@ -349,7 +386,7 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
 
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
                             const Entities& physical,
-                            const std::vector<UnrolledLoop>& loops) {
+                            const std::vector<ConstantLoop>& loops) {
   const auto& in_memory = lowerer.vreg_in_memory();
   const auto& roots = lowerer.private_roots();
   const bool fragment = program.model == spv::ExecutionModel::Fragment;
@@ -386,6 +423,47 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   std::vector<uint8_t> buffer_load(program.code.size(), 0);
   for (uint32_t i : lowerer.buffer_loads()) {
     if (i < buffer_load.size()) buffer_load[i] = 1;
+  }
+  // Loads of a variable in local memory (too large for registers) whose
+  // values the compiler cannot know where they are read, because a loop it
+  // does not unroll completely writes it at an index known only at run
+  // time, are issued ahead as
+  // buffer loads are. H200 records stage-batching-2026-12-03 and
+  // array-stages-2026-12-03: after a loop that stores at run-time indices
+  // (array_stages.py's walk family) the loads of the array's words count as
+  // buffer loads do; after the stores of a fill loop and one store at a
+  // run-time index outside any loop (stage_batching.py's local family) the
+  // count stays at 16, the loads' values forwarded from the stores.
+  std::vector<std::pair<uint32_t, uint32_t>> loop_ranges;
+  for (uint32_t h = 0; h < program.blocks.size(); ++h) {
+    const BlockInfo& b = program.blocks[h];
+    if (b.continue_block == kNoBlock || b.merge_block == kNoBlock ||
+        b.merge_block <= h || b.merge_block >= program.blocks.size()) {
+      continue;
+    }
+    loop_ranges.push_back(
+        {b.first_instr, program.blocks[b.merge_block].first_instr});
+  }
+  std::vector<uint8_t> local_data(roots.size(), 0);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (!a.store || a.known) continue;
+    for (const auto& [begin, end] : loop_ranges) {
+      const bool constant = std::any_of(
+          loops.begin(), loops.end(),
+          [&, b = begin](const ConstantLoop& l) { return l.begin == b; });
+      if (!constant && a.instr >= begin && a.instr < end) {
+        local_data[a.root] = 1;
+      }
+    }
+  }
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    const PrivateRoot& root = roots[a.root];
+    if (!a.store && a.instr < buffer_load.size() &&
+        first_word[a.root] == kNoReg && local_data[a.root] && !root.opaque &&
+        root.storage != spv::StorageClass::Output &&
+        root.storage != spv::StorageClass::Input) {
+      buffer_load[a.instr] = 1;
+    }
   }
   std::vector<uint8_t> batched =
       BatchedLoads(program, physical, private_access, buffer_load, loops);
@@ -510,7 +588,8 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
     // The hoisted loads' results on top, as far as the compiler's limit.
     ent.copies_live.assign(count, 1);
     std::copy(batched.begin(), batched.end(), ent.copies_live.begin());
-    used = std::max(used, std::min(colours_used(), kLoadBatchRegisterLimit));
+    used = std::max(
+        used, std::min(colours_used(), LoadBatchRegisterLimit(program.model)));
   }
   // At the return every output word is in its own register, constants too.
   return std::max(used, static_cast<uint32_t>(output_words.size()));

@@ -24,6 +24,12 @@
 // What the loop recomputes its bound from on every trip (glslang loads a
 // uniform bound in the loop's header) is hoisted out of it, as a compiler
 // does: those instructions never issue in an unrolled loop.
+//
+// It also lists every loop whose trip count is a constant, innermost or not
+// (Program::constant_loops), for the register-count model: the compiler
+// unrolls those completely, a nest of them whole (H200 record
+// stage-batching-2026-12-03: the loads of two nested constant loops are
+// issued ahead as those of one loop with as many trips).
 #include <algorithm>
 
 #include "simt/lower.h"
@@ -75,8 +81,23 @@ class LoopFinder {
   void Run() {
     p_.loop_control.assign(p_.code.size(), 0);
     p_.unrolled_loops.clear();
+    p_.constant_loops.clear();
+    std::vector<std::pair<uint32_t, uint32_t>> all;  // every loop's range
     for (uint32_t h = 0; h < p_.blocks.size(); ++h) {
-      if (p_.blocks[h].continue_block != kNoBlock) Try(h);
+      if (p_.blocks[h].continue_block == kNoBlock) continue;
+      const uint32_t m = p_.blocks[h].merge_block;
+      if (m != kNoBlock && m > h) all.push_back({First(h), First(m)});
+      Try(h);
+    }
+    // A constant loop is unrolled with what it holds when every loop inside
+    // it is constant too.
+    for (ConstantLoop& c : p_.constant_loops) {
+      for (const auto& [b, e] : all) {
+        if (b <= c.begin || e > c.end) continue;  // itself, or not inside
+        c.whole &= std::any_of(
+            p_.constant_loops.begin(), p_.constant_loops.end(),
+            [&](const ConstantLoop& o) { return o.begin == b && o.end == e; });
+      }
     }
   }
 
@@ -104,9 +125,12 @@ class LoopFinder {
     if (m == kNoBlock || m <= h) return;
     if (p_.blocks[h].dont_unroll) return;  // [[dont_unroll]]: kept rolled
     const uint32_t begin = First(h), end = First(m);
-    // Innermost: no other loop header inside.
+    // Innermost: no other loop header inside. A loop that holds another
+    // is not unrolled when its trip count is known only at run time (E16);
+    // with a constant one it is (ConstantLoop), with the loops it holds.
+    bool innermost = true;
     for (uint32_t b = h + 1; b < m; ++b) {
-      if (p_.blocks[b].continue_block != kNoBlock) return;
+      if (p_.blocks[b].continue_block != kNoBlock) innermost = false;
     }
     // One exit, a conditional branch to the merge block.
     uint32_t exit = kNoReg;
@@ -217,6 +241,15 @@ class LoopFinder {
       uint32_t phi = counter;
       const uint32_t update = Step(counter, written, writer, &phi);
       if (update == kNoReg) continue;
+      uint32_t start = 0;
+      const bool full =
+          IsConstant(bound) && EntersWithConstant(h, begin, end, phi, &start);
+      const uint32_t trips = full ? Trips(cmp, k == 0, Constant(bound), start,
+                                          StepOf(p_.code[update]),
+                                          phi != counter, ExitsWhen(exit, m))
+                                  : 0;
+      if (full) p_.constant_loops.push_back({begin, end, trips, true});
+      if (!innermost) return;
       const uint32_t index = static_cast<uint32_t>(p_.unrolled_loops.size());
       UnrolledLoop loop;
       loop.exit_branch = exit;
@@ -224,14 +257,8 @@ class LoopFinder {
       loop.step = update;
       loop.merge_pc = end;
       loop.begin = begin;
-      uint32_t start = 0;
-      loop.full =
-          IsConstant(bound) && EntersWithConstant(h, begin, end, phi, &start);
-      if (loop.full) {
-        loop.trips =
-            Trips(cmp, k == 0, Constant(bound), start, StepOf(p_.code[update]),
-                  phi != counter, ExitsWhen(exit, m));
-      }
+      loop.full = full;
+      loop.trips = trips;
       p_.unrolled_loops.push_back(loop);
       for (uint32_t pc : {compare, exit, update}) {
         p_.loop_control[pc] = index + 1;
@@ -344,6 +371,17 @@ class LoopFinder {
     return 0;
   }
 
+  // The last instruction before `at` in its block that writes register r,
+  // or kNoReg.
+  uint32_t LastWriteInBlock(uint32_t r, uint32_t at) const {
+    for (uint32_t i = at; i-- > 0;) {
+      if (IsBranch(p_, p_.code[i])) return kNoReg;  // the block's start
+      auto [w, w_end] = Writes(i);
+      if (std::find(w, w_end, r) != w_end) return i;
+    }
+    return kNoReg;
+  }
+
   template <typename Written>
   uint32_t Step(uint32_t counter, const Written& written,
                 const std::vector<uint32_t>& writer, uint32_t* phi) const {
@@ -373,9 +411,14 @@ class LoopFinder {
       for (const auto& [first, count] : b.copies) {
         for (uint32_t c = first; c < first + count; ++c) {
           const EdgeCopy& e = p_.edge_copies[c];
-          if (e.dst != counter || written(e.src) != 1) continue;
-          const uint32_t s = writer[e.src];
-          if (unit_step(p_.code[s], counter)) return s;
+          if (e.dst != counter) continue;
+          // The sum: the loop's only write of its register, or the last
+          // one in the back edge's block (the allocator may give the
+          // register other values elsewhere in the loop, an inner loop's
+          // counter say).
+          uint32_t s = written(e.src) == 1 ? writer[e.src] : kNoReg;
+          if (s == kNoReg) s = LastWriteInBlock(e.src, w);
+          if (s != kNoReg && unit_step(p_.code[s], counter)) return s;
         }
       }
       return kNoReg;

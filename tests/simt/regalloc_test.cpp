@@ -44,6 +44,19 @@ runner::BuiltProgram BuildFragment(const std::string& source) {
   return std::move(*built);
 }
 
+runner::BuiltProgram BuildVertex(const std::string& source) {
+  auto words =
+      spirv::CompileGlsl(source, spirv::ShaderStage::kVertex, kEnv, "r.vert");
+  INFO((words.ok() ? "" : words.error().ToString()));
+  REQUIRE(words.ok());
+  LowerOptions options;
+  options.model = spv::ExecutionModel::Vertex;
+  auto built = runner::BuildProgram(*words, kEnv, "r.vert", options, {});
+  INFO((built.ok() ? "" : built.error().ToString()));
+  REQUIRE(built.ok());
+  return std::move(*built);
+}
+
 // Runs `groups_x` workgroups with `buffers[b]` bound at binding b.
 void Run(const Program& program,
          std::map<uint32_t, std::vector<uint32_t>>& buffers, uint32_t groups_x,
@@ -407,6 +420,117 @@ TEST_CASE("the loads of a completely unrolled loop are in flight together",
   // As far as kLoadBatchRegisterLimit (64): 64 trips would need more.
   const Program p64 = LoadLoop(body, 64);
   CHECK(p64.model_regs == 64);
+}
+
+TEST_CASE("the loads of a nest of constant loops are in flight together",
+          "[simt][regalloc][model]") {
+  // 8 trips of 2 or 4: the compiler unrolls the nest whole and issues its
+  // 16 or 32 loads as those of one loop (H200 record
+  // stage-batching-2026-12-03: the nested family's counts are the single
+  // loop's, 26 and 42 registers for 16 and 32 loads).
+  auto nest = [](uint32_t inner) {
+    const std::string n = std::to_string(inner);
+    return BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) readonly buffer W { uint w[]; } b;
+layout(set = 0, binding = 1) buffer O { uint o[]; } o;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint s = 0u;
+  for (int y = 0; y < 8; ++y)
+    for (int x = 0; x < )" +
+                     n + R"(; ++x)
+      s += b.w[i + 32u * uint(y * )" +
+                     n + R"( + x)];
+  o.o[i] = s;
+}
+)")
+        .program;
+  };
+  const std::string body = "    s += b.w[i + 32u * uint(k)];\n";
+  const Program n16 = nest(2), n32 = nest(4);
+  const Program l16 = LoadLoop(body, 16), l32 = LoadLoop(body, 32);
+  INFO("nests " << n16.model_regs << ", " << n32.model_regs << "; loops "
+                << l16.model_regs << ", " << l32.model_regs);
+  CHECK(n16.model_regs == l16.model_regs);
+  CHECK(n32.model_regs == l32.model_regs);
+  CHECK(n32.model_regs - n16.model_regs == 16);
+}
+
+TEST_CASE("the limit on loads in flight depends on the stage",
+          "[simt][regalloc][model]") {
+  // 64 trips of one buffer word (H200 record stage-batching-2026-12-03:
+  // 64 registers as a compute shader, 34 as a fragment shader, 69 as a
+  // vertex shader).
+  auto shader = [](const std::string& head, const std::string& index,
+                   const std::string& tail) {
+    return "#version 450\n" + head +
+           "layout(set = 0, binding = 0) readonly buffer W { uint w[]; } b;\n"
+           "void main() {\n  uint i = " +
+           index +
+           ";\n  uint s = 0u;\n"
+           "  for (int k = 0; k < 64; ++k) s += b.w[i + 32u * uint(k)];\n" +
+           tail + "}\n";
+  };
+  const Program vertex =
+      BuildVertex(shader("layout(location = 0) flat out uint r;\n",
+                         "uint(gl_VertexIndex)",
+                         "  r = s;\n  gl_Position = vec4(0.0);\n"))
+          .program;
+  const Program fragment =
+      BuildFragment(shader("layout(location = 0) out vec4 c;\n",
+                           "uint(gl_FragCoord.x)", "  c = vec4(float(s));\n"))
+          .program;
+  const Program compute = LoadLoop("    s += b.w[i + 32u * uint(k)];\n", 64);
+  INFO("compute " << compute.model_regs << ", fragment " << fragment.model_regs
+                  << ", vertex " << vertex.model_regs);
+  CHECK(compute.model_regs == 64);
+  CHECK(fragment.model_regs == 32);
+  CHECK(vertex.model_regs > 64);
+}
+
+// A shader with an array of 64 uints in local memory, filled by a loop,
+// written at a run-time index (in a loop of a run-time trip count when
+// `in_loop`, else once), then `reads` words of it summed by a loop.
+Program LocalArrayReads(uint32_t reads, bool in_loop) {
+  const std::string store =
+      in_loop ? "  for (uint t = 0u; t < o.n; ++t) {\n"
+                "    j = (a[j] + j) % 64u;\n    a[j] += 1u;\n  }\n"
+              : "  a[j] = 0u;\n";
+  return BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer O { uint n; uint o[]; } o;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  uint a[64];
+  for (int k = 0; k < 64; ++k) a[k] = uint(k) * i + 1u;
+  uint j = i % 64u;
+)" + store + R"(  uint s = 0u;
+  for (int k = 0; k < )" +
+                   std::to_string(reads) + R"(; ++k) s += a[k];
+  o.o[i] = s;
+}
+)")
+      .program;
+}
+
+TEST_CASE("loads of local memory written in a loop are in flight together",
+          "[simt][regalloc][model]") {
+  // H200 record array-stages-2026-12-03 (walk family): after a loop that
+  // stores at run-time indices, the sum of the array's words counts as a
+  // loop of buffer loads does.
+  const Program w8 = LocalArrayReads(8, true);
+  const Program w32 = LocalArrayReads(32, true);
+  // stage-batching-2026-12-03 (local family): after a store outside any
+  // loop, 16 registers whatever the number of words read (their values
+  // forwarded from the stores).
+  const Program s8 = LocalArrayReads(8, false);
+  const Program s32 = LocalArrayReads(32, false);
+  INFO("walk " << w8.model_regs << ", " << w32.model_regs << "; store "
+               << s8.model_regs << ", " << s32.model_regs);
+  CHECK(w8.private_bytes >= 256);
+  CHECK(w32.model_regs - w8.model_regs == 24);
+  CHECK(s8.model_regs == s32.model_regs);
 }
 
 TEST_CASE("loads the compiler cannot issue ahead count once",

@@ -133,5 +133,39 @@ TEST_CASE("of two nested loops only the inner one is unrolled",
   CHECK(inner.merge_pc < p.code.size());
 }
 
+TEST_CASE("loops with a constant trip count, nested or not, are listed",
+          "[simt][unroll]") {
+  // Two nested constant loops: both listed, the outer one holding the
+  // inner one; the compiler unrolls the nest whole (H200 record
+  // stage-batching-2026-12-03), the timing model's list keeps only the
+  // innermost.
+  const Program p = Build(
+      "  for (int j = 0; j < 4; ++j) {\n"
+      "    for (int i = 0; i < 8; ++i) x = x * x + 0.25;\n"
+      "    x += 1.0;\n  }\n");
+  REQUIRE(p.constant_loops.size() == 2);
+  const ConstantLoop& outer = p.constant_loops[0];
+  const ConstantLoop& inner = p.constant_loops[1];
+  CHECK(outer.trips == 4);
+  CHECK(inner.trips == 8);
+  CHECK(outer.begin < inner.begin);
+  CHECK(inner.end < outer.end);
+  CHECK(outer.whole);
+  CHECK(inner.whole);
+  CHECK(p.unrolled_loops.size() == 1);
+  // A constant loop holding a loop with a run-time trip count: listed,
+  // but not unrolled whole.
+  const Program q = Build(
+      "  for (int j = 0; j < 4; ++j) {\n"
+      "    for (int i = 0; i < n; ++i) x = x * x + 0.25;\n"
+      "    x += 1.0;\n  }\n");
+  REQUIRE(q.constant_loops.size() == 1);
+  CHECK(q.constant_loops[0].trips == 4);
+  CHECK_FALSE(q.constant_loops[0].whole);
+  // A loop with a run-time trip count is not listed.
+  CHECK(Build("  for (int i = 0; i < n; ++i) x = x * x;\n")
+            .constant_loops.empty());
+}
+
 }  // namespace
 }  // namespace warpsim::simt
