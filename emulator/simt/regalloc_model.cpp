@@ -25,8 +25,11 @@
 //    memory; NVIDIA's compiler holds one of up to kMaxRegisterVariableWords
 //    (48) words in registers (H200 record array-registers-2026-12-01: an
 //    array of 48 floats indexed at run time uses no local memory, one of 64
-//    does). The model gives each word of such a variable a colour of its
-//    own: a load reads the words it covers (every word when an index is
+//    does), and one of any size up to 255 words when every index known only
+//    at run time is in a nest of loops it unrolls completely (the indices
+//    are constants in the unrolled code: E12's vec4 acc[K], H200 record
+//    observe-2026-11-30). The model gives each word of such a variable a colour
+//    of its own: a load reads the words it covers (every word when an index is
 //    known only at run time), a store writes them. A store at a run-time
 //    index, or of part of a word, only may write each word: it neither
 //    ends nor starts the word's live range, so a word that nothing reads
@@ -248,6 +251,9 @@ uint32_t LoadBatchRegisterLimit(spv::ExecutionModel model) {
 // The most trips whose loads the model issues together (a copy count per
 // value; the limit above bounds the registers anyway).
 constexpr uint32_t kMaxBatchedTrips = 64;
+// The most words of a variable indexed only by the counters of unrolled
+// loops that the model holds in registers: a thread's register limit.
+constexpr uint32_t kMaxUnrolledVariableWords = 255;
 
 // Per virtual register of `program`: how many copies of it are live at
 // once because it is the result of a load the compiler hoists across the
@@ -400,11 +406,29 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     if (a.store && !a.constant_data) variable_data[a.root] = 1;
   }
+  // A variable indexed at run time only inside nests of constant loops
+  // (by their counters, once the compiler unrolls them) has constant
+  // indices in the unrolled code: it is held in registers whatever its
+  // size, up to the most a thread may have (H200 record
+  // observe-2026-11-30, E12: vec4 acc[K] written and read only in loops
+  // of K trips, 27 to 238 registers for K = 1 to 56).
+  std::vector<uint8_t> unrolled_index(roots.size(), 1);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (a.known) continue;
+    const bool in_nest =
+        std::any_of(loops.begin(), loops.end(), [&](const ConstantLoop& l) {
+          return l.whole && l.trips > 0 && l.begin <= a.instr &&
+                 a.instr < l.end;
+        });
+    if (!in_nest) unrolled_index[a.root] = 0;
+  }
   uint32_t count = physical.count;
   for (size_t r = 0; r < roots.size(); ++r) {
     const PrivateRoot& root = roots[r];
     const uint32_t words = (root.bytes + 3) / 4;
-    if (root.opaque || words == 0 || words > kMaxRegisterVariableWords ||
+    const uint32_t most = unrolled_index[r] ? kMaxUnrolledVariableWords
+                                            : kMaxRegisterVariableWords;
+    if (root.opaque || words == 0 || words > most ||
         (root.storage == spv::StorageClass::Output && !fragment) ||
         (root.storage != spv::StorageClass::Output && !variable_data[r])) {
       continue;

@@ -680,6 +680,52 @@ TEST_CASE("a large array indexed at run time stays in local memory",
   CHECK(p128.model_regs == 64);
 }
 
+// A fragment shader with `vec4 acc[k]` written and read in loops of k
+// trips inside a loop of a run-time trip count (vulkan_ref's E12 shader),
+// and with `extra` after those loops.
+Program AccumulatorShader(uint32_t k, const std::string& extra = "") {
+  const std::string n = std::to_string(k);
+  return BuildFragment(R"(#version 450
+layout(location = 0) out vec4 color;
+layout(set = 0, binding = 0) uniform P { uint iterations; float seed; } p;
+void main() {
+  vec4 acc[)" + n + R"(];
+  for (int k = 0; k < )" +
+                       n +
+                       R"(; ++k) acc[k] = gl_FragCoord.xyxy * float(k + 1);
+  for (uint i = 0u; i < p.iterations; ++i) {
+    for (int k = 0; k < )" +
+                       n + R"(; ++k) acc[k] = acc[k] * 1.0001 + p.seed;
+  }
+)" + extra + R"(  vec4 s = vec4(0.0);
+  for (int k = 0; k < )" +
+                       n + R"(; ++k) s += acc[k];
+  color = fract(s);
+}
+)")
+      .program;
+}
+
+TEST_CASE("an array indexed only in unrolled loops is held in registers",
+          "[simt][regalloc][model]") {
+  // 16 and 28 vec4s, 64 and 112 words: more than kMaxRegisterVariableWords,
+  // but every index is a counter of a loop the compiler unrolls completely,
+  // so the array is registers (H200 record observe-2026-11-30, E12: 73 and
+  // 120 registers).
+  const Program k16 = AccumulatorShader(16);
+  const Program k28 = AccumulatorShader(28);
+  // One access at an index known only at run time, outside those loops:
+  // local memory, as for any array of more than 48 words.
+  const Program mixed =
+      AccumulatorShader(16, "  acc[uint(gl_FragCoord.x) % 16u] = vec4(0.0);\n");
+  INFO("model_regs " << k16.model_regs << ", " << k28.model_regs
+                     << "; with a run-time index " << mixed.model_regs);
+  CHECK(k16.model_regs >= 64);
+  CHECK(k28.model_regs >= 112);
+  CHECK(k28.model_regs < 128);
+  CHECK(mixed.model_regs < 64);
+}
+
 TEST_CASE("a table of constants indexed at run time takes no registers",
           "[simt][regalloc][model]") {
   // Only ever given constants: a compiler reads it from constant memory.
