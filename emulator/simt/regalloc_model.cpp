@@ -28,20 +28,22 @@
 //    does), and one of any size up to 255 words when every index known only
 //    at run time is in a nest of loops it unrolls completely (the indices
 //    are constants in the unrolled code: E12's vec4 acc[K], H200 record
-//    observe-2026-11-30). The model gives each word of such a variable a colour
-//    of its own: a load reads the words it covers (every word when an index is
-//    known only at run time), a store writes them. A store at a run-time
-//    index, or of part of a word, only may write each word: it neither
-//    ends nor starts the word's live range, so a word that nothing reads
-//    afterwards takes no register there (nor does a dead store). A loaded or
-//    stored register and the word it copies may share a colour, as a compiler's
-//    copy coalescing lets them. A variable only ever given constants is a table
-//    read from constant memory and takes none. A fragment shader's outputs stay
-//    in registers from their store to the end of the shader, where each word
-//    has a register of its own (NVIDIA's compiler writes a fragment's outputs
-//    to fixed registers when it ends: 4 vec4 outputs hold 16). A word that
-//    holds a constant wherever it is read takes its register only there, at
-//    the end (ConstantOutputWords): H200, conformance corpus, the
+//    observe-2026-11-30); but not one of 8 words or more indexed by values
+//    loaded from memory (DataIndexedRoots: a walk, a sort's stack; H200
+//    record array-stages-2026-12-03). The model gives each word of such a
+//    variable a colour of its own: a load reads the words it covers (every word
+//    when an index is known only at run time), a store writes them. A store at
+//    a run-time index, or of part of a word, only may write each word: it
+//    neither ends nor starts the word's live range, so a word that nothing
+//    reads afterwards takes no register there (nor does a dead store). A loaded
+//    or stored register and the word it copies may share a colour, as a
+//    compiler's copy coalescing lets them. A variable only ever given constants
+//    is a table read from constant memory and takes none. A fragment shader's
+//    outputs stay in registers from their store to the end of the shader, where
+//    each word has a register of its own (NVIDIA's compiler writes a fragment's
+//    outputs to fixed registers when it ends: 4 vec4 outputs hold 16). A word
+//    that holds a constant wherever it is read takes its register only there,
+//    at the end (ConstantOutputWords): H200, conformance corpus, the
 //    frexpstruct/modfstruct fragment tests, which put vec4(0, 0, 0, 1) in 4
 //    outputs before their values, report 18 to 22 registers, where holding
 //    the constants from their store gave 28 to 32.
@@ -254,6 +256,11 @@ constexpr uint32_t kMaxBatchedTrips = 64;
 // The most words of a variable indexed only by the counters of unrolled
 // loops that the model holds in registers: a thread's register limit.
 constexpr uint32_t kMaxUnrolledVariableWords = 255;
+// The most words of a variable indexed by loaded values that the model
+// holds in registers (DataIndexedRoots): H200 record
+// array-stages-2026-12-03, an array walked by its own values is in
+// registers at 4 words, in local memory from 8.
+constexpr uint32_t kMaxDataIndexedVariableWords = 7;
 
 // Per virtual register of `program`: how many copies of it are live at
 // once because it is the result of a load the compiler hoists across the
@@ -388,6 +395,68 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
   return out;
 }
 
+// The variables that an access at an index known only at run time reaches
+// through a value loaded from memory: a lane-private variable's data or a
+// storage buffer (not an input), through the arithmetic and the phis that
+// make the index. NVIDIA's compiler keeps such an array in local memory
+// (H200 record array-stages-2026-12-03: an array walked by the indices it
+// holds is in local memory from 8 words in every stage, where one indexed
+// by the invocation and a loop counter stays in registers up to 48).
+std::vector<uint8_t> DataIndexedRoots(Lowerer& lowerer, const Program& program,
+                                      const Entities& physical,
+                                      const std::vector<uint8_t>& data_load) {
+  const auto& roots = lowerer.private_roots();
+  std::vector<uint8_t> out(roots.size(), 0);
+  // Per virtual register: the instructions that write it, and the phi
+  // copies' sources.
+  std::vector<std::vector<uint32_t>> writers(physical.count),
+      phi_sources(physical.count);
+  std::vector<uint32_t> defs, uses;
+  for (uint32_t i = 0; i < program.code.size(); ++i) {
+    const Instr& in = program.code[i];
+    if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+        in.exec == ExecSwitch) {
+      for (const auto& [first, n] : program.branches[in.aux].copies) {
+        for (uint32_t c = first; c < first + n; ++c) {
+          const EdgeCopy& e = program.edge_copies[c];
+          if (IsVirtual(e.dst) && e.dst < physical.count && IsVirtual(e.src)) {
+            phi_sources[e.dst].push_back(e.src);
+          }
+        }
+      }
+      continue;
+    }
+    physical.defs_uses(i, defs, uses);
+    for (uint32_t d : defs) {
+      if (d < physical.count) writers[d].push_back(i);
+    }
+  }
+  Bits seen(physical.count);
+  std::vector<uint32_t> stack;
+  auto from_data = [&](uint32_t address) {
+    seen = Bits(physical.count);
+    stack.assign(1, address);
+    while (!stack.empty()) {
+      const uint32_t v = stack.back();
+      stack.pop_back();
+      if (!IsVirtual(v) || v >= physical.count || seen.Get(v)) continue;
+      seen.Set(v);
+      for (uint32_t i : writers[v]) {
+        if (data_load[i]) return true;
+        physical.defs_uses(i, defs, uses);
+        stack.insert(stack.end(), uses.begin(), uses.end());
+      }
+      stack.insert(stack.end(), phi_sources[v].begin(), phi_sources[v].end());
+    }
+    return false;
+  };
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (a.known || out[a.root] || a.instr >= program.code.size()) continue;
+    if (from_data(program.code[a.instr].src[0])) out[a.root] = 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
@@ -422,11 +491,27 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
         });
     if (!in_nest) unrolled_index[a.root] = 0;
   }
+  // Loads of data: lane-private variables (not inputs) and storage buffers.
+  std::vector<uint8_t> data_load(program.code.size(), 0);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    const spv::StorageClass sc = roots[a.root].storage;
+    if (!a.store && a.instr < data_load.size() &&
+        (sc == spv::StorageClass::Function ||
+         sc == spv::StorageClass::Private)) {
+      data_load[a.instr] = 1;
+    }
+  }
+  for (uint32_t i : lowerer.buffer_loads()) {
+    if (i < data_load.size()) data_load[i] = 1;
+  }
+  const std::vector<uint8_t> data_indexed =
+      DataIndexedRoots(lowerer, program, physical, data_load);
   uint32_t count = physical.count;
   for (size_t r = 0; r < roots.size(); ++r) {
     const PrivateRoot& root = roots[r];
     const uint32_t words = (root.bytes + 3) / 4;
     const uint32_t most = unrolled_index[r] ? kMaxUnrolledVariableWords
+                          : data_indexed[r] ? kMaxDataIndexedVariableWords
                                             : kMaxRegisterVariableWords;
     if (root.opaque || words == 0 || words > most ||
         (root.storage == spv::StorageClass::Output && !fragment) ||

@@ -726,6 +726,39 @@ TEST_CASE("an array indexed only in unrolled loops is held in registers",
   CHECK(mixed.model_regs < 64);
 }
 
+TEST_CASE("an array indexed by values loaded from it is in local memory",
+          "[simt][regalloc][model]") {
+  // 16 ints updated at run-time indices in a loop of a run-time trip
+  // count. Indexed by the invocation and the counter: registers, every
+  // word counted (H200 record array-stages-2026-12-03, dyn: 40 and more
+  // registers at 16 words). Indexed by the values it holds (a walk): local
+  // memory from 8 words (walk: Local Memory Size 64 bytes at 16 words).
+  // (Two words read at the end: no loop of loads issued ahead.)
+  auto shader = [](const std::string& index) {
+    return BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer O { uint n; int o[]; } o;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  int a[16];
+  for (int k = 0; k < 16; ++k) a[k] = k * int(i) + 1;
+  int j = int(i % 16u);
+  for (uint t = 0u; t < o.n; ++t) {
+    j = )" + index + R"(;
+    a[j] += 1;
+  }
+  o.o[i] = a[0] + a[15];
+}
+)")
+        .program;
+  };
+  const Program counted = shader("int((i + t) % 16u)");
+  const Program walked = shader("(a[j] + j) % 16");
+  INFO("model_regs " << counted.model_regs << ", " << walked.model_regs);
+  CHECK(counted.model_regs >= 16 + 4);
+  CHECK(walked.model_regs < counted.model_regs - 8);
+}
+
 TEST_CASE("a table of constants indexed at run time takes no registers",
           "[simt][regalloc][model]") {
   // Only ever given constants: a compiler reads it from constant memory.
