@@ -76,3 +76,32 @@ def results_table_main(description, default_warpsim, measure, table,
             print("order check failed: " + b, file=sys.stderr)
         return 1 if bad else 0
     return 0
+
+
+def scene_table_main(argv, scene, table, section, tool, doc):
+    """The `scene OUT.amber` and `table REPORT [EMULATOR] [--update README |
+    --check README]` commands of an experiment script (load_batching.py,
+    stage_batching.py, array_stages.py): `scene()` gives the AmberScript
+    text, `table(report, emulator_or_None)` the table. Returns the exit
+    status; prints `doc` and returns 64 on a bad command line."""
+    if len(argv) == 3 and argv[1] == "scene":
+        with open(argv[2], "w") as f:
+            f.write(scene())
+        return 0
+    if len(argv) >= 3 and argv[1] == "table":
+        args, update, check = argv[2:], None, None
+        for flag in ("--update", "--check"):
+            if flag in args:
+                k = args.index(flag)
+                if k + 1 >= len(args):
+                    break
+                if flag == "--update":
+                    update = args[k + 1]
+                else:
+                    check = args[k + 1]
+                del args[k:k + 2]
+        if len(args) in (1, 2):
+            text = table(args[0], args[1] if len(args) == 2 else None)
+            return table_section_main(text, section, tool, check, update)
+    sys.stderr.write(doc)
+    return 64

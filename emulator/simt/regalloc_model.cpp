@@ -89,6 +89,21 @@ void ForEachLeafWord(const Program& program, const PrivateAccess& a,
   }
 }
 
+// When instruction i is a branch, calls f(copy) for each of its phi copies
+// and returns true; else returns false.
+template <typename F>
+bool ForEachEdgeCopy(const Program& program, uint32_t i, F f) {
+  const Instr& in = program.code[i];
+  if (in.exec != ExecBranch && in.exec != ExecBranchConditional &&
+      in.exec != ExecSwitch) {
+    return false;
+  }
+  for (const auto& [first, n] : program.branches[in.aux].copies) {
+    for (uint32_t c = first; c < first + n; ++c) f(program.edge_copies[c]);
+  }
+  return true;
+}
+
 // Which reads of a fragment shader's output words the register-count model
 // leaves out because the word holds a constant there. NVIDIA's compiler
 // writes a fragment's outputs into fixed registers when the shader ends; an
@@ -330,17 +345,9 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
     // hoists it out of the loop once.
     Bits varying(physical.count);
     for (uint32_t i = loop.begin; i < end; ++i) {
-      const Instr& in = program.code[i];
-      if (in.exec != ExecBranch && in.exec != ExecBranchConditional &&
-          in.exec != ExecSwitch) {
-        continue;
-      }
-      for (const auto& [first, n] : program.branches[in.aux].copies) {
-        for (uint32_t c = first; c < first + n; ++c) {
-          const uint32_t d = program.edge_copies[c].dst;
-          if (IsVirtual(d) && d < physical.count) varying.Set(d);
-        }
-      }
+      ForEachEdgeCopy(program, i, [&](const EdgeCopy& e) {
+        if (IsVirtual(e.dst) && e.dst < physical.count) varying.Set(e.dst);
+      });
     }
     for (int pass = 0; pass < 2; ++pass) {
       for (uint32_t i = loop.begin; i < end; ++i) {
@@ -359,18 +366,13 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
     for (int pass = 0; pass < 3; ++pass) {
       for (uint32_t i = loop.begin; i < end; ++i) {
         const Instr& in = program.code[i];
-        if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
-            in.exec == ExecSwitch) {
-          for (const auto& [first, n] : program.branches[in.aux].copies) {
-            for (uint32_t c = first; c < first + n; ++c) {
-              const EdgeCopy& e = program.edge_copies[c];
+        if (ForEachEdgeCopy(program, i, [&](const EdgeCopy& e) {
               if (IsVirtual(e.src) && e.src < physical.count &&
                   loaded.Get(e.src) && IsVirtual(e.dst) &&
                   e.dst < physical.count) {
                 loaded.Set(e.dst);
               }
-            }
-          }
+            })) {
           continue;
         }
         physical.defs_uses(i, defs, uses);
@@ -413,17 +415,11 @@ std::vector<uint8_t> DataIndexedRoots(Lowerer& lowerer, const Program& program,
       phi_sources(physical.count);
   std::vector<uint32_t> defs, uses;
   for (uint32_t i = 0; i < program.code.size(); ++i) {
-    const Instr& in = program.code[i];
-    if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
-        in.exec == ExecSwitch) {
-      for (const auto& [first, n] : program.branches[in.aux].copies) {
-        for (uint32_t c = first; c < first + n; ++c) {
-          const EdgeCopy& e = program.edge_copies[c];
+    if (ForEachEdgeCopy(program, i, [&](const EdgeCopy& e) {
           if (IsVirtual(e.dst) && e.dst < physical.count && IsVirtual(e.src)) {
             phi_sources[e.dst].push_back(e.src);
           }
-        }
-      }
+        })) {
       continue;
     }
     physical.defs_uses(i, defs, uses);

@@ -31,30 +31,30 @@ runner::BuiltProgram BuildGlsl(const std::string& source,
   return std::move(*built);
 }
 
-runner::BuiltProgram BuildFragment(const std::string& source) {
-  auto words =
-      spirv::CompileGlsl(source, spirv::ShaderStage::kFragment, kEnv, "r.frag");
+// A vertex or fragment shader built as the runner builds it.
+runner::BuiltProgram BuildStage(const std::string& source,
+                                spirv::ShaderStage stage,
+                                spv::ExecutionModel model,
+                                const std::string& name) {
+  auto words = spirv::CompileGlsl(source, stage, kEnv, name);
   INFO((words.ok() ? "" : words.error().ToString()));
   REQUIRE(words.ok());
   LowerOptions options;
-  options.model = spv::ExecutionModel::Fragment;
-  auto built = runner::BuildProgram(*words, kEnv, "r.frag", options, {});
+  options.model = model;
+  auto built = runner::BuildProgram(*words, kEnv, name, options, {});
   INFO((built.ok() ? "" : built.error().ToString()));
   REQUIRE(built.ok());
   return std::move(*built);
 }
 
+runner::BuiltProgram BuildFragment(const std::string& source) {
+  return BuildStage(source, spirv::ShaderStage::kFragment,
+                    spv::ExecutionModel::Fragment, "r.frag");
+}
+
 runner::BuiltProgram BuildVertex(const std::string& source) {
-  auto words =
-      spirv::CompileGlsl(source, spirv::ShaderStage::kVertex, kEnv, "r.vert");
-  INFO((words.ok() ? "" : words.error().ToString()));
-  REQUIRE(words.ok());
-  LowerOptions options;
-  options.model = spv::ExecutionModel::Vertex;
-  auto built = runner::BuildProgram(*words, kEnv, "r.vert", options, {});
-  INFO((built.ok() ? "" : built.error().ToString()));
-  REQUIRE(built.ok());
-  return std::move(*built);
+  return BuildStage(source, spirv::ShaderStage::kVertex,
+                    spv::ExecutionModel::Vertex, "r.vert");
 }
 
 // Runs `groups_x` workgroups with `buffers[b]` bound at binding b.

@@ -35,7 +35,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
 import stage_batching  # noqa: E402
+from readme_section import scene_table_main  # noqa: E402
 
 SIZES = [4, 8, 10, 12, 16, 24, 32, 48, 64]
 FAMILIES = ["dyn", "walk", "walk2"]
@@ -119,19 +122,11 @@ def scene():
            "# registers per shader stage (its docstring).",
            "BUFFER f DATA_TYPE float SIZE 1024 FILL 1.0",
            "BUFFER p DATA_TYPE uint32 DATA 3 END",
-           "BUFFER o DATA_TYPE float SIZE 32 FILL 0",
-           "BUFFER frame FORMAT B8G8R8A8_UNORM",
-           "BUFFER corners DATA_TYPE vec4<float> DATA",
-           "-1 -1 0 1  1 -1 0 1  -1 1 0 1",
-           "-1 1 0 1  1 -1 0 1  1 1 0 1",
-           "END",
-           "SHADER vertex passthrough PASSTHROUGH",
-           "SHADER fragment plain_fragment GLSL\n%sEND"
-           % stage_batching.PLAIN_FRAGMENT]
+           "BUFFER o DATA_TYPE float SIZE 32 FILL 0"]
+    out += stage_batching.graphics_head()
     runs = []
     binds = ("  BIND BUFFER f AS storage DESCRIPTOR_SET 0 BINDING 0\n"
              "  BIND BUFFER p AS storage DESCRIPTOR_SET 0 BINDING 1\n")
-    width = stage_batching.WIDTH
     for stage in STAGES:
         for family in FAMILIES:
             for n in SIZES:
@@ -140,54 +135,20 @@ def scene():
                         "vertex": VERTEX}[stage].format(
                             body=BODIES[family].format(n=n))
                 out.append("SHADER %s %s GLSL\n%sEND" % (stage, nm, text))
-                if stage == "compute":
-                    out.append("PIPELINE compute p_%s\n  ATTACH %s\n%s"
-                               "  BIND BUFFER o AS storage DESCRIPTOR_SET 0 "
-                               "BINDING 2\nEND" % (nm, nm, binds))
-                    runs.append("RUN p_%s 1 1 1" % nm)
-                    continue
-                shaders = ("  ATTACH passthrough\n  ATTACH %s\n" % nm
-                           if stage == "fragment" else
-                           "  ATTACH %s\n  ATTACH plain_fragment\n" % nm)
-                vertices = ("" if stage == "fragment" else
-                            "  VERTEX_DATA corners LOCATION 0\n")
-                out.append("PIPELINE graphics p_%s\n%s%s"
-                           "  FRAMEBUFFER_SIZE %d 2\n"
-                           "  BIND BUFFER frame AS color LOCATION 0\n%sEND"
-                           % (nm, shaders, binds, width, vertices))
-                runs.append(
-                    "RUN p_%s DRAW_RECT POS 0 0 SIZE %d 2" % (nm, width)
-                    if stage == "fragment" else
-                    "RUN p_%s DRAW_ARRAY AS TRIANGLE_LIST START_IDX 0 COUNT 6"
-                    % nm)
+                text, run = stage_batching.pipeline(stage, nm, binds)
+                out.append(text)
+                runs.append(run)
     return "\n".join(out + runs) + "\n"
 
 
 def table(nvidia_path, emulator_path=None):
-    nv = stage_batching.counts(nvidia_path)
-    emu = stage_batching.counts(emulator_path) if emulator_path else {}
-    head = ("| family | stage | " + " | ".join("N=%d" % n for n in SIZES)
-            + " |")
-    lines = [head, "|---|---|" + "---|" * len(SIZES)]
-    for family in FAMILIES:
-        for stage in STAGES:
-            cells = []
-            for n in SIZES:
-                key = ("p_" + name(family, n, stage), stage)
-                cell = str(nv.get(key))
-                if emu:
-                    cell += " / %s" % emu.get(key)
-                cells.append(cell)
-            lines.append("| %s | %s | %s |" % (family, stage, " | ".join(cells)))
-    note = ("Each cell: the driver's Register Count"
-            + (" / the emulator's registers_per_thread" if emu else "")
-            + " for the stage named.")
-    return "\n".join(lines) + "\n\n" + note + "\n"
+    return stage_batching.stage_table(nvidia_path, emulator_path, FAMILIES,
+                                      SIZES, name)
 
 
 def main(argv):
-    return stage_batching.cli(argv, scene, table, "array-stages",
-                              "array_stages.py", __doc__)
+    return scene_table_main(argv, scene, table, "array-stages",
+                            "array_stages.py", __doc__)
 
 
 if __name__ == "__main__":

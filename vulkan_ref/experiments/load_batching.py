@@ -40,7 +40,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools"))
-from readme_section import table_section_main  # noqa: E402
+from readme_section import scene_table_main  # noqa: E402
 
 TRIPS = [1, 2, 4, 8, 16, 32, 64]
 FAMILIES = ["sum1", "sum4", "cmp4", "image", "runtime"]
@@ -153,28 +153,8 @@ def table(nvidia_path, emulator_path=None):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "scene":
-        with open(argv[2], "w") as f:
-            f.write(scene())
-        return 0
-    if len(argv) >= 3 and argv[1] == "table":
-        args, update, check = argv[2:], None, None
-        for flag in ("--update", "--check"):
-            if flag in args:
-                k = args.index(flag)
-                if k + 1 >= len(args):
-                    break
-                if flag == "--update":
-                    update = args[k + 1]
-                else:
-                    check = args[k + 1]
-                del args[k:k + 2]
-        if len(args) in (1, 2):
-            text = table(args[0], args[1] if len(args) == 2 else None)
-            return table_section_main(text, "load-batching",
-                                      "load_batching.py", check, update)
-    sys.stderr.write(__doc__)
-    return 64
+    return scene_table_main(argv, scene, table, "load-batching",
+                            "load_batching.py", __doc__)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools"))
-from readme_section import table_section_main  # noqa: E402
+from readme_section import scene_table_main  # noqa: E402
 
 TRIPS = [8, 16, 32, 64]
 FAMILIES = ["sum1", "sum4", "local", "nested", "lnested"]
@@ -130,6 +130,40 @@ def body(family, n):
     return BODIES[family].format(n=n, inner=n // 8)
 
 
+def graphics_head():
+    """The scene lines every stage's pipelines share: the frame, two
+    triangles over it, and the trivial shaders of the other stage."""
+    return ["BUFFER frame FORMAT B8G8R8A8_UNORM",
+            # Two triangles over the whole frame.
+            "BUFFER corners DATA_TYPE vec4<float> DATA",
+            "-1 -1 0 1  1 -1 0 1  -1 1 0 1",
+            "-1 1 0 1  1 -1 0 1  1 1 0 1",
+            "END",
+            "SHADER vertex passthrough PASSTHROUGH",
+            "SHADER fragment plain_fragment GLSL\n%sEND" % PLAIN_FRAGMENT]
+
+
+def pipeline(stage, nm, binds):
+    """The PIPELINE and RUN lines measuring shader `nm` of `stage` (its
+    compute result in buffer o at binding 2), `binds` its BIND lines."""
+    if stage == "compute":
+        return ("PIPELINE compute p_%s\n  ATTACH %s\n%s"
+                "  BIND BUFFER o AS storage DESCRIPTOR_SET 0 BINDING 2\nEND"
+                % (nm, nm, binds), "RUN p_%s 1 1 1" % nm)
+    shaders = ("  ATTACH passthrough\n  ATTACH %s\n" % nm
+               if stage == "fragment" else
+               "  ATTACH %s\n  ATTACH plain_fragment\n" % nm)
+    vertices = ("" if stage == "fragment" else
+                "  VERTEX_DATA corners LOCATION 0\n")
+    text = ("PIPELINE graphics p_%s\n%s%s  FRAMEBUFFER_SIZE %d 2\n"
+            "  BIND BUFFER frame AS color LOCATION 0\n%sEND"
+            % (nm, shaders, binds, WIDTH, vertices))
+    run = ("RUN p_%s DRAW_RECT POS 0 0 SIZE %d 2" % (nm, WIDTH)
+           if stage == "fragment" else
+           "RUN p_%s DRAW_ARRAY AS TRIANGLE_LIST START_IDX 0 COUNT 6" % nm)
+    return text, run
+
+
 def scene():
     rows = WIDTH * max(TRIPS)
     out = ["#!amber",
@@ -137,15 +171,7 @@ def scene():
            "# flight per shader stage (its docstring).",
            "BUFFER w DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1" % rows,
            "BUFFER v DATA_TYPE vec4<uint32> SIZE %d FILL 1" % rows,
-           "BUFFER o DATA_TYPE uint32 SIZE %d FILL 0" % WIDTH,
-           "BUFFER frame FORMAT B8G8R8A8_UNORM",
-           # Two triangles over the whole frame.
-           "BUFFER corners DATA_TYPE vec4<float> DATA",
-           "-1 -1 0 1  1 -1 0 1  -1 1 0 1",
-           "-1 1 0 1  1 -1 0 1  1 1 0 1",
-           "END",
-           "SHADER vertex passthrough PASSTHROUGH",
-           "SHADER fragment plain_fragment GLSL\n%sEND" % PLAIN_FRAGMENT]
+           "BUFFER o DATA_TYPE uint32 SIZE %d FILL 0" % WIDTH] + graphics_head()
     runs = []
     binds = ("  BIND BUFFER w AS storage DESCRIPTOR_SET 0 BINDING 0\n"
              "  BIND BUFFER v AS storage DESCRIPTOR_SET 0 BINDING 1\n")
@@ -156,26 +182,9 @@ def scene():
                 text = {"compute": COMPUTE, "fragment": FRAGMENT,
                         "vertex": VERTEX}[stage].format(body=body(family, n))
                 out.append("SHADER %s %s GLSL\n%sEND" % (stage, nm, text))
-                if stage == "compute":
-                    out.append("PIPELINE compute p_%s\n  ATTACH %s\n%s"
-                               "  BIND BUFFER o AS storage DESCRIPTOR_SET 0 "
-                               "BINDING 2\nEND" % (nm, nm, binds))
-                    runs.append("RUN p_%s 1 1 1" % nm)
-                    continue
-                shaders = ("  ATTACH passthrough\n  ATTACH %s\n" % nm
-                           if stage == "fragment" else
-                           "  ATTACH %s\n  ATTACH plain_fragment\n" % nm)
-                vertices = ("" if stage == "fragment" else
-                            "  VERTEX_DATA corners LOCATION 0\n")
-                out.append("PIPELINE graphics p_%s\n%s%s"
-                           "  FRAMEBUFFER_SIZE %d 2\n"
-                           "  BIND BUFFER frame AS color LOCATION 0\n%sEND"
-                           % (nm, shaders, binds, WIDTH, vertices))
-                runs.append(
-                    "RUN p_%s DRAW_RECT POS 0 0 SIZE %d 2" % (nm, WIDTH)
-                    if stage == "fragment" else
-                    "RUN p_%s DRAW_ARRAY AS TRIANGLE_LIST START_IDX 0 COUNT 6"
-                    % nm)
+                text, run = pipeline(stage, nm, binds)
+                out.append(text)
+                runs.append(run)
     return "\n".join(out + runs) + "\n"
 
 
@@ -193,17 +202,20 @@ def counts(report_path):
     return out
 
 
-def table(nvidia_path, emulator_path=None):
+def stage_table(nvidia_path, emulator_path, families, sizes, name_of):
+    """The table of a scene of families x stages x sizes, each cell the
+    driver's count (and the emulator's) of pipeline "p_" + name_of(family,
+    n, stage)."""
     nv = counts(nvidia_path)
     emu = counts(emulator_path) if emulator_path else {}
-    head = ("| family | stage | " + " | ".join("N=%d" % n for n in TRIPS)
+    head = ("| family | stage | " + " | ".join("N=%d" % n for n in sizes)
             + " |")
-    lines = [head, "|---|---|" + "---|" * len(TRIPS)]
-    for family in FAMILIES:
+    lines = [head, "|---|---|" + "---|" * len(sizes)]
+    for family in families:
         for stage in STAGES:
             cells = []
-            for n in TRIPS:
-                key = ("p_" + name(family, n, stage), stage)
+            for n in sizes:
+                key = ("p_" + name_of(family, n, stage), stage)
                 cell = str(nv.get(key))
                 if emu:
                     cell += " / %s" % emu.get(key)
@@ -215,35 +227,13 @@ def table(nvidia_path, emulator_path=None):
     return "\n".join(lines) + "\n\n" + note + "\n"
 
 
-def cli(argv, scene_fn, table_fn, section, tool, doc):
-    """The `scene OUT.amber` and `table REPORT [EMULATOR] [--update README |
-    --check README]` commands of this script and of array_stages.py."""
-    if len(argv) == 3 and argv[1] == "scene":
-        with open(argv[2], "w") as f:
-            f.write(scene_fn())
-        return 0
-    if len(argv) >= 3 and argv[1] == "table":
-        args, update, check = argv[2:], None, None
-        for flag in ("--update", "--check"):
-            if flag in args:
-                k = args.index(flag)
-                if k + 1 >= len(args):
-                    break
-                if flag == "--update":
-                    update = args[k + 1]
-                else:
-                    check = args[k + 1]
-                del args[k:k + 2]
-        if len(args) in (1, 2):
-            text = table_fn(args[0], args[1] if len(args) == 2 else None)
-            return table_section_main(text, section, tool, check, update)
-    sys.stderr.write(doc)
-    return 64
+def table(nvidia_path, emulator_path=None):
+    return stage_table(nvidia_path, emulator_path, FAMILIES, TRIPS, name)
 
 
 def main(argv):
-    return cli(argv, scene, table, "stage-batching", "stage_batching.py",
-               __doc__)
+    return scene_table_main(argv, scene, table, "stage-batching",
+                            "stage_batching.py", __doc__)
 
 
 if __name__ == "__main__":
