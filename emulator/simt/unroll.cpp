@@ -92,7 +92,9 @@ class LoopFinder {
     // A constant loop is unrolled with what it holds when every loop inside
     // it is constant too.
     for (ConstantLoop& c : p_.constant_loops) {
-      for (const auto& [b, e] : all) {
+      for (const auto& range : all) {
+        // (Plain copies: clang 14 cannot capture structured bindings.)
+        const uint32_t b = range.first, e = range.second;
         if (b <= c.begin || e > c.end) continue;  // itself, or not inside
         c.whole &= std::any_of(
             p_.constant_loops.begin(), p_.constant_loops.end(),
