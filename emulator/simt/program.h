@@ -110,7 +110,6 @@ struct UnrolledLoop {
   uint32_t compare = 0;      // the comparison the branch tests
   uint32_t step = 0;         // the instruction that steps its counter
   uint32_t merge_pc = 0;     // the first instruction after the loop
-  uint32_t begin = 0;        // its first instruction (its header's)
   // Its trip count is a constant (a constant bound, a constant start): the
   // compiler unrolls it completely, and none of its control issues.
   bool full = false;
@@ -120,16 +119,19 @@ struct UnrolledLoop {
   static constexpr uint32_t kMaxCountedTrips = 1u << 16;
 };
 
-// A loop with a constant trip count, nested in others or holding others
-// (Program::constant_loops): NVIDIA's compiler unrolls it completely. For
-// the register-count model's loads issued ahead.
-struct ConstantLoop {
+// A structured loop, nested in others or holding others (Program::loops),
+// for the register-count model: whether NVIDIA's compiler unrolls it
+// completely, alone or with the loops it holds.
+struct LoopRange {
   uint32_t begin = 0;  // its first instruction (its header's)
   uint32_t end = 0;    // the first instruction after it (its merge block's)
+  // Its trip count is a constant (as UnrolledLoop::full, whether innermost
+  // or not): the compiler unrolls it completely.
+  bool constant = false;
   uint32_t trips = 0;  // as UnrolledLoop::trips
-  // Every loop inside it has a constant trip count too: the compiler
-  // unrolls the whole nest.
-  bool whole = true;
+  // Constant, and so is every loop inside it: the compiler unrolls the
+  // whole nest.
+  bool whole = false;
 };
 
 struct BlockInfo {
@@ -228,9 +230,8 @@ struct Program {
   // the loop (never issued).
   std::vector<UnrolledLoop> unrolled_loops;
   std::vector<uint32_t> loop_control;
-  // Every loop with a constant trip count, innermost or not (unroll.cpp),
-  // in header order.
-  std::vector<ConstantLoop> constant_loops;
+  // Every structured loop, innermost or not (unroll.cpp), in header order.
+  std::vector<LoopRange> loops;
   // Per instruction: 1 when it repeats an earlier arithmetic instruction of
   // its block on the same operands (no write to them in between), which
   // NVIDIA's compiler computes once (common subexpressions: glslang writes

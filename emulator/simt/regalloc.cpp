@@ -496,8 +496,8 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
                               std::vector<uint32_t>& uses) {
     defs_uses_in(virtual_program.code, i, defs, uses);
   };
-  program->model_regs = ModelRegisterCount(
-      lowerer, virtual_program, virtual_ent, program->constant_loops);
+  program->model_regs =
+      ModelRegisterCount(lowerer, virtual_program, virtual_ent, program->loops);
   return {};
 }
 

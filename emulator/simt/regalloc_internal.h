@@ -81,10 +81,10 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
 
 // The register-count model (regalloc_model.cpp): Program::model_regs of
 // `program` (its virtual registers, `physical` the allocator's entities
-// over them), given the constant loops MarkUnrolledLoops found.
+// over them), given the loops MarkUnrolledLoops found (Program::loops).
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
                             const Entities& physical,
-                            const std::vector<ConstantLoop>& loops);
+                            const std::vector<LoopRange>& loops);
 
 }  // namespace warpsim::simt::regalloc_internal
 

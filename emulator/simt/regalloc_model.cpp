@@ -296,17 +296,17 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
                                   const Entities& physical,
                                   const std::vector<uint8_t>& private_access,
                                   const std::vector<uint8_t>& buffer_load,
-                                  const std::vector<ConstantLoop>& loops) {
+                                  const std::vector<LoopRange>& loops) {
   std::vector<uint8_t> out(physical.count, 1);
   std::vector<uint32_t> defs, uses;
   Bits loaded(physical.count);  // values that come from a load of the loop
-  auto holds = [](const ConstantLoop& outer, const ConstantLoop& inner) {
+  auto holds = [](const LoopRange& outer, const LoopRange& inner) {
     return outer.begin <= inner.begin && inner.end <= outer.end;
   };
-  for (const ConstantLoop& loop : loops) {
+  for (const LoopRange& loop : loops) {
     // A nest unrolled whole, from its outermost loop.
     if (!loop.whole ||
-        std::any_of(loops.begin(), loops.end(), [&](const ConstantLoop& o) {
+        std::any_of(loops.begin(), loops.end(), [&](const LoopRange& o) {
           return o.whole && &o != &loop && holds(o, loop);
         })) {
       continue;
@@ -316,7 +316,7 @@ std::vector<uint8_t> BatchedLoads(const Program& program,
     // that never ends, is not unrolled).
     auto copies_at = [&](uint32_t i) {
       uint32_t k = 1;
-      for (const ConstantLoop& l : loops) {
+      for (const LoopRange& l : loops) {
         if (holds(loop, l) && l.begin <= i && i < l.end && l.trips > 1) {
           k = std::min(k * std::min(l.trips, kMaxBatchedTrips),
                        kMaxBatchedTrips);
@@ -457,7 +457,7 @@ std::vector<uint8_t> DataIndexedRoots(Lowerer& lowerer, const Program& program,
 
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
                             const Entities& physical,
-                            const std::vector<ConstantLoop>& loops) {
+                            const std::vector<LoopRange>& loops) {
   const auto& in_memory = lowerer.vreg_in_memory();
   const auto& roots = lowerer.private_roots();
   const bool fragment = program.model == spv::ExecutionModel::Fragment;
@@ -481,14 +481,18 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     if (a.known) continue;
     const bool in_nest =
-        std::any_of(loops.begin(), loops.end(), [&](const ConstantLoop& l) {
+        std::any_of(loops.begin(), loops.end(), [&](const LoopRange& l) {
           return l.whole && l.trips > 0 && l.begin <= a.instr &&
                  a.instr < l.end;
         });
     if (!in_nest) unrolled_index[a.root] = 0;
   }
-  // Loads of data: lane-private variables (not inputs) and storage buffers.
-  std::vector<uint8_t> data_load(program.code.size(), 0);
+  std::vector<uint8_t> buffer_load(program.code.size(), 0);
+  for (uint32_t i : lowerer.buffer_loads()) {
+    if (i < buffer_load.size()) buffer_load[i] = 1;
+  }
+  // Loads of data: storage buffers and lane-private variables (not inputs).
+  std::vector<uint8_t> data_load(buffer_load);
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     const spv::StorageClass sc = roots[a.root].storage;
     if (!a.store && a.instr < data_load.size() &&
@@ -496,9 +500,6 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
          sc == spv::StorageClass::Private)) {
       data_load[a.instr] = 1;
     }
-  }
-  for (uint32_t i : lowerer.buffer_loads()) {
-    if (i < data_load.size()) data_load[i] = 1;
   }
   const std::vector<uint8_t> data_indexed =
       DataIndexedRoots(lowerer, program, physical, data_load);
@@ -525,10 +526,6 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     if (a.instr < private_access.size()) private_access[a.instr] = 1;
   }
-  std::vector<uint8_t> buffer_load(program.code.size(), 0);
-  for (uint32_t i : lowerer.buffer_loads()) {
-    if (i < buffer_load.size()) buffer_load[i] = 1;
-  }
   // Loads of a variable in local memory (too large for registers) whose
   // values the compiler cannot know where they are read, because a loop it
   // does not unroll completely writes it at an index known only at run
@@ -539,24 +536,11 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   // buffer loads do; after the stores of a fill loop and one store at a
   // run-time index outside any loop (stage_batching.py's local family) the
   // count stays at 16, the loads' values forwarded from the stores.
-  std::vector<std::pair<uint32_t, uint32_t>> loop_ranges;
-  for (uint32_t h = 0; h < program.blocks.size(); ++h) {
-    const BlockInfo& b = program.blocks[h];
-    if (b.continue_block == kNoBlock || b.merge_block == kNoBlock ||
-        b.merge_block <= h || b.merge_block >= program.blocks.size()) {
-      continue;
-    }
-    loop_ranges.push_back(
-        {b.first_instr, program.blocks[b.merge_block].first_instr});
-  }
   std::vector<uint8_t> local_data(roots.size(), 0);
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     if (!a.store || a.known) continue;
-    for (const auto& [begin, end] : loop_ranges) {
-      const bool constant = std::any_of(
-          loops.begin(), loops.end(),
-          [&, b = begin](const ConstantLoop& l) { return l.begin == b; });
-      if (!constant && a.instr >= begin && a.instr < end) {
+    for (const LoopRange& l : loops) {
+      if (!l.constant && a.instr >= l.begin && a.instr < l.end) {
         local_data[a.root] = 1;
       }
     }

@@ -25,9 +25,9 @@
 // uniform bound in the loop's header) is hoisted out of it, as a compiler
 // does: those instructions never issue in an unrolled loop.
 //
-// It also lists every loop whose trip count is a constant, innermost or not
-// (Program::constant_loops), for the register-count model: the compiler
-// unrolls those completely, a nest of them whole (H200 record
+// It also lists every loop, innermost or not (Program::loops), for the
+// register-count model: the compiler unrolls those whose trip count is a
+// constant completely, a nest of them whole (H200 record
 // stage-batching-2026-12-03: the loads of two nested constant loops are
 // issued ahead as those of one loop with as many trips).
 #include <algorithm>
@@ -81,25 +81,24 @@ class LoopFinder {
   void Run() {
     p_.loop_control.assign(p_.code.size(), 0);
     p_.unrolled_loops.clear();
-    p_.constant_loops.clear();
-    std::vector<std::pair<uint32_t, uint32_t>> all;  // every loop's range
+    p_.loops.clear();
     for (uint32_t h = 0; h < p_.blocks.size(); ++h) {
-      if (p_.blocks[h].continue_block == kNoBlock) continue;
       const uint32_t m = p_.blocks[h].merge_block;
-      if (m != kNoBlock && m > h) all.push_back({First(h), First(m)});
+      if (p_.blocks[h].continue_block == kNoBlock || m == kNoBlock || m <= h) {
+        continue;
+      }
+      // (Try() marks it constant when it finds its trip count.)
+      p_.loops.push_back({First(h), First(m)});
       Try(h);
     }
     // A constant loop is unrolled with what it holds when every loop inside
     // it is constant too.
-    for (ConstantLoop& c : p_.constant_loops) {
-      for (const auto& range : all) {
-        // (Plain copies: clang 14 cannot capture structured bindings.)
-        const uint32_t b = range.first, e = range.second;
-        if (b <= c.begin || e > c.end) continue;  // itself, or not inside
-        c.whole &= std::any_of(
-            p_.constant_loops.begin(), p_.constant_loops.end(),
-            [&](const ConstantLoop& o) { return o.begin == b && o.end == e; });
-      }
+    for (LoopRange& l : p_.loops) {
+      l.whole = l.constant && std::all_of(p_.loops.begin(), p_.loops.end(),
+                                          [&](const LoopRange& o) {
+                                            return o.begin <= l.begin ||
+                                                   o.end > l.end || o.constant;
+                                          });
     }
   }
 
@@ -129,7 +128,7 @@ class LoopFinder {
     const uint32_t begin = First(h), end = First(m);
     // Innermost: no other loop header inside. A loop that holds another
     // is not unrolled when its trip count is known only at run time (E16);
-    // with a constant one it is (ConstantLoop), with the loops it holds.
+    // with a constant one it is (LoopRange::whole), with the loops it holds.
     bool innermost = true;
     for (uint32_t b = h + 1; b < m; ++b) {
       if (p_.blocks[b].continue_block != kNoBlock) innermost = false;
@@ -221,16 +220,8 @@ class LoopFinder {
     // The exit's condition: an integer comparison in the same block (the
     // last instruction before the branch that writes the condition's
     // register, which the allocator may reuse elsewhere in the loop).
-    const uint32_t cond = p_.code[exit].src[0];
-    uint32_t compare = kNoReg;
-    for (uint32_t i = exit; i-- > begin;) {
-      if (IsBranch(p_, p_.code[i])) return;  // not in the branch's block
-      if (p_.code[i].dst == cond) {
-        compare = i;
-        break;
-      }
-    }
-    if (compare == kNoReg) return;
+    const uint32_t compare = LastWriteInBlock(p_.code[exit].src[0], exit);
+    if (compare == kNoReg) return;  // not in the branch's block
     const Instr& cmp = p_.code[compare];
     if (!IsIntegerCompare(cmp.op) || cmp.width != 32) return;
     // One operand is the bound (not written in the loop), the other the
@@ -250,7 +241,8 @@ class LoopFinder {
                                           StepOf(p_.code[update]),
                                           phi != counter, ExitsWhen(exit, m))
                                   : 0;
-      if (full) p_.constant_loops.push_back({begin, end, trips, true});
+      p_.loops.back().constant = full;  // (Run() added this loop last)
+      p_.loops.back().trips = trips;
       if (!innermost) return;
       const uint32_t index = static_cast<uint32_t>(p_.unrolled_loops.size());
       UnrolledLoop loop;
@@ -258,7 +250,6 @@ class LoopFinder {
       loop.compare = compare;
       loop.step = update;
       loop.merge_pc = end;
-      loop.begin = begin;
       loop.full = full;
       loop.trips = trips;
       p_.unrolled_loops.push_back(loop);

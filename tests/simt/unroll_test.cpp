@@ -89,7 +89,9 @@ TEST_CASE("a completely unrolled loop knows its trip count", "[simt][unroll]") {
   CHECK(Trips("  for (uint i = 0u; i < 7u; ++i) x = x * x + 0.25;\n") == 7);
   // The loop's range: its first instruction before its merge.
   const Program p = Build("  for (int i = 0; i < 16; ++i) x = x * x + 0.25;\n");
-  CHECK(p.unrolled_loops[0].begin < p.unrolled_loops[0].compare);
+  REQUIRE(p.loops.size() == 1);
+  CHECK(p.loops[0].begin < p.unrolled_loops[0].compare);
+  CHECK(p.loops[0].end == p.unrolled_loops[0].merge_pc);
   CHECK(p.unrolled_loops[0].exit_branch < p.unrolled_loops[0].merge_pc);
 }
 
@@ -133,7 +135,7 @@ TEST_CASE("of two nested loops only the inner one is unrolled",
   CHECK(inner.merge_pc < p.code.size());
 }
 
-TEST_CASE("loops with a constant trip count, nested or not, are listed",
+TEST_CASE("every loop, nested or not, is listed with its trip count",
           "[simt][unroll]") {
   // Two nested constant loops: both listed, the outer one holding the
   // inner one; the compiler unrolls the nest whole (H200 record
@@ -143,9 +145,11 @@ TEST_CASE("loops with a constant trip count, nested or not, are listed",
       "  for (int j = 0; j < 4; ++j) {\n"
       "    for (int i = 0; i < 8; ++i) x = x * x + 0.25;\n"
       "    x += 1.0;\n  }\n");
-  REQUIRE(p.constant_loops.size() == 2);
-  const ConstantLoop& outer = p.constant_loops[0];
-  const ConstantLoop& inner = p.constant_loops[1];
+  REQUIRE(p.loops.size() == 2);
+  const LoopRange& outer = p.loops[0];
+  const LoopRange& inner = p.loops[1];
+  CHECK(outer.constant);
+  CHECK(inner.constant);
   CHECK(outer.trips == 4);
   CHECK(inner.trips == 8);
   CHECK(outer.begin < inner.begin);
@@ -153,18 +157,23 @@ TEST_CASE("loops with a constant trip count, nested or not, are listed",
   CHECK(outer.whole);
   CHECK(inner.whole);
   CHECK(p.unrolled_loops.size() == 1);
-  // A constant loop holding a loop with a run-time trip count: listed,
+  // A constant loop holding a loop with a run-time trip count: constant,
   // but not unrolled whole.
   const Program q = Build(
       "  for (int j = 0; j < 4; ++j) {\n"
       "    for (int i = 0; i < n; ++i) x = x * x + 0.25;\n"
       "    x += 1.0;\n  }\n");
-  REQUIRE(q.constant_loops.size() == 1);
-  CHECK(q.constant_loops[0].trips == 4);
-  CHECK_FALSE(q.constant_loops[0].whole);
-  // A loop with a run-time trip count is not listed.
-  CHECK(Build("  for (int i = 0; i < n; ++i) x = x * x;\n")
-            .constant_loops.empty());
+  REQUIRE(q.loops.size() == 2);
+  CHECK(q.loops[0].constant);
+  CHECK(q.loops[0].trips == 4);
+  CHECK_FALSE(q.loops[0].whole);
+  CHECK_FALSE(q.loops[1].constant);
+  CHECK_FALSE(q.loops[1].whole);
+  // A loop with a run-time trip count: listed, not constant.
+  const Program r = Build("  for (int i = 0; i < n; ++i) x = x * x;\n");
+  REQUIRE(r.loops.size() == 1);
+  CHECK_FALSE(r.loops[0].constant);
+  CHECK_FALSE(r.loops[0].whole);
 }
 
 }  // namespace
