@@ -116,6 +116,9 @@ class Device {
   // A memory type index among `type_bits` with `flags`.
   Result<uint32_t> MemoryType(uint32_t type_bits,
                               VkMemoryPropertyFlags flags) const;
+  VkMemoryPropertyFlags MemoryFlags(uint32_t type) const {
+    return memory_.memoryTypes[type].propertyFlags;
+  }
 
   // Device-level function (extension entry points).
   PFN_vkVoidFunction Proc(const char* name) const {

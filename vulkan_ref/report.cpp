@@ -109,6 +109,8 @@ std::string DeviceReportToJson(const DeviceRunReport& report) {
       j["device"]["shader_warps_per_sm"] = d.shader_warps_per_sm;
     }
   }
+  j["buffer_memory"] = {{"device_local", report.device_local_buffers},
+                        {"host", report.host_buffers}};
   nlohmann::json exps = nlohmann::json::array();
   for (const auto& e : run.expectations) {
     exps.push_back(

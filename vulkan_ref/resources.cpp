@@ -99,24 +99,36 @@ Result<DeviceBuffer> Resources::NewBuffer(VkDeviceSize size,
   vkGetBufferMemoryRequirements(dev, b.buffer, &req);
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  auto type = device_->MemoryType(
-      req.memoryTypeBits,
-      host | (prefer_device_local ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : 0));
-  if (!type.ok() && prefer_device_local)
-    type = device_->MemoryType(req.memoryTypeBits, host);
-  if (!type.ok()) {
-    Free(&b);
-    return type.error();
-  }
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
-  ai.memoryTypeIndex = *type;
-  if (VkResult r = vkAllocateMemory(dev, &ai, nullptr, &b.memory);
-      r != VK_SUCCESS) {
-    Free(&b);
-    return VkError(
-        r, "vkAllocateMemory of " + std::to_string(req.size) + " bytes");
+  VkResult allocated = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (prefer_device_local) {
+    // Host-visible device-local memory may be a small window (a 256 MB BAR
+    // without resizable BAR): host memory when it is full.
+    auto local = device_->MemoryType(
+        req.memoryTypeBits, host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (local.ok()) {
+      ai.memoryTypeIndex = *local;
+      allocated = vkAllocateMemory(dev, &ai, nullptr, &b.memory);
+    }
   }
+  if (allocated != VK_SUCCESS) {
+    auto type = device_->MemoryType(req.memoryTypeBits, host);
+    if (!type.ok()) {
+      Free(&b);
+      return type.error();
+    }
+    ai.memoryTypeIndex = *type;
+    b.memory = VK_NULL_HANDLE;
+    if (VkResult r = vkAllocateMemory(dev, &ai, nullptr, &b.memory);
+        r != VK_SUCCESS) {
+      Free(&b);
+      return VkError(
+          r, "vkAllocateMemory of " + std::to_string(req.size) + " bytes");
+    }
+  }
+  b.device_local = (device_->MemoryFlags(ai.memoryTypeIndex) &
+                    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
   vkBindBufferMemory(dev, b.buffer, b.memory, 0);
   if (VkResult r = vkMapMemory(dev, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
       r != VK_SUCCESS) {
@@ -144,8 +156,10 @@ Result<DeviceBuffer*> Resources::Buffer(const std::string& name,
           VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
           VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
           VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
-          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      /*prefer_device_local=*/true);
   if (!b.ok()) return b.error();
+  ++(b->device_local ? device_local_buffers_ : host_buffers_);
   buffers_[name] = *b;
   return &buffers_[name];
 }

@@ -34,6 +34,7 @@ struct DeviceBuffer {
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* mapped = nullptr;
   VkDeviceSize size = 0;
+  bool device_local = false;  // in the device's own memory, not the host's
 };
 
 struct DeviceImage {
@@ -56,7 +57,14 @@ class Resources {
 
   // A buffer holding at least `size` bytes for scene buffer `name`
   // (recreated when it must grow; callers rewrite descriptors per command).
+  // Host-visible, and in device-local memory where the device has such a
+  // type with room, as an application's buffers would be: a shader's loads
+  // from host memory cross the bus, which a timing measurement must not
+  // mix with the GPU's own memory system.
   Result<DeviceBuffer*> Buffer(const std::string& name, VkDeviceSize size);
+  // How many scene buffers Buffer() made in device-local and host memory.
+  uint32_t device_local_buffers() const { return device_local_buffers_; }
+  uint32_t host_buffers() const { return host_buffers_; }
   // A temporary host-visible buffer, freed by ReleaseTransient(); in
   // device-local memory when asked and the device has host-visible
   // device-local memory (shader atomics then stay on the device).
@@ -113,6 +121,8 @@ class Resources {
                      std::vector<Pending>* parts, VkDeviceSize* total);
 
   const Device* device_;
+  uint32_t device_local_buffers_ = 0;
+  uint32_t host_buffers_ = 0;
   std::map<std::string, DeviceBuffer> buffers_;
   std::map<std::string, DeviceImage> images_;
   std::vector<std::unique_ptr<DeviceBuffer>> transient_;

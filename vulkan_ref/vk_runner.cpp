@@ -74,6 +74,10 @@ class DeviceSceneRunner : public SceneState {
   void Collect() {
     report_->run.stats.shader_cache_hits = cache_.hits();
     report_->run.stats.shader_cache_misses = cache_.misses();
+    if (resources_ != nullptr) {
+      report_->device_local_buffers = resources_->device_local_buffers();
+      report_->host_buffers = resources_->host_buffers();
+    }
     for (const std::string& name : image_outputs_) {
       const scene::Buffer shape = ShapeOf(*scene_.FindBuffer(name));
       runner::ImageOutput out;

@@ -84,6 +84,9 @@ struct DeviceRunReport {
   std::vector<DevicePipelineReport> pipelines;
   std::vector<DeviceDrawReport> draws;
   std::vector<DeviceDrawReport> dispatches;
+  // Where the scene's buffers were made (Resources::Buffer).
+  uint32_t device_local_buffers = 0;
+  uint32_t host_buffers = 0;
 };
 
 DeviceRunReport RunSceneOnDevice(const scene::Scene& scene,
