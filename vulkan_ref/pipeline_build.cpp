@@ -401,6 +401,9 @@ Result<PipelineObjects> BuildPipeline(
           s.type = DynamicOf(s.type, b.kind);
         }
       }
+      // Read-only only if every stage that declares it reads only.
+      auto seen = out.slots.find(key);
+      if (seen != out.slots.end()) s.read_only &= seen->second.read_only;
       out.slots[key] = s;
     }
   }

@@ -96,6 +96,15 @@ void Reflect(const spirv::Module& m, ShaderBinary* out) {
     } else {
       continue;
     }
+    if (slot.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
+      bool members = t->kind == spirv::TypeKind::kStruct && !t->members.empty();
+      for (uint32_t k = 0; members && k < t->members.size(); ++k) {
+        members =
+            m.HasMemberDecoration(type_id, k, spv::Decoration::NonWritable);
+      }
+      slot.read_only =
+          members || m.HasDecoration(v.id, spv::Decoration::NonWritable);
+    }
     out->descriptors[{*set, *binding}] = slot;
   }
 }

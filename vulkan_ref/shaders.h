@@ -31,6 +31,9 @@ struct DescriptorSlot {
   uint32_t count = 1;  // array length (1 for runtime arrays)
   VkImageViewType view_type = VK_IMAGE_VIEW_TYPE_2D;  // image descriptors
   bool is_image = false;
+  // A storage buffer every stage declares NonWritable (GLSL `readonly`):
+  // nothing to read back after a draw or dispatch.
+  bool read_only = false;
 };
 
 struct ShaderBinary {

@@ -251,7 +251,8 @@ Status Work::BindDescriptors(SceneState& state, const scene::Pipeline& p,
           auto h = HostBuffer(state, name);
           if (!h.ok()) return h.error();
           buf = *h;
-          if (Writes(slot.type) && read_back_names.insert(name).second) {
+          if (Writes(slot.type) && !slot.read_only &&
+              read_back_names.insert(name).second) {
             read_backs_.push_back({name, false, {}, buf, &state.Bytes(name)});
           }
         }

@@ -44,5 +44,31 @@ END
   CHECK(d.at({0, 4}).view_type == VK_IMAGE_VIEW_TYPE_3D);
 }
 
+TEST_CASE("BuildShaderBinary marks storage buffers declared readonly",
+          "[vkref]") {
+  auto scene = scene::ParseSceneText(R"(#!amber
+SHADER compute cs GLSL
+#version 430
+layout(set = 0, binding = 0) readonly buffer R { uint v[]; } r;
+layout(set = 0, binding = 1) buffer W { uint v[]; } w;
+layout(set = 0, binding = 2) buffer M { readonly uint a; uint b; } m;
+void main() { w.v[0] = r.v[1] + m.a; m.b = 1u; }
+END
+PIPELINE compute p
+  ATTACH cs
+END
+)",
+                                     "x.amber");
+  REQUIRE(scene.ok());
+  auto bin = BuildShaderBinary(*scene, scene->pipelines[0].shaders[0], nullptr);
+  REQUIRE(bin.ok());
+  const auto& d = bin->descriptors;
+  REQUIRE(d.size() == 3);
+  CHECK(d.at({0, 0}).read_only);
+  CHECK_FALSE(d.at({0, 1}).read_only);
+  // One member written: the buffer is read back.
+  CHECK_FALSE(d.at({0, 2}).read_only);
+}
+
 }  // namespace
 }  // namespace warpsim::vkref
