@@ -43,7 +43,7 @@ from readme_section import replace_section  # noqa: E402
 
 RUN = "cuda_ref/results/h200/2026-11-30"
 # The same SPIR-V chases timed on the H200 through Vulkan (chase_vulkan.py).
-VK_CHASE = "vulkan_ref/results/h200/e2-chase-2026-12-01"
+VK_CHASE = "vulkan_ref/results/h200/e2-chase-2026-12-03"
 
 
 def cuda(name):
