@@ -592,6 +592,51 @@ def scheduler(run, t, src):
            ": some warps end early, as under oldest-first: gto"))
 
 
+def l1_miss_lines(run, t, src):
+    """The cycles an SM needs per line a load sends to the L2, from E20
+    (cuda_ref/src/e20_l1_lines.cu), the latest *-e20-l1-lines directory
+    beside RUN_DIR: 32 warps per SM on 4 SMs issue ld.global.cg loads
+    whose lanes touch k lines of an L2-resident ring (one sector per line
+    from k = 4 on): the least-squares slope of cycles per load per SM over
+    k = 2 .. 32 (k = 1 moves only 128 bytes a load and is bound by the
+    bytes, not the lines). The same loads hitting the L1 (its "packed"
+    series) cost nothing per line, so the model charges only lines that
+    miss the L1."""
+    found = latest_beside(run, "e20-l1-lines")
+    name = f"{rel(found)}/e20_l1_lines.json"
+    res = json.load(open(os.path.join(found, "e20_l1_lines.json")))["results"]
+    four = [g for g in res["l2_packed"] if g["blocks"] == 4]
+    if not four:
+        fail(f"{name}: no l2_packed rows on 4 SMs")
+    pts = [(r["lines"], r["cycles_per_load_per_sm"]) for r in four[0]["rows"]
+           if r["lines"] >= 2 and r.get("placement_ok", True)]
+    if len(pts) < 2:
+        fail(f"{name}: fewer than two l2_packed rows with k >= 2")
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    slope = (sum((x - mx) * (y - my) for x, y in pts) /
+             sum((x - mx) ** 2 for x, _ in pts))
+    t.setdefault("memory", {})["l1_miss_cycles_per_line"] = num(slope)
+    hits = [r for g in res["packed"] if g["warps_per_sm"] == 32
+            for r in g["rows"]]
+    src["memory.l1_miss_cycles_per_line"] = (
+        f"{name}: results.l2_packed, 4 blocks of 32 warps: cycles per load "
+        "per SM at k lines per load "
+        + ", ".join(f"k={x} {y:.2f}" for x, y in
+                    [(r["lines"], r["cycles_per_load_per_sm"])
+                     for r in four[0]["rows"]])
+        + f"; the least-squares slope over k >= 2: {slope:.3f} cycles per "
+        "line (the same loads as L1 hits, results.packed at 32 warps: "
+        + ", ".join(f"k={r['lines']} {r['cycles_per_load_per_sm']:.2f}"
+                    for r in hits)
+        + ": no cost per line; the same misses through the L1, "
+        "results.l2ca_packed on 4 SMs: "
+        + ", ".join(f"k={r['lines']} {r['cycles_per_load_per_sm']:.2f}"
+                    for g in res.get("l2ca_packed", []) if g["blocks"] == 4
+                    for r in g["rows"])
+        + ")")
+
+
 def instruction_cache(run, t, src):
     """The sub-partition's instruction cache from E19
     (cuda_ref/src/e19_instruction_fetch.cu), the latest
@@ -702,6 +747,7 @@ def generate(run, vk_dir, out_path):
     front_end(vk_dir, t, src)
     scheduler(run, t, src)
     instruction_cache(run, t, src)
+    l1_miss_lines(run, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -139,6 +139,7 @@ __device__ __forceinline__ uint32_t LoadCg(const uint32_t* p) {
 // The L2 series: each warp load reads a group of 32 lines of its own in a
 // 16 MB ring (L2-resident, ld.global.cg: no L1), lane l line l mod k of
 // the group, packed or spread in the line as above.
+template <bool kCa>
 __global__ void __launch_bounds__(1024, 1)
     MissKernel(const uint32_t* ring, uint32_t ring_lines, uint32_t k,
                uint32_t spread, uint32_t iterations, uint32_t* out,
@@ -154,18 +155,20 @@ __global__ void __launch_bounds__(1024, 1)
   const uint64_t c0 = cuda_ref::ClockAfterMemory();
 #define E20_AT(j) \
   (ring + ((((group + (j)) * 32 + line) & (ring_lines - 1)) * 32 + word))
+#define E20_LOAD(j) (kCa ? LoadCa(E20_AT(j)) : LoadCg(E20_AT(j)))
 #pragma unroll 1
   for (uint32_t it = 0; it < iterations; ++it, group += 8) {
-    a0 ^= LoadCg(E20_AT(0));
-    a1 ^= LoadCg(E20_AT(1));
-    a2 ^= LoadCg(E20_AT(2));
-    a3 ^= LoadCg(E20_AT(3));
-    a4 ^= LoadCg(E20_AT(4));
-    a5 ^= LoadCg(E20_AT(5));
-    a6 ^= LoadCg(E20_AT(6));
-    a7 ^= LoadCg(E20_AT(7));
+    a0 ^= E20_LOAD(0);
+    a1 ^= E20_LOAD(1);
+    a2 ^= E20_LOAD(2);
+    a3 ^= E20_LOAD(3);
+    a4 ^= E20_LOAD(4);
+    a5 ^= E20_LOAD(5);
+    a6 ^= E20_LOAD(6);
+    a7 ^= E20_LOAD(7);
   }
 #undef E20_AT
+#undef E20_LOAD
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   out[t] = a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7;
   const uint64_t c1 = cuda_ref::ClockAfterMemory();
@@ -207,7 +210,8 @@ double CyclesPerLoad(const std::vector<WarpRec>& recs, int warps, int sms,
 
 uint32_t SectorsPerLoad(uint32_t k, bool spread) {
   const uint32_t m = 32 / k;  // lanes per line
-  const uint32_t per_line = spread ? std::min<uint32_t>(4, m) : (m * 4 + 31) / 32;
+  const uint32_t per_line =
+      spread ? std::min<uint32_t>(4, m) : (m * 4 + 31) / 32;
   return k * per_line;
 }
 
@@ -220,8 +224,7 @@ int main(int argc, char** argv) {
   const std::vector<int> warps =
       opt.quick ? std::vector<int>{8} : std::vector<int>{8, 16, 32};
   const uint32_t ks[] = {1, 2, 4, 8, 16, 32};
-  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(LinesKernel),
-                               pad);
+  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(LinesKernel), pad);
   uint32_t* data = nullptr;
   uint32_t* out = nullptr;
   WarpRec* recs = nullptr;
@@ -249,8 +252,8 @@ int main(int argc, char** argv) {
         for (int rep = 0; rep <= kMeasuredReps; ++rep) {
           CUDA_CHECK(
               cudaMemset(recs, 0xff, size_t(sms) * 32 * sizeof(WarpRec)));
-          LinesKernel<<<sms, 32 * w, pad>>>(data, k, spread ? 1 : 0,
-                                            iterations, out, recs);
+          LinesKernel<<<sms, 32 * w, pad>>>(data, k, spread ? 1 : 0, iterations,
+                                            out, recs);
           CUDA_CHECK_LAUNCH();
           if (rep == 0) continue;  // the warm-up launch
           std::vector<WarpRec> host(size_t(sms) * w);
@@ -293,12 +296,19 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemset(ring, 1, size_t(kRingLines) * 128));
   const int miss_warps = 32;
   const uint32_t miss_iterations = kMissLoadsPerThread / 8;
-  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(MissKernel), pad);
-  for (const char* series : {"l2_packed", "l2_spread"}) {
-    const bool spread = std::string(series) == "l2_spread";
+  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(MissKernel<false>),
+                               pad);
+  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(MissKernel<true>),
+                               pad);
+  for (const char* series :
+       {"l2_packed", "l2_spread", "l2ca_packed", "l2ca_spread"}) {
+    const std::string name = series;
+    const bool spread = name.find("spread") != std::string::npos;
+    const bool ca = name.find("l2ca") == 0;
+    const auto kernel = ca ? MissKernel<true> : MissKernel<false>;
     Json per_g = Json::Array();
-    for (const int blocks : opt.quick ? std::vector<int>{4}
-                                      : std::vector<int>{4, sms}) {
+    for (const int blocks :
+         opt.quick ? std::vector<int>{4} : std::vector<int>{4, sms}) {
       Json rows = Json::Array();
       for (const uint32_t k : ks) {
         std::vector<double> values;
@@ -306,7 +316,7 @@ int main(int argc, char** argv) {
         for (int rep = 0; rep <= kMeasuredReps; ++rep) {
           CUDA_CHECK(
               cudaMemset(recs, 0xff, size_t(sms) * 32 * sizeof(WarpRec)));
-          MissKernel<<<blocks, 32 * miss_warps, pad>>>(
+          kernel<<<blocks, 32 * miss_warps, pad>>>(
               ring, kRingLines, k, spread ? 1 : 0, miss_iterations, out, recs);
           CUDA_CHECK_LAUNCH();
           if (rep == 0) continue;  // the warm-up launch

@@ -241,6 +241,9 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
        .real = &m->l2_bytes_per_cycle_per_sm},
       {.name = "dram_bytes_per_cycle_per_sm",
        .real = &m->dram_bytes_per_cycle_per_sm},
+      {.name = "l1_miss_cycles_per_line",
+       .real = &m->l1_miss_cycles_per_line,
+       .lo_closed = true},
   };
   return SetNumFields(fields, j, prefix, path);
 }

@@ -48,7 +48,8 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms)
     : t_(timing),
       l2_(timing.l2_bytes, timing.line_bytes, timing.l2_ways),
       l2_free_(sms, 0.0),
-      dram_free_(sms, 0.0) {
+      dram_free_(sms, 0.0),
+      request_free_(sms, 0.0) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
     l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways);
@@ -99,7 +100,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // Per line: which level has it; the sectors of lines that miss a level
   // are what that level's bandwidth carries.
   uint32_t latency = t_.l1_latency;
-  uint64_t l2_sectors = 0, dram_sectors = 0;
+  uint64_t l2_sectors = 0, dram_sectors = 0, l2_lines = 0;
   const uint64_t sectors_per_line =
       std::max<uint64_t>(1, line_bytes / sector_bytes);
   size_t k = 0;
@@ -116,6 +117,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
       continue;
     }
     ++counters_.l1_misses;
+    ++l2_lines;
     l2_sectors += in_line;
     if (l2_.Access(line, true)) {
       ++counters_.l2_hits;
@@ -139,6 +141,14 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     ready = std::max(ready, f + level_latency -
                                 static_cast<double>(sector_bytes) / per_cycle);
   };
+  if (l2_lines != 0 && t_.l1_miss_cycles_per_line > 0) {
+    // The lines leave the SM one after the other; the last one's data
+    // comes back a level's latency after it left.
+    double& f = request_free_[sm];
+    f = std::max(f, static_cast<double>(now)) +
+        static_cast<double>(l2_lines) * t_.l1_miss_cycles_per_line;
+    ready = std::max(ready, f - t_.l1_miss_cycles_per_line + latency);
+  }
   queue(l2_free_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, t_.l2_latency);
   queue(dram_free_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
         t_.dram_latency);

@@ -8,7 +8,9 @@
 // stores write through without allocating), then in the L2 (the same kind
 // of cache, shared by all SMs, allocating on loads and stores), then
 // DRAM. The instruction's latency is the slowest line's hit latency; the
-// sectors that miss the L1 queue on the SM's share of the L2 bandwidth,
+// lines that miss the L1 leave the SM one after the other
+// (l1_miss_cycles_per_line), their sectors queue on the SM's share of the
+// L2 bandwidth,
 // those that miss the L2 on its share of DRAM bandwidth, and the queueing
 // delay adds to the latency. (Stores need no answer: nothing waits for
 // them, but they use bandwidth.)
@@ -90,6 +92,9 @@ class MemoryModel {
   // Per SM: the cycle from which its share of L2 and DRAM bandwidth is
   // free again (fractional: bytes per cycle need not be whole).
   std::vector<double> l2_free_, dram_free_;
+  // Per SM: the cycle from which it can send the L2 another line
+  // (MemoryTiming::l1_miss_cycles_per_line).
+  std::vector<double> request_free_;
   MemoryCounters counters_;
   std::vector<uint64_t> lines_, sectors_;  // scratch
 };

@@ -67,6 +67,10 @@ struct MemoryTiming {
   // by its SMs: each SM's misses queue on its share).
   double l2_bytes_per_cycle_per_sm = 32;
   double dram_bytes_per_cycle_per_sm = 16;
+  // Cycles an SM needs per line it sends to the L2 (a line one of its
+  // loads or stores missed in the L1): its requests leave one after the
+  // other, whatever their sectors. 0: no limit.
+  double l1_miss_cycles_per_line = 0;
 };
 
 struct TimingConfig {

@@ -205,6 +205,8 @@ TEST_CASE("the h200 preset's timing is presets/h200_timing.json",
         m.l2_bytes_per_cycle_per_sm, dm.l2_bytes_per_cycle_per_sm);
   check(mem, "memory.", "dram_bytes_per_cycle_per_sm",
         m.dram_bytes_per_cycle_per_sm, dm.dram_bytes_per_cycle_per_sm);
+  check(mem, "memory.", "l1_miss_cycles_per_line", m.l1_miss_cycles_per_line,
+        dm.l1_miss_cycles_per_line);
   auto check_name = [&](const std::string& key, std::string_view name,
                         std::string_view def) {
     INFO(key);

@@ -57,3 +57,33 @@ TEST_CASE("a warp's loads: one line per 128 bytes, the second time an L1 hit") {
   m.Access(0, 2000, addr, ~0u, 4, false);
   CHECK(m.counters().sectors == 4 + 4 + 32);
 }
+
+TEST_CASE(
+    "lines that miss the L1 leave the SM one per l1_miss_cycles_per_line") {
+  MemoryTiming t = Small();
+  t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limit
+  t.dram_bytes_per_cycle_per_sm = 0;
+  t.l1_miss_cycles_per_line = 2;
+  MemoryModel m(t, 2);
+  std::vector<uint8_t> buf(16384);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  // One word in each of 32 lines: the first time all from DRAM, the last
+  // line leaving 31 x 2 cycles after the first.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * l;
+  CHECK(m.Access(0, 0, addr, ~0u, 4, false) == 500 + 31 * 2);
+  // Again on the other SM: L2 hits, its own requests (none waiting).
+  CHECK(m.Access(1, 0, addr, ~0u, 4, false) == 200 + 31 * 2);
+  // On the first SM: L1 hits, nothing sent.
+  CHECK(m.Access(0, 100, addr, ~0u, 4, false) == 30);
+  // 32 lanes in one line: one request.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4096 + 4 * l;
+  CHECK(m.Access(1, 1000, addr, ~0u, 4, false) == 500);
+  // A second request while the first's lines still leave: it waits.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4096 + 128 + 128 * l;
+  const uint32_t first = m.Access(0, 2000, addr, ~0u, 4, false);
+  CHECK(first == 500 + 31 * 2);
+  for (uint32_t l = 0; l < 4; ++l) addr[l] = base + 12800 + 128 * l;
+  CHECK(m.Access(0, 2001, addr, 0xfu, 4, false) ==
+        (2000 + 32 * 2 + 3 * 2 + 500) - 2001);
+}
