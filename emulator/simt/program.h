@@ -230,6 +230,13 @@ struct Program {
   // the loop (never issued).
   std::vector<UnrolledLoop> unrolled_loops;
   std::vector<uint32_t> loop_control;
+  // Per instruction (empty when none): for a load in a loop with a
+  // run-time trip count (an unrolled_loops entry, its index + 1) whose
+  // address comes from no load of the loop, and the loop writes no memory,
+  // that index; else 0. NVIDIA's code issues such a load's copies in a
+  // group of unrolled trips together, ahead of their uses; the timing
+  // model starts the group's later copies when it issued the first.
+  std::vector<uint32_t> ahead_loads;
   // Every structured loop, innermost or not (unroll.cpp), in header order.
   std::vector<LoopRange> loops;
   // Per instruction: 1 when it repeats an earlier arithmetic instruction of

@@ -80,17 +80,22 @@ class LoopFinder {
 
   void Run() {
     p_.loop_control.assign(p_.code.size(), 0);
+    p_.ahead_loads.clear();
     p_.unrolled_loops.clear();
     p_.loops.clear();
+    std::vector<uint32_t> headers;
     for (uint32_t h = 0; h < p_.blocks.size(); ++h) {
       const uint32_t m = p_.blocks[h].merge_block;
       if (p_.blocks[h].continue_block == kNoBlock || m == kNoBlock || m <= h) {
         continue;
       }
-      // (Try() marks it constant when it finds its trip count.)
       p_.loops.push_back({First(h), First(m)});
-      Try(h);
+      headers.push_back(h);
     }
+    // Inner loops first (a loop's inner loops have later headers): whether
+    // a loop holds only loops the compiler unrolls completely depends on
+    // them. (Try() marks a loop constant when it finds its trip count.)
+    for (size_t k = headers.size(); k-- > 0;) Try(headers[k], k);
     // A constant loop is unrolled with what it holds when every loop inside
     // it is constant too.
     for (LoopRange& l : p_.loops) {
@@ -121,17 +126,22 @@ class LoopFinder {
     return {w, w + o.writes};
   }
 
-  void Try(uint32_t h) {
+  // `range`: the loop's p_.loops entry.
+  void Try(uint32_t h, size_t range) {
     const uint32_t m = p_.blocks[h].merge_block;
     if (m == kNoBlock || m <= h) return;
     if (p_.blocks[h].dont_unroll) return;  // [[dont_unroll]]: kept rolled
     const uint32_t begin = First(h), end = First(m);
-    // Innermost: no other loop header inside. A loop that holds another
-    // is not unrolled when its trip count is known only at run time (E16);
-    // with a constant one it is (LoopRange::whole), with the loops it holds.
+    // Innermost: no other loop inside but loops with a constant trip count
+    // (unrolled completely, they leave straight code). A loop that holds
+    // another is not unrolled when its trip count is known only at run
+    // time (E16); with a constant one it is (LoopRange::whole), with the
+    // loops it holds.
     bool innermost = true;
-    for (uint32_t b = h + 1; b < m; ++b) {
-      if (p_.blocks[b].continue_block != kNoBlock) innermost = false;
+    for (size_t k = range + 1; k < p_.loops.size(); ++k) {
+      const LoopRange& inner = p_.loops[k];
+      if (inner.begin >= end) break;
+      if (!inner.constant) innermost = false;
     }
     // One exit, a conditional branch to the merge block.
     uint32_t exit = kNoReg;
@@ -177,10 +187,16 @@ class LoopFinder {
     auto written = [&](uint32_t r) {
       return r < writes.size() ? writes[r] : 0u;
     };
-    bool stores = false;  // the loop writes memory or waits at a barrier
+    // The loop writes memory or waits at a barrier. (A lane's own words,
+    // registers or local memory on the GPU, alias no buffer: their stores
+    // do not count.)
+    bool stores = false;
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
-      if (in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad) stores = true;
+      if (in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad &&
+          !PrivateStore(i)) {
+        stores = true;
+      }
       // (Atomics issue on the LSU pipe, so the line above has them.)
       if (in.pipe == Pipe::kSync || in.op == spv::Op::OpImageWrite) {
         stores = true;
@@ -241,8 +257,8 @@ class LoopFinder {
                                           StepOf(p_.code[update]),
                                           phi != counter, ExitsWhen(exit, m))
                                   : 0;
-      p_.loops.back().constant = full;  // (Run() added this loop last)
-      p_.loops.back().trips = trips;
+      p_.loops[range].constant = full;
+      p_.loops[range].trips = trips;
       if (!innermost) return;
       const uint32_t index = static_cast<uint32_t>(p_.unrolled_loops.size());
       UnrolledLoop loop;
@@ -259,7 +275,65 @@ class LoopFinder {
       // What the loop computes its bound from each trip (a uniform's load,
       // a multiply) the compiler hoists out of it.
       for (uint32_t pc : hoisted) p_.loop_control[pc] = index + 1;
+      if (!full && !stores) MarkAheadLoads(begin, end, index + 1);
       return;
+    }
+  }
+
+  // The loads of the loop [begin, end) whose address comes from no load of
+  // the loop (the trip's counter, values from outside): in the code the
+  // compiler unrolls, the copies of such a load in a group of trips are
+  // issued together, ahead of the uses (Program::ahead_loads). A load
+  // whose address another load of the loop gave (a chase) waits for it.
+  void MarkAheadLoads(uint32_t begin, uint32_t end, uint32_t tag) {
+    auto is_load = [&](const Instr& in) {
+      return (in.pipe == Pipe::kLsu && in.op == spv::Op::OpLoad) ||
+             in.op == spv::Op::OpImageRead || in.pipe == Pipe::kTex;
+    };
+    std::vector<uint8_t> from_load(p_.num_regs, 0);
+    auto tainted = [&](uint32_t r) {
+      return r < from_load.size() && from_load[r] != 0;
+    };
+    // Twice: what the back edge carries round to the next trip.
+    for (int pass = 0; pass < 2; ++pass) {
+      for (uint32_t i = begin; i < end; ++i) {
+        const Instr& in = p_.code[i];
+        if (IsBranch(p_, in)) {
+          for (const auto& [first, count] : p_.branches[in.aux].copies) {
+            for (uint32_t c = first; c < first + count; ++c) {
+              const EdgeCopy& e = p_.edge_copies[c];
+              if (e.dst < from_load.size()) from_load[e.dst] = tainted(e.src);
+            }
+          }
+          continue;
+        }
+        // (A load the compiler hoists out of the loop, the bound's, is
+        // not one of the loop's. A register written from other values
+        // holds no loaded value from there on: the allocator reuses
+        // registers.)
+        const InstrOperands& o = p_.operands[i];
+        bool taint = is_load(in) && p_.loop_control[i] == 0;
+        for (uint32_t k = 0; k < o.reads && !taint; ++k) {
+          taint = tainted(p_.reg_lists[o.first + k]);
+        }
+        auto [w, w_end] = Writes(i);
+        for (; w != w_end; ++w) {
+          if (*w < from_load.size()) from_load[*w] = taint ? 1 : 0;
+        }
+      }
+    }
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      if (in.pipe != Pipe::kLsu || in.op != spv::Op::OpLoad) continue;
+      const InstrOperands& o = p_.operands[i];
+      bool chased = false;
+      for (uint32_t k = 0; k < o.reads; ++k) {
+        chased |= tainted(p_.reg_lists[o.first + k]);
+      }
+      if (!chased) {
+        if (p_.ahead_loads.empty()) p_.ahead_loads.assign(p_.code.size(), 0);
+        p_.ahead_loads[i] = tag;
+      }
     }
   }
 
@@ -362,6 +436,25 @@ class LoopFinder {
       if (after_step && holds(v) == exit_when) return trips;
     }
     return 0;
+  }
+
+  // Whether instruction i stores to lane-private memory: its pointer a
+  // constant in that region, or an access chain from one in its block.
+  bool PrivateStore(uint32_t i) const {
+    const Instr& in = p_.code[i];
+    if (in.op != spv::Op::OpStore || in.aux >= p_.mem_accesses.size()) {
+      return false;
+    }
+    uint32_t base = p_.mem_accesses[in.aux].ptr_reg;
+    if (!IsConstant(base)) {
+      const uint32_t w = LastWriteInBlock(base, i);
+      if (w == kNoReg || p_.code[w].op != spv::Op::OpAccessChain) return false;
+      base = p_.code[w].src[0];
+      if (!IsConstant(base)) return false;
+    }
+    const uint32_t region = base - p_.num_regs + 1;
+    return region < p_.const_values.size() &&
+           p_.const_values[region] == kRegionPrivate;
   }
 
   // The last instruction before `at` in its block that writes register r,

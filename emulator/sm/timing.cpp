@@ -170,6 +170,10 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     ws.ready.assign(prog.num_regs + prog.const_values.size(),
                     ReadyWord(0, StallReason::kWait));
     ws.loop_counts.assign(2 * prog.unrolled_loops.size(), 0);
+    if (!prog.ahead_loads.empty()) {
+      ws.ahead_at.assign(prog.unrolled_loops.size(), 0);
+      ws.ahead_group.assign(prog.unrolled_loops.size(), 0);
+    }
     if (!prog.unrolled_loops.empty()) {
       ws.loop_control = prog.loop_control.data();
       ws.loop_control_size = static_cast<uint32_t>(prog.loop_control.size());

@@ -75,6 +75,10 @@ struct WarpState {
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
   std::vector<uint32_t> loop_counts;
+  // Per unrolled loop: the cycle the first load of the current group of
+  // loop_unroll trips issued, and that group's number + 1 (AheadAt).
+  std::vector<uint64_t> ahead_at;
+  std::vector<uint32_t> ahead_group;
   // Its program's loop_control when the program has unrolled loops, else
   // nullptr (the per-issue check is one compare then).
   const uint32_t* loop_control = nullptr;
@@ -499,8 +503,14 @@ struct TimingModel::Impl {
     return c;
   }
   // The cycles until a memory instruction's result is ready.
+  // The cycles from `at` (now, or earlier for a load issued ahead: AheadAt)
+  // until a memory instruction's result is ready.
   uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
-                         StallReason* reason, bool store);
+                         StallReason* reason, bool store, uint64_t at);
+  // When the copy of a load in an unrolled loop that `rec` is would have
+  // issued in NVIDIA's code (simt::Program::ahead_loads): with the group of
+  // trips' first copy; now for any other instruction.
+  uint64_t AheadAt(WarpState& w, const simt::InstrRecord& rec);
   // An instruction event for the trace (--trace-detail instructions).
   // `ready`, `waited`: what it waited for before it issued.
   // Inline: without a trace or an observer (the common case) it does

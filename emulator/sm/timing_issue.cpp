@@ -275,9 +275,36 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
 }
 
 // The cycles until a memory instruction's result is ready.
+uint64_t TimingModel::Impl::AheadAt(WarpState& w,
+                                    const simt::InstrRecord& rec) {
+  const simt::Program& p = w.warp->program();
+  if (config.loop_unroll <= 1 || rec.pc >= p.ahead_loads.size() ||
+      p.ahead_loads[rec.pc] == 0 || w.ahead_at.empty()) {
+    return now;
+  }
+  const uint32_t tag = p.ahead_loads[rec.pc];
+  const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
+  // The trip it is on: the exit branch's executions since the warp entered
+  // the loop, less the one of this trip when the branch comes first.
+  const uint32_t branches = w.loop_counts[2 * (tag - 1)];
+  const uint32_t trip =
+      loop.exit_branch < rec.pc && branches > 0 ? branches - 1 : branches;
+  const uint32_t group = trip / config.loop_unroll + 1;
+  if (trip % config.loop_unroll == 0) {
+    if (w.ahead_group[tag - 1] != group) {
+      w.ahead_group[tag - 1] = group;
+      w.ahead_at[tag - 1] = now;
+    }
+    return now;
+  }
+  return w.ahead_group[tag - 1] == group ? std::min(now, w.ahead_at[tag - 1])
+                                         : now;
+}
+
 uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
                                           const simt::InstrRecord& rec,
-                                          StallReason* reason, bool store) {
+                                          StallReason* reason, bool store,
+                                          uint64_t at) {
   *reason = StallReason::kLongScoreboard;
   if (rec.addresses == nullptr || rec.active == 0) {
     return config.memory.l1_latency;
@@ -316,7 +343,7 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
     device[l] = base + off;
   }
   uint32_t lat =
-      memory.Access(w.sm, now, device, rec.active & simt::LowLanes(width),
+      memory.Access(w.sm, at, device, rec.active & simt::LowLanes(width),
                     rec.access_bytes, store);
   if (IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;
@@ -450,7 +477,13 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
       rec.addresses != nullptr) {
     const bool store = rec.writes.empty() && !IsAtomic(rec.op);
-    latency = MemoryLatency(w, rec, &reason, store);
+    const uint64_t at = store ? now : AheadAt(w, rec);
+    latency = MemoryLatency(w, rec, &reason, store, at);
+    if (at < now) {
+      // Issued ahead: the data may be here already.
+      latency =
+          at + latency > now ? static_cast<uint32_t>(at + latency - now) : 1;
+    }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
   }
   latency = std::max(1u, latency);

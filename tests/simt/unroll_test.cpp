@@ -62,6 +62,28 @@ TEST_CASE("countable loops with a run-time trip count are unrolled",
   CHECK(marked == 5);
 }
 
+TEST_CASE("the loads an unrolled loop's trips issue ahead", "[simt][unroll]") {
+  auto ahead = [](const Program& p) {
+    size_t n = 0;
+    for (uint32_t tag : p.ahead_loads) n += tag != 0;
+    return n;
+  };
+  // The address from the counter: ahead.
+  CHECK(ahead(Build(
+            "  for (int i = 0; i < n; ++i) x += b.v[g + uint(i)];\n")) == 1);
+  // A chase, the address from the loop's last load: not ahead.
+  CHECK(ahead(Build("  uint k = g;\n  for (int i = 0; i < n; ++i) {\n"
+                    "    k = floatBitsToUint(b.v[k]) & 63u;\n    x += 1.0;\n"
+                    "  }\n  x += float(k);\n")) == 0);
+  // A store in the loop: its loads stay in their trips.
+  CHECK(ahead(Build("  for (int i = 0; i < n; ++i) {\n"
+                    "    x += b.v[g + uint(i)];\n    b.v[g] = x;\n  }\n")) ==
+        0);
+  // A constant trip count: unrolled completely, not marked.
+  CHECK(ahead(Build(
+            "  for (int i = 0; i < 16; ++i) x += b.v[g + uint(i)];\n")) == 0);
+}
+
 TEST_CASE("a loop with a constant trip count is unrolled completely",
           "[simt][unroll]") {
   using P = std::pair<size_t, size_t>;
@@ -139,8 +161,8 @@ TEST_CASE("every loop, nested or not, is listed with its trip count",
           "[simt][unroll]") {
   // Two nested constant loops: both listed, the outer one holding the
   // inner one; the compiler unrolls the nest whole (H200 record
-  // stage-batching-2026-12-03), the timing model's list keeps only the
-  // innermost.
+  // stage-batching-2026-12-03), and the timing model's list has both, each
+  // unrolled completely.
   const Program p = Build(
       "  for (int j = 0; j < 4; ++j) {\n"
       "    for (int i = 0; i < 8; ++i) x = x * x + 0.25;\n"
@@ -156,7 +178,9 @@ TEST_CASE("every loop, nested or not, is listed with its trip count",
   CHECK(inner.end < outer.end);
   CHECK(outer.whole);
   CHECK(inner.whole);
-  CHECK(p.unrolled_loops.size() == 1);
+  REQUIRE(p.unrolled_loops.size() == 2);
+  CHECK(p.unrolled_loops[0].full);
+  CHECK(p.unrolled_loops[1].full);
   // A constant loop holding a loop with a run-time trip count: constant,
   // but not unrolled whole.
   const Program q = Build(
