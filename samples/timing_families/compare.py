@@ -4,16 +4,20 @@
 For each family (one scene, one draw per variant) it runs the scene with
 `warpsim run --timing` and reads the H200's per-draw GPU times recorded by
 `warpsim-vkref run --repeat 15` (results/h200-*/FAMILY.h200.json, medians
-of the repeats). Both sides are put as ratios to the family's first
-variant: the emulated cycles ratio against the H200's time ratio.
+of the repeats). The emulator runs each variant twice and the second run
+counts, as the device's repeats leave the caches as that draw left them.
+Both sides are put as ratios to the family's first variant: the emulated
+cycles ratio against the H200's time ratio.
 
     samples/timing_families/compare.py RESULTS_DIR [--warpsim build/warpsim]
         [--json OUT.json] [--update README.md] [--check]
 
 --check exits 1 unless the orders the families are built to show hold on
-both sides (ORDERS below): the checks the `timing_families` test runs.
+both sides (ORDERS below), or fail exactly as KNOWN says with its reason:
+the checks the `timing_families_h200` test runs.
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -26,7 +30,12 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from readme_section import results_table_main  # noqa: E402
 
-FAMILIES = ["branch_granularity", "loop_trips"]
+FAMILIES = ["branch_granularity", "loop_trips", "register_pressure",
+            "memory_loads"]
+# Draws that only prepare the others (memory_loads' warmup reads its buffer
+# once, so that every variant finds it in the L2 as the device's repeated
+# draws do): not compared.
+PREPARATION = {"warmup"}
 
 # What each family is built to show, as chains of "slower than" over
 # groups of variants: every variant of a group must be slower (more time,
@@ -45,20 +54,72 @@ ORDERS = {
         (["pixel0to64"], ["cell4x4_0to64"]),
         (["cell4x4_0to64"], ["cell16x16_0to64"]),
     ],
+    "register_pressure": [
+        # More registers per pixel, fewer warps resident to hide the loads.
+        (["held48"], ["held32"]),
+        (["held32"], ["held24"]),
+        (["held24"], ["held16"]),
+        (["held16"], ["held8"]),
+        (["held8"], ["held1"]),
+    ],
+    "memory_loads": [
+        # More lines and sectors per warp load, more time.
+        (["scattered"], ["strided", "rows"]),
+        (["strided", "rows"], ["coalesced"]),
+        (["coalesced"], ["uniform"]),
+        (["coalesced"], ["coalesced8"]),
+    ],
+}
+
+# Orders that do not hold as built on one side, with the reason: the check
+# then requires exactly that outcome (H200 holds, emulated holds, why).
+KNOWN = {
+    ("register_pressure", 3): (
+        False, True,
+        "the H200's compiler gave held8 local memory and more code than "
+        "held16 (the driver's Local Memory Size and Binary Size in "
+        "register_pressure.h200.json): its loop is not the other variants' "
+        "loop, and held8 draws slower than held16; the model issues every "
+        "variant's loop alike"),
+    ("memory_loads", 3): (
+        False, True,
+        "the H200 draws coalesced8 (a loop of u.n / 2 trips) slower than "
+        "coalesced (u.n trips); its code is smaller (Binary Size in "
+        "memory_loads.h200.json), as if the compiler did not unroll that "
+        "loop (E16), so its loads wait one after the other; the model "
+        "unrolls every loop with a run-time count alike (loop_unroll)"),
 }
 
 
 def emulate(warpsim, family):
+    """Per variant, the report's draw of its second run: the scene's draws
+    one variant at a time (after its preparation draws), each twice, as the
+    device repeats each draw (warpsim-vkref run --repeat) and reports the
+    median, so that caches hold what the same draw left, not what the
+    variant before it did."""
+    text = (HERE / (family + ".amber")).read_text().splitlines()
+    body = [line for line in text if not line.startswith("RUN ")]
+    runs = [line for line in text if line.startswith("RUN ")]
+    prep = [r for r in runs if r.split()[1] in PREPARATION]
+    out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "report.json")
-        r = subprocess.run([warpsim, "run", str(HERE / (family + ".amber")),
-                            "--timing", "--quiet", "--shader-cache", "off",
-                            "--json", report], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit("%s: warpsim run failed (%d): %s%s" % (
-                family, r.returncode, r.stdout, r.stderr))
-        with open(report) as f:
-            return {d["pipeline"]: d["cycles"] for d in json.load(f)["draws"]}
+        for run in runs:
+            name = run.split()[1]
+            if name in PREPARATION:
+                continue
+            scene = os.path.join(tmp, family + "_" + name + ".amber")
+            with open(scene, "w") as f:
+                f.write("\n".join(body + prep + [run, run]) + "\n")
+            report = os.path.join(tmp, name + ".json")
+            r = subprocess.run([warpsim, "run", scene, "--timing", "--quiet",
+                                "--shader-cache", "off", "--json", report],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit("%s: warpsim run failed (%d): %s%s" % (
+                    scene, r.returncode, r.stdout, r.stderr))
+            with open(report) as f:
+                out[name] = json.load(f)["draws"][-1]
+    return out
 
 
 def measure(results, warpsim):
@@ -66,30 +127,47 @@ def measure(results, warpsim):
     for family in FAMILIES:
         with open(os.path.join(results, family + ".h200.json")) as f:
             h200 = json.load(f)
-        times = [(d["pipeline"], d["gpu_time_ns"]) for d in h200["draws"]]
-        cycles = emulate(warpsim, family)
-        base_t, base_c = times[0][1], cycles[times[0][0]]
+        times = [(d["pipeline"], d["gpu_time_ns"]) for d in h200["draws"]
+                 if d["pipeline"] not in PREPARATION]
+        regs = {p["name"]: (p.get("executable_statistics") or {}).get(
+            "Register Count") for p in h200["pipelines"]
+            if p.get("stage") == "fragment"}
+        draws = emulate(warpsim, family)
+        base_t, base_c = times[0][1], draws[times[0][0]]["cycles"]
         rows = []
         for name, t in times:
+            d = draws[name]
             rows.append({"variant": name, "h200_ns": t,
                          "h200_ratio": t / base_t,
-                         "cycles": cycles[name],
-                         "emulated_ratio": cycles[name] / base_c})
+                         "h200_registers": regs.get(name),
+                         "cycles": d["cycles"],
+                         "emulated_ratio": d["cycles"] / base_c,
+                         "registers": d["registers_per_thread"]})
         out["families"][family] = rows
     return out
 
 
+def spearman(a, b):
+    """Spearman's rank correlation (samples/branch_costs/compare.py's)."""
+    spec = importlib.util.spec_from_file_location(
+        "branch_costs_compare", ROOT / "samples" / "branch_costs" / "compare.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.spearman(a, b)
+
+
 def orders_hold(data):
-    """The ORDERS checks: (family, text, h200 ok, emulated ok) per check."""
+    """The ORDERS checks: (family, index, text, h200 ok, emulated ok) per
+    check."""
     checks = []
     for family, chains in ORDERS.items():
         rows = {r["variant"]: r for r in data["families"][family]}
-        for slow, fast in chains:
+        for i, (slow, fast) in enumerate(chains):
             h = min(rows[v]["h200_ns"] for v in slow) > \
                 (1 + MARGIN) * max(rows[v]["h200_ns"] for v in fast)
             e = min(rows[v]["cycles"] for v in slow) > \
                 (1 + MARGIN) * max(rows[v]["cycles"] for v in fast)
-            checks.append((family, "%s slower than %s" % (
+            checks.append((family, i, "%s slower than %s" % (
                 ", ".join(slow), ", ".join(fast)), h, e))
     return checks
 
@@ -99,14 +177,17 @@ def table(data):
              "emulated: warpsim run --timing, h200 preset." % data["h200_results"],
              "",
              "| family | variant | H200 ns | H200 ratio | emulated cycles "
-             "| emulated ratio | emulated / H200 ratio |",
-             "|---|---|---|---|---|---|---|"]
+             "| emulated ratio | emulated / H200 ratio | registers H200 "
+             "| registers emulated |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for family, rows in data["families"].items():
         for r in rows:
-            lines.append("| %s | %s | %.0f | %.3f | %d | %.3f | %.2f |" % (
-                family, r["variant"], r["h200_ns"], r["h200_ratio"],
-                r["cycles"], r["emulated_ratio"],
-                r["emulated_ratio"] / r["h200_ratio"]))
+            lines.append(
+                "| %s | %s | %.0f | %.3f | %d | %.3f | %.2f | %s | %s |" % (
+                    family, r["variant"], r["h200_ns"], r["h200_ratio"],
+                    r["cycles"], r["emulated_ratio"],
+                    r["emulated_ratio"] / r["h200_ratio"],
+                    r["h200_registers"], r["registers"]))
     loops = {r["variant"]: r for r in data["families"]["loop_trips"]}
     if "uniform16" in loops and "uniform64" in loops:
         # A line through the uniform loops: time = fixed + per_trip x trips.
@@ -118,18 +199,34 @@ def table(data):
                          "per draw + %.0f %s per trip." % (
                              "H200" if key == "h200_ns" else "Emulated",
                              fixed * scale, unit, per_trip * scale, unit))
-    lines += ["", "| family | order | H200 | emulated |", "|---|---|---|---|"]
-    for family, text, h, e in orders_hold(data):
-        lines.append("| %s | %s | %s | %s |" % (
+    lines += ["", "| family | Spearman rank correlation | mean \\|emulated "
+              "/ H200 ratio - 1\\| | largest \\|emulated / H200 ratio - 1\\| |",
+              "|---|---|---|---|"]
+    for family, rows in data["families"].items():
+        off = [abs(r["emulated_ratio"] / r["h200_ratio"] - 1) for r in rows]
+        lines.append("| %s | %.2f | %.1f %% | %.1f %% |" % (
+            family, spearman([r["h200_ns"] for r in rows],
+                             [r["cycles"] for r in rows]),
+            100 * sum(off) / len(off), 100 * max(off)))
+    lines += ["", "| family | order | H200 | emulated | known difference |",
+              "|---|---|---|---|---|"]
+    for family, i, text, h, e in orders_hold(data):
+        known = KNOWN.get((family, i))
+        lines.append("| %s | %s | %s | %s | %s |" % (
             family, text, "holds" if h else "does not hold",
-            "holds" if e else "does not hold"))
+            "holds" if e else "does not hold", known[2] if known else ""))
     return "\n".join(lines) + "\n"
 
 
 def failures(data):
-    """The orders that do not hold on both sides."""
-    return ["%s: %s" % (f, t) for f, t, h, e in orders_hold(data)
-            if not (h and e)]
+    """The orders that do not hold on both sides, or not as KNOWN says."""
+    out = []
+    for f, i, t, h, e in orders_hold(data):
+        want = KNOWN.get((f, i), (True, True, ""))[:2]
+        if (h, e) != want:
+            out.append("%s: %s (H200 %s, emulated %s; expected %s, %s)" % (
+                f, t, h, e, *want))
+    return out
 
 
 if __name__ == "__main__":
