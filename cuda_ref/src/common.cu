@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include "common.h"
@@ -181,6 +182,29 @@ Json ArrayOf(const std::vector<double>& v) {
   Json a = Json::Array();
   for (double x : v) a.push_back(x);
   return a;
+}
+
+double MeanSmSpan(const std::vector<WarpSpan>& recs, int warps, int sms,
+                  bool* ok) {
+  std::map<uint32_t, std::pair<uint64_t, uint64_t>> span;  // first, last
+  std::map<uint32_t, int> count;
+  for (const WarpSpan& r : recs) {
+    auto it = span.find(r.smid);
+    if (it == span.end()) {
+      span[r.smid] = {r.c0, r.c1};
+    } else {
+      it->second.first = std::min(it->second.first, r.c0);
+      it->second.second = std::max(it->second.second, r.c1);
+    }
+    ++count[r.smid];
+  }
+  *ok = static_cast<int>(span.size()) == sms;
+  double sum = 0;
+  for (const auto& [sm, s] : span) {
+    *ok &= count[sm] == warps;
+    sum += static_cast<double>(s.second - s.first);
+  }
+  return span.empty() ? 0.0 : sum / static_cast<double>(span.size());
 }
 
 }  // namespace cuda_ref

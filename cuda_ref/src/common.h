@@ -111,6 +111,17 @@ int Attribute(cudaDeviceAttr attr);
 int OneBlockPerSmBytes();
 void AllowOneBlockPerSm(const void* kernel, int bytes);
 
+// What lane 0 of a warp records: its SM and clock64 at its start and end.
+struct WarpSpan {
+  uint32_t smid, pad;
+  uint64_t c0, c1;
+};
+static_assert(sizeof(WarpSpan) == 24, "WarpSpan layout");
+// Over the SMs the records name: the mean of each SM's span (its last warp
+// end minus its first warp start), in cycles. *ok: every one of `sms` SMs
+// ran exactly `warps` warps (one block per SM, as launched).
+double MeanSmSpan(const std::vector<WarpSpan>& recs, int warps, int sms,
+                  bool* ok);
 // The median of `v` (the mean of the middle two for an even count; v not
 // empty).
 double Median(std::vector<double> v);

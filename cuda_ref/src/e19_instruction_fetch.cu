@@ -54,11 +54,7 @@ namespace {
 constexpr int kMeasuredReps = 3;
 constexpr uint32_t kInstructionsPerThread = 65536;
 
-struct WarpRec {
-  uint32_t smid, pad;
-  uint64_t c0, c1;
-};
-static_assert(sizeof(WarpRec) == 24, "WarpRec layout");
+using WarpRec = cuda_ref::WarpSpan;
 
 #define E19_FFMA(x) \
   asm volatile("fma.rn.f32 %0, %0, %1, 0f3F000000;" : "+f"(x) : "f"(a))
@@ -134,26 +130,8 @@ const Size kSizes[] = {E19_SIZE(256),  E19_SIZE(512),  E19_SIZE(768),
 // *ok when a block did not get an SM of its own.
 double CyclesPerInstruction(const std::vector<WarpRec>& recs, int warps,
                             int sms, double instructions_per_warp, bool* ok) {
-  std::map<uint32_t, std::pair<uint64_t, uint64_t>> span;  // first, last
-  std::map<uint32_t, int> count;
-  for (const WarpRec& r : recs) {
-    auto it = span.find(r.smid);
-    if (it == span.end()) {
-      span[r.smid] = {r.c0, r.c1};
-    } else {
-      it->second.first = std::min(it->second.first, r.c0);
-      it->second.second = std::max(it->second.second, r.c1);
-    }
-    ++count[r.smid];
-  }
-  *ok = static_cast<int>(span.size()) == sms;
-  double sum = 0;
-  for (const auto& [sm, s] : span) {
-    *ok &= count[sm] == warps;
-    sum += static_cast<double>(s.second - s.first) * 4.0 /
-           (warps * instructions_per_warp);
-  }
-  return sum / static_cast<double>(span.size());
+  return cuda_ref::MeanSmSpan(recs, warps, sms, ok) * 4.0 /
+         (warps * instructions_per_warp);
 }
 
 }  // namespace

@@ -48,7 +48,7 @@
 // Run time (H200): 4 series x 3 W or 2 grids x 6 k x 4 launches of a few
 // ms at most; seconds.
 #include <algorithm>
-#include <map>
+#include <functional>
 #include <vector>
 
 #include "common.h"
@@ -63,11 +63,7 @@ constexpr uint32_t kLoadsPerThread = 8 * 1024;
 constexpr uint32_t kRingLines = 131072;  // 16 MB: in the L2
 constexpr uint32_t kMissLoadsPerThread = 2048;
 
-struct WarpRec {
-  uint32_t smid, pad;
-  uint64_t c0, c1;
-};
-static_assert(sizeof(WarpRec) == 24, "WarpRec layout");
+using WarpRec = cuda_ref::WarpSpan;
 
 __device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
   uint32_t v;
@@ -187,25 +183,7 @@ __global__ void __launch_bounds__(1024, 1)
 // block did not get an SM of its own.
 double CyclesPerLoad(const std::vector<WarpRec>& recs, int warps, int sms,
                      double loads_per_warp, bool* ok) {
-  std::map<uint32_t, std::pair<uint64_t, uint64_t>> span;  // first, last
-  std::map<uint32_t, int> count;
-  for (const WarpRec& r : recs) {
-    auto it = span.find(r.smid);
-    if (it == span.end()) {
-      span[r.smid] = {r.c0, r.c1};
-    } else {
-      it->second.first = std::min(it->second.first, r.c0);
-      it->second.second = std::max(it->second.second, r.c1);
-    }
-    ++count[r.smid];
-  }
-  *ok = static_cast<int>(span.size()) == sms;
-  double sum = 0;
-  for (const auto& [sm, s] : span) {
-    *ok &= count[sm] == warps;
-    sum += static_cast<double>(s.second - s.first) / (warps * loads_per_warp);
-  }
-  return sum / static_cast<double>(span.size());
+  return cuda_ref::MeanSmSpan(recs, warps, sms, ok) / (warps * loads_per_warp);
 }
 
 uint32_t SectorsPerLoad(uint32_t k, bool spread) {
@@ -240,6 +218,40 @@ int main(int argc, char** argv) {
   const Json before = cuda_ref::ClockReading();
   Json results = Json::Object();
   bool all_ok = true;
+  // One row: `launch` run 1 + kMeasuredReps times on `blocks` blocks of
+  // `w` warps, each thread issuing `loads`; the median cycles per load.
+  auto row = [&](const std::function<void()>& launch, int blocks, int w,
+                 double loads, uint32_t k, bool spread, double* median,
+                 bool* placed_ok) {
+    std::vector<double> values;
+    bool ok = true;
+    for (int rep = 0; rep <= kMeasuredReps; ++rep) {
+      CUDA_CHECK(cudaMemset(recs, 0xff, size_t(sms) * 32 * sizeof(WarpRec)));
+      launch();
+      CUDA_CHECK_LAUNCH();
+      if (rep == 0) continue;  // the warm-up launch
+      std::vector<WarpRec> host(size_t(blocks) * w);
+      CUDA_CHECK(cudaMemcpy(host.data(), recs, host.size() * sizeof(WarpRec),
+                            cudaMemcpyDeviceToHost));
+      bool placed = true;
+      values.push_back(CyclesPerLoad(host, w, blocks, loads, &placed));
+      ok &= placed;
+    }
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    all_ok &= ok;
+    *median = sorted[sorted.size() / 2];
+    *placed_ok = ok;
+    Json r = Json::Object();
+    r["lines"] = static_cast<int>(k);
+    r["sectors_per_load"] = static_cast<int>(SectorsPerLoad(k, spread));
+    r["cycles_per_load_per_sm"] = *median;
+    Json reps = Json::Array();
+    for (double v : values) reps.push_back(v);
+    r["reps"] = std::move(reps);
+    r["placement_ok"] = ok;
+    return r;
+  };
   const uint32_t iterations = kLoadsPerThread / 8;
   for (const char* series : {"packed", "spread"}) {
     const bool spread = std::string(series) == "spread";
@@ -247,36 +259,14 @@ int main(int argc, char** argv) {
     for (const int w : warps) {
       Json rows = Json::Array();
       for (const uint32_t k : ks) {
-        std::vector<double> values;
+        double median = 0;
         bool ok = true;
-        for (int rep = 0; rep <= kMeasuredReps; ++rep) {
-          CUDA_CHECK(
-              cudaMemset(recs, 0xff, size_t(sms) * 32 * sizeof(WarpRec)));
-          LinesKernel<<<sms, 32 * w, pad>>>(data, k, spread ? 1 : 0, iterations,
-                                            out, recs);
-          CUDA_CHECK_LAUNCH();
-          if (rep == 0) continue;  // the warm-up launch
-          std::vector<WarpRec> host(size_t(sms) * w);
-          CUDA_CHECK(cudaMemcpy(host.data(), recs,
-                                host.size() * sizeof(WarpRec),
-                                cudaMemcpyDeviceToHost));
-          bool placed = true;
-          values.push_back(
-              CyclesPerLoad(host, w, sms, double(kLoadsPerThread), &placed));
-          ok &= placed;
-        }
-        std::vector<double> sorted = values;
-        std::sort(sorted.begin(), sorted.end());
-        const double median = sorted[sorted.size() / 2];
-        all_ok &= ok;
-        Json r = Json::Object();
-        r["lines"] = static_cast<int>(k);
-        r["sectors_per_load"] = static_cast<int>(SectorsPerLoad(k, spread));
-        r["cycles_per_load_per_sm"] = median;
-        Json reps = Json::Array();
-        for (double v : values) reps.push_back(v);
-        r["reps"] = std::move(reps);
-        r["placement_ok"] = ok;
+        Json r = row(
+            [&] {
+              LinesKernel<<<sms, 32 * w, pad>>>(data, k, spread ? 1 : 0,
+                                                iterations, out, recs);
+            },
+            sms, w, double(kLoadsPerThread), k, spread, &median, &ok);
         std::printf("E20 %s W=%2d k=%2u (%2u sectors): %.3f cycles/load/SM%s\n",
                     series, w, k, SectorsPerLoad(k, spread), median,
                     ok ? "" : " PLACEMENT FAILED");
@@ -311,36 +301,16 @@ int main(int argc, char** argv) {
          opt.quick ? std::vector<int>{4} : std::vector<int>{4, sms}) {
       Json rows = Json::Array();
       for (const uint32_t k : ks) {
-        std::vector<double> values;
+        double median = 0;
         bool ok = true;
-        for (int rep = 0; rep <= kMeasuredReps; ++rep) {
-          CUDA_CHECK(
-              cudaMemset(recs, 0xff, size_t(sms) * 32 * sizeof(WarpRec)));
-          kernel<<<blocks, 32 * miss_warps, pad>>>(
-              ring, kRingLines, k, spread ? 1 : 0, miss_iterations, out, recs);
-          CUDA_CHECK_LAUNCH();
-          if (rep == 0) continue;  // the warm-up launch
-          std::vector<WarpRec> host(size_t(blocks) * miss_warps);
-          CUDA_CHECK(cudaMemcpy(host.data(), recs,
-                                host.size() * sizeof(WarpRec),
-                                cudaMemcpyDeviceToHost));
-          bool placed = true;
-          values.push_back(CyclesPerLoad(host, miss_warps, blocks,
-                                         double(kMissLoadsPerThread), &placed));
-          ok &= placed;
-        }
-        std::vector<double> sorted = values;
-        std::sort(sorted.begin(), sorted.end());
-        const double median = sorted[sorted.size() / 2];
-        all_ok &= ok;
-        Json r = Json::Object();
-        r["lines"] = static_cast<int>(k);
-        r["sectors_per_load"] = static_cast<int>(SectorsPerLoad(k, spread));
-        r["cycles_per_load_per_sm"] = median;
-        Json reps = Json::Array();
-        for (double v : values) reps.push_back(v);
-        r["reps"] = std::move(reps);
-        r["placement_ok"] = ok;
+        Json r = row(
+            [&] {
+              kernel<<<blocks, 32 * miss_warps, pad>>>(
+                  ring, kRingLines, k, spread ? 1 : 0, miss_iterations, out,
+                  recs);
+            },
+            blocks, miss_warps, double(kMissLoadsPerThread), k, spread, &median,
+            &ok);
         std::printf(
             "E20 %s blocks=%3d k=%2u (%2u sectors): %.3f cycles/load/SM%s\n",
             series, blocks, k, SectorsPerLoad(k, spread), median,
