@@ -159,9 +159,18 @@ Result<DeviceBuffer*> Resources::Buffer(const std::string& name,
           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       /*prefer_device_local=*/true);
   if (!b.ok()) return b.error();
-  ++(b->device_local ? device_local_buffers_ : host_buffers_);
   buffers_[name] = *b;
   return &buffers_[name];
+}
+
+uint32_t Resources::device_local_buffers() const {
+  return static_cast<uint32_t>(
+      std::count_if(buffers_.begin(), buffers_.end(),
+                    [](const auto& b) { return b.second.device_local; }));
+}
+
+uint32_t Resources::host_buffers() const {
+  return static_cast<uint32_t>(buffers_.size()) - device_local_buffers();
 }
 
 Result<DeviceBuffer*> Resources::Transient(VkDeviceSize size,

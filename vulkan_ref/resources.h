@@ -62,9 +62,9 @@ class Resources {
   // from host memory cross the bus, which a timing measurement must not
   // mix with the GPU's own memory system.
   Result<DeviceBuffer*> Buffer(const std::string& name, VkDeviceSize size);
-  // How many scene buffers Buffer() made in device-local and host memory.
-  uint32_t device_local_buffers() const { return device_local_buffers_; }
-  uint32_t host_buffers() const { return host_buffers_; }
+  // How many of the scene's buffers are in device-local and in host memory.
+  uint32_t device_local_buffers() const;
+  uint32_t host_buffers() const;
   // A temporary host-visible buffer, freed by ReleaseTransient(); in
   // device-local memory when asked and the device has host-visible
   // device-local memory (shader atomics then stay on the device).
@@ -121,8 +121,6 @@ class Resources {
                      std::vector<Pending>* parts, VkDeviceSize* total);
 
   const Device* device_;
-  uint32_t device_local_buffers_ = 0;
-  uint32_t host_buffers_ = 0;
   std::map<std::string, DeviceBuffer> buffers_;
   std::map<std::string, DeviceImage> images_;
   std::vector<std::unique_ptr<DeviceBuffer>> transient_;

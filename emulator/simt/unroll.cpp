@@ -132,16 +132,17 @@ class LoopFinder {
     if (m == kNoBlock || m <= h) return;
     if (p_.blocks[h].dont_unroll) return;  // [[dont_unroll]]: kept rolled
     const uint32_t begin = First(h), end = First(m);
-    // Innermost: no other loop inside but loops with a constant trip count
-    // (unrolled completely, they leave straight code). A loop that holds
-    // another is not unrolled when its trip count is known only at run
-    // time (E16); with a constant one it is (LoopRange::whole), with the
-    // loops it holds.
+    // Innermost: no other loop inside but loops with a counted constant
+    // trip count (unrolled completely, they leave straight code; an
+    // assumption: E16 measured loops holding loops with run-time trip
+    // counts). A loop that holds another is not unrolled when its trip
+    // count is known only at run time (E16); with a constant one it is
+    // (LoopRange::whole), with the loops it holds.
     bool innermost = true;
     for (size_t k = range + 1; k < p_.loops.size(); ++k) {
       const LoopRange& inner = p_.loops[k];
       if (inner.begin >= end) break;
-      if (!inner.constant) innermost = false;
+      if (!inner.constant || inner.trips == 0) innermost = false;
     }
     // One exit, a conditional branch to the merge block.
     uint32_t exit = kNoReg;
@@ -191,11 +192,11 @@ class LoopFinder {
     // registers or local memory on the GPU, alias no buffer: their stores
     // do not count.)
     bool stores = false;
+    bool private_stores = false;
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
-      if (in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad &&
-          !PrivateStore(i)) {
-        stores = true;
+      if (in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad) {
+        (PrivateAccess(i) ? private_stores : stores) = true;
       }
       // (Atomics issue on the LSU pipe, so the line above has them.)
       if (in.pipe == Pipe::kSync || in.op == spv::Op::OpImageWrite) {
@@ -218,7 +219,8 @@ class LoopFinder {
         auto [w, w_end] = Writes(i);
         if (std::find(w, w_end, r) == w_end) continue;
         if (in.pipe == Pipe::kBranch || in.pipe == Pipe::kSync ||
-            (in.pipe == Pipe::kLsu && (in.op != spv::Op::OpLoad || stores)) ||
+            (in.pipe == Pipe::kLsu && (in.op != spv::Op::OpLoad || stores ||
+                                       (private_stores && PrivateAccess(i)))) ||
             in.pipe == Pipe::kTex) {
           return false;
         }
@@ -275,7 +277,9 @@ class LoopFinder {
       // What the loop computes its bound from each trip (a uniform's load,
       // a multiply) the compiler hoists out of it.
       for (uint32_t pc : hoisted) p_.loop_control[pc] = index + 1;
-      if (!full && !stores) MarkAheadLoads(begin, end, index + 1);
+      if (!full && !stores) {
+        MarkAheadLoads(begin, end, index + 1, private_stores);
+      }
       return;
     }
   }
@@ -285,7 +289,8 @@ class LoopFinder {
   // compiler unrolls, the copies of such a load in a group of trips are
   // issued together, ahead of the uses (Program::ahead_loads). A load
   // whose address another load of the loop gave (a chase) waits for it.
-  void MarkAheadLoads(uint32_t begin, uint32_t end, uint32_t tag) {
+  void MarkAheadLoads(uint32_t begin, uint32_t end, uint32_t tag,
+                      bool private_stores) {
     auto is_load = [&](const Instr& in) {
       return (in.pipe == Pipe::kLsu && in.op == spv::Op::OpLoad) ||
              in.op == spv::Op::OpImageRead || in.pipe == Pipe::kTex;
@@ -294,46 +299,55 @@ class LoopFinder {
     auto tainted = [&](uint32_t r) {
       return r < from_load.size() && from_load[r] != 0;
     };
-    // Twice: what the back edge carries round to the next trip.
-    for (int pass = 0; pass < 2; ++pass) {
+    // Per load: its address came from a load of the loop on some pass.
+    std::vector<uint8_t> chased(end - begin, 0);
+    // Until nothing changes (at most a few passes): what the back edge
+    // carries round to the next trip. A phi copy adds its source's taint
+    // (the copies of every edge run here one after the other: a merge
+    // keeps what any edge brings); an instruction's write sets it from its
+    // operands, clearing it when they hold no loaded value (the allocator
+    // reuses registers).
+    for (int pass = 0, changed = 1; changed && pass < 8; ++pass) {
+      changed = 0;
+      auto set = [&](uint32_t r, bool t) {
+        if (r >= from_load.size() || from_load[r] == t) return;
+        from_load[r] = t;
+        changed = 1;
+      };
       for (uint32_t i = begin; i < end; ++i) {
         const Instr& in = p_.code[i];
         if (IsBranch(p_, in)) {
           for (const auto& [first, count] : p_.branches[in.aux].copies) {
             for (uint32_t c = first; c < first + count; ++c) {
               const EdgeCopy& e = p_.edge_copies[c];
-              if (e.dst < from_load.size()) from_load[e.dst] = tainted(e.src);
+              if (tainted(e.src)) set(e.dst, true);
             }
           }
           continue;
         }
         // (A load the compiler hoists out of the loop, the bound's, is
-        // not one of the loop's. A register written from other values
-        // holds no loaded value from there on: the allocator reuses
-        // registers.)
+        // not one of the loop's.)
         const InstrOperands& o = p_.operands[i];
-        bool taint = is_load(in) && p_.loop_control[i] == 0;
-        for (uint32_t k = 0; k < o.reads && !taint; ++k) {
-          taint = tainted(p_.reg_lists[o.first + k]);
+        bool from_reads = false;
+        for (uint32_t k = 0; k < o.reads; ++k) {
+          from_reads |= tainted(p_.reg_lists[o.first + k]);
         }
+        if (from_reads && is_load(in)) chased[i - begin] = 1;
+        const bool taint =
+            from_reads || (is_load(in) && p_.loop_control[i] == 0);
         auto [w, w_end] = Writes(i);
-        for (; w != w_end; ++w) {
-          if (*w < from_load.size()) from_load[*w] = taint ? 1 : 0;
-        }
+        for (; w != w_end; ++w) set(*w, taint);
       }
     }
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
       if (in.pipe != Pipe::kLsu || in.op != spv::Op::OpLoad) continue;
-      const InstrOperands& o = p_.operands[i];
-      bool chased = false;
-      for (uint32_t k = 0; k < o.reads; ++k) {
-        chased |= tainted(p_.reg_lists[o.first + k]);
-      }
-      if (!chased) {
-        if (p_.ahead_loads.empty()) p_.ahead_loads.assign(p_.code.size(), 0);
-        p_.ahead_loads[i] = tag;
-      }
+      if (chased[i - begin] || p_.loop_control[i] != 0) continue;
+      // A lane's own words that the loop also writes: the load may read
+      // what the trip stored.
+      if (private_stores && PrivateAccess(i)) continue;
+      if (p_.ahead_loads.empty()) p_.ahead_loads.assign(p_.code.size(), 0);
+      p_.ahead_loads[i] = tag;
     }
   }
 
@@ -438,11 +452,13 @@ class LoopFinder {
     return 0;
   }
 
-  // Whether instruction i stores to lane-private memory: its pointer a
-  // constant in that region, or an access chain from one in its block.
-  bool PrivateStore(uint32_t i) const {
+  // Whether instruction i loads from or stores to lane-private memory: its
+  // pointer a constant in that region, or an access chain from one in its
+  // block.
+  bool PrivateAccess(uint32_t i) const {
     const Instr& in = p_.code[i];
-    if (in.op != spv::Op::OpStore || in.aux >= p_.mem_accesses.size()) {
+    if ((in.op != spv::Op::OpStore && in.op != spv::Op::OpLoad) ||
+        in.aux >= p_.mem_accesses.size()) {
       return false;
     }
     uint32_t base = p_.mem_accesses[in.aux].ptr_reg;

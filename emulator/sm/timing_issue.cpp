@@ -422,6 +422,8 @@ inline void CountLoopControl(WarpState& w, uint32_t pc) {
     counts[0] += 1;
     if (w.warp->done() || w.warp->next_pc() == loop.merge_pc) {
       counts[0] = counts[1] = 0;
+      // (The next entry's first group starts afresh: AheadAt.)
+      if (!w.ahead_group.empty()) w.ahead_group[tag - 1] = 0;
     }
   }
 }

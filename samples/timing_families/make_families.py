@@ -105,7 +105,9 @@ LOADS = {
     "coalesced": "blk * 32u + lane + uint(i) * 65536u",
     # Row-major words: 8 rows of 4 words, 8 lines and sectors.
     "rows": "uint(p.y * 256 + p.x) + uint(i) * 65536u",
-    # Each lane its own sector 32 bytes apart: 8 lines, 32 sectors.
+    # Each lane its own sector 32 bytes apart: 32 sectors in 8 lines (9
+    # on the trips whose start the 12-byte step of i * 262147 words moves
+    # off a line boundary).
     "strided": "(blk * 32u + lane) * 8u + uint(i) * 262147u",
     # Hashed words over the 4 MB: 32 lines and sectors.
     "scattered": "(blk * 32u + lane + uint(i) * 65536u) * 2654435761u >> 12",

@@ -75,6 +75,13 @@ TEST_CASE("the loads an unrolled loop's trips issue ahead", "[simt][unroll]") {
   CHECK(ahead(Build("  uint k = g;\n  for (int i = 0; i < n; ++i) {\n"
                     "    k = floatBitsToUint(b.v[k]) & 63u;\n    x += 1.0;\n"
                     "  }\n  x += float(k);\n")) == 0);
+  // An address loaded on one side of an if/else only: still a chase (the
+  // first load ahead, the second not).
+  CHECK(ahead(Build(
+            "  for (int i = 0; i < n; ++i) {\n"
+            "    uint a = 0u;\n"
+            "    if ((i & 1) == 0) a = floatBitsToUint(b.v[g + uint(i)]);\n"
+            "    x += b.v[a & 63u];\n  }\n")) == 1);
   // A store in the loop: its loads stay in their trips.
   CHECK(ahead(Build("  for (int i = 0; i < n; ++i) {\n"
                     "    x += b.v[g + uint(i)];\n    b.v[g] = x;\n  }\n")) ==
