@@ -274,7 +274,8 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
   return sp.slot_ptr[slot];
 }
 
-// The cycles until a memory instruction's result is ready.
+// When a load issued ahead in NVIDIA's unrolled code would have gone out
+// (timing_impl.h).
 uint64_t TimingModel::Impl::AheadAt(WarpState& w,
                                     const simt::InstrRecord& rec) {
   const simt::Program& p = w.warp->program();
@@ -301,6 +302,7 @@ uint64_t TimingModel::Impl::AheadAt(WarpState& w,
                                          : now;
 }
 
+// The cycles from `at` until a memory instruction's result is ready.
 uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
                                           const simt::InstrRecord& rec,
                                           StallReason* reason, bool store,
