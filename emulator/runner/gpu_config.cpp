@@ -367,6 +367,13 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
             SourcePos{path});
       }
       t->free_layout_branches = value.get<bool>();
+    } else if (key == "free_register_moves") {
+      if (!value.is_boolean()) {
+        return InvalidInput(
+            "\"timing.free_register_moves\" must be true or false",
+            SourcePos{path});
+      }
+      t->free_register_moves = value.get<bool>();
     } else if (key == "scheduler") {
       if (!value.is_string() ||
           !sm::ParseScheduler(value.get<std::string>(), &t->scheduler)) {
@@ -392,6 +399,8 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
                                               "split_int_adds: true|false, "
                                               "cse: true|false, "
                                               "free_layout_branches: "
+                                              "true|false, "
+                                              "free_register_moves: "
                                               "true|false") +
               ")",
           SourcePos{path});

@@ -46,6 +46,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["layout_branches"] = t.layout_branches;
   j["unrolled_loop_instructions"] = t.unrolled_loop_instructions;
   j["redundant_instructions"] = t.redundant_instructions;
+  j["register_moves"] = t.register_moves;
   j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
 }
@@ -280,7 +281,7 @@ std::string TimingRunsCsv(const RunReport& report) {
       "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
       "layout_branches,unrolled_loop_instructions,redundant_instructions,"
-      "fma_pipe_adds" +
+      "register_moves,fma_pipe_adds" +
       StallHeader() + "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
@@ -299,6 +300,7 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.layout_branches) + "," +
         std::to_string(t.unrolled_loop_instructions) + "," +
         std::to_string(t.redundant_instructions) + "," +
+        std::to_string(t.register_moves) + "," +
         std::to_string(t.fma_pipe_adds) + StallColumns(t.stall_cycles) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first

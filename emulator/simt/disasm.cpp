@@ -95,6 +95,11 @@ std::string DisassembleProgram(const Program& p) {
       if (i < p.redundant.size() && p.redundant[i] != 0) {
         out += "  ; repeats an earlier instruction";
       }
+      if (i < p.register_private.size() && p.register_private[i] != 0) {
+        out += p.register_private[i] == 1
+                   ? "  ; a variable held in registers"
+                   : "  ; address of a variable held in registers";
+      }
       // Control of a loop the timing model issues as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {
         const uint32_t loop = p.loop_control[i] - 1;

@@ -237,6 +237,14 @@ struct Program {
   // group of unrolled trips together, ahead of their uses; the timing
   // model starts the group's later copies when it issued the first.
   std::vector<uint32_t> ahead_loads;
+  // Per instruction (empty when none): 1 for a load or store of a
+  // lane-private variable the register-count model holds in registers
+  // (regalloc_model.cpp), 2 for an access chain whose pointer only such
+  // loads and stores use: NVIDIA's code has registers where the executor
+  // has lane-private memory, and the timing model issues a load or store
+  // as a move between registers, not a memory access, and the access
+  // chain as no instruction (TimingConfig::free_register_moves).
+  std::vector<uint8_t> register_private;
   // Every structured loop, innermost or not (unroll.cpp), in header order.
   std::vector<LoopRange> loops;
   // Per instruction: 1 when it repeats an earlier arithmetic instruction of

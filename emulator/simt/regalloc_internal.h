@@ -82,9 +82,11 @@ std::vector<uint32_t> Colour(const Program* program, const Entities& ent,
 // The register-count model (regalloc_model.cpp): Program::model_regs of
 // `program` (its virtual registers, `physical` the allocator's entities
 // over them), given the loops MarkUnrolledLoops found (Program::loops).
+// Sets *register_private (Program::register_private) per instruction.
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
                             const Entities& physical,
-                            const std::vector<LoopRange>& loops);
+                            const std::vector<LoopRange>& loops,
+                            std::vector<uint8_t>* register_private);
 
 }  // namespace warpsim::simt::regalloc_internal
 

@@ -457,7 +457,8 @@ std::vector<uint8_t> DataIndexedRoots(Lowerer& lowerer, const Program& program,
 
 uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
                             const Entities& physical,
-                            const std::vector<LoopRange>& loops) {
+                            const std::vector<LoopRange>& loops,
+                            std::vector<uint8_t>* register_private) {
   const auto& in_memory = lowerer.vreg_in_memory();
   const auto& roots = lowerer.private_roots();
   const bool fragment = program.model == spv::ExecutionModel::Fragment;
@@ -518,6 +519,14 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
     first_word[r] = count;
     words_of[r] = words;
     count += words;
+  }
+  // The loads and stores of the variables held in registers are moves
+  // between registers in NVIDIA's code, not memory accesses.
+  register_private->assign(program.code.size(), 0);
+  for (const PrivateAccess& a : lowerer.private_accesses()) {
+    if (first_word[a.root] != kNoReg && a.instr < register_private->size()) {
+      (*register_private)[a.instr] = 1;
+    }
   }
 
   const bool any_in_memory =

@@ -44,11 +44,11 @@ bool LineCache::Access(uint64_t line, bool allocate) {
 
 void LineCache::Clear() { entries_.reset(); }
 
-MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms)
+MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
+                         uint32_t bandwidth_sms)
     : t_(timing),
       l2_(timing.l2_bytes, timing.line_bytes, timing.l2_ways),
-      l2_free_(sms, 0.0),
-      dram_free_(sms, 0.0),
+      bandwidth_sms_(std::max(1u, bandwidth_sms)),
       request_free_(sms, 0.0) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
@@ -128,14 +128,15 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     dram_sectors += in_line;
     latency = std::max(latency, t_.dram_latency);
   }
-  // Bandwidth: the request's sectors occupy the SM's share of each level
-  // from when it is free (or now); the last sector's arrival delays the
-  // data by as much as it waited.
+  // Bandwidth: the request's sectors occupy each level's bandwidth (the
+  // whole GPU's, which every SM's requests share) from when it is free
+  // (or now); the last sector's arrival delays the data by as much as it
+  // waited.
   double ready = static_cast<double>(now) + latency;
-  auto queue = [&](std::vector<double>& free_at, uint64_t n, double per_cycle,
+  auto queue = [&](double& f, uint64_t n, double per_sm,
                    uint32_t level_latency) {
-    if (n == 0 || per_cycle <= 0) return;
-    double& f = free_at[sm];
+    if (n == 0 || per_sm <= 0) return;
+    const double per_cycle = per_sm * bandwidth_sms_;
     f = std::max(f, static_cast<double>(now)) +
         static_cast<double>(n * sector_bytes) / per_cycle;
     ready = std::max(ready, f + level_latency -

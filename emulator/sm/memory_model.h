@@ -9,10 +9,10 @@
 // of cache, shared by all SMs, allocating on loads and stores), then
 // DRAM. The instruction's latency is the slowest line's hit latency; the
 // lines that miss the L1 leave the SM one after the other
-// (l1_miss_cycles_per_line), their sectors queue on the SM's share of the
-// L2 bandwidth,
-// those that miss the L2 on its share of DRAM bandwidth, and the queueing
-// delay adds to the latency. (Stores need no answer: nothing waits for
+// (l1_miss_cycles_per_line), their sectors queue on the GPU's L2
+// bandwidth, those that miss the L2 on its DRAM bandwidth (both shared
+// by all SMs: the SMs that run get what the idle ones leave), and the
+// queueing delay adds to the latency. (Stores need no answer: nothing waits for
 // them, but they use bandwidth.)
 #ifndef WARPSIM_SM_MEMORY_MODEL_H_
 #define WARPSIM_SM_MEMORY_MODEL_H_
@@ -60,7 +60,10 @@ struct MemoryCounters {
 
 class MemoryModel {
  public:
-  MemoryModel(const MemoryTiming& timing, uint32_t sms);
+  // `sms`: the SMs that access memory (numbered 0..sms-1);
+  // `bandwidth_sms`: the GPU's SMs, whose per-SM shares of the L2 and DRAM
+  // bandwidth (MemoryTiming) make up the GPU's total.
+  MemoryModel(const MemoryTiming& timing, uint32_t sms, uint32_t bandwidth_sms);
   // A global-memory access by SM `sm` at cycle `now`: `addresses[l]` for
   // the lanes in `lanes`, each `bytes` long. Returns the cycles until a
   // load's data is ready (stores: how long the request occupies memory,
@@ -89,9 +92,10 @@ class MemoryModel {
   MemoryTiming t_;
   std::vector<LineCache> l1_;
   LineCache l2_;
-  // Per SM: the cycle from which its share of L2 and DRAM bandwidth is
-  // free again (fractional: bytes per cycle need not be whole).
-  std::vector<double> l2_free_, dram_free_;
+  uint32_t bandwidth_sms_;
+  // The cycle from which the L2 and DRAM bandwidth is free again
+  // (fractional: bytes per cycle need not be whole).
+  double l2_free_ = 0, dram_free_ = 0;
   // Per SM: the cycle from which it can send the L2 another line
   // (MemoryTiming::l1_miss_cycles_per_line).
   std::vector<double> request_free_;

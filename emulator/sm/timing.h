@@ -80,6 +80,11 @@ struct RunTiming {
   // warp instructions = issued + fused + layout branches + unrolled loop
   // instructions + these.
   uint64_t redundant_instructions = 0;
+  // And the loads, stores and access chains of lane-private variables
+  // held in registers (TimingConfig::free_register_moves): warp
+  // instructions = issued + fused + layout branches + unrolled loop
+  // instructions + redundant instructions + these.
+  uint64_t register_moves = 0;
   // Integer adds issued to the FMA pipe (TimingConfig::split_int_adds);
   // counted in the issued ones.
   uint64_t fma_pipe_adds = 0;

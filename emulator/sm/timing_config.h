@@ -63,8 +63,10 @@ struct MemoryTiming {
   uint32_t l1_ways = 4;
   uint64_t l2_bytes = 4 * 1024 * 1024;  // whole GPU
   uint32_t l2_ways = 16;
-  // Sustained bandwidth per SM, bytes per cycle (the GPU's total divided
-  // by its SMs: each SM's misses queue on its share).
+  // Sustained bandwidth per SM, bytes per cycle: the GPU's total divided
+  // by its SMs (TimingConfig::sms). All SMs' misses queue on the total, so
+  // that a few SMs running alone get more than their share (each then
+  // limited by l1_miss_cycles_per_line).
   double l2_bytes_per_cycle_per_sm = 32;
   double dram_bytes_per_cycle_per_sm = 16;
   // Cycles an SM needs per line it sends to the L2 (a line one of its
@@ -119,6 +121,13 @@ struct TimingConfig {
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.
   bool cse = true;
+  // Issue with the instruction before it a load or store of a lane-private
+  // variable NVIDIA's compiler holds in registers, and the address
+  // computation only those use (simt::Program::register_private): in its
+  // code they are registers renamed, no instruction. The value a load
+  // gives is ready when the one stored there was. false: each is a move
+  // on the ALU pipe.
+  bool free_register_moves = true;
   // Each sub-partition's L0 instruction cache (icache_bytes 0: none, every
   // instruction is at hand). A program's instruction k sits at code address
   // k x instruction_bytes (its own range per program); the cache holds

@@ -71,6 +71,10 @@ struct WarpState {
   // result it waits for, in one word (one cache miss, not two):
   // cycle << 4 | reason (ReadyWord).
   std::vector<uint64_t> ready;
+  // Per 32-bit word of lane-private memory that a variable held in
+  // registers occupies (simt::Program::register_private), as far as one
+  // was written: when the value last stored there is ready, as `ready`.
+  std::vector<uint64_t> private_ready;
   // Per unrolled loop of its program (simt::Program::unrolled_loops), two
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
@@ -445,6 +449,8 @@ struct TimingModel::Impl {
   // The figures of one instruction: its pipe's, except integer multiply
   // and sine / cosine, which have their own (on the pipe they issue to).
   const PipeTiming& TimingOf(const simt::InstrRecord& rec) const;
+  void MoveThroughRegisters(WarpState& w, const simt::InstrRecord& rec,
+                            uint64_t* moved);
   uint32_t RegsPerThread(const pipeline::WorkItem& item) const;
   // Places every warp of `item` on SM `s`, or nothing; false when it does
   // not fit.

@@ -10,6 +10,52 @@ namespace warpsim::sm {
 
 using namespace internal;  // NOLINT: the model's own internals
 
+namespace {
+
+// Whether instruction `pc` of `p` is a load or store of a variable held in
+// registers, or an access chain only those use
+// (simt::Program::register_private).
+bool RegisterMove(const simt::Program& p, uint32_t pc) {
+  return pc < p.register_private.size() && p.register_private[pc] != 0;
+}
+
+}  // namespace
+
+// A move through a variable held in registers (RegisterMove): a store
+// records in w.private_ready when its value is ready (the latest of the
+// registers it reads), for the words its lanes write; a load sets *moved
+// to the latest of the words its lanes read.
+void TimingModel::Impl::MoveThroughRegisters(WarpState& w,
+                                             const simt::InstrRecord& rec,
+                                             uint64_t* moved) {
+  *moved = 0;
+  if (rec.addresses == nullptr) return;
+  const bool store = rec.writes.empty();
+  uint64_t value = 0;
+  if (store) {
+    for (uint32_t r : rec.reads) {
+      if (r < w.ready.size()) value = std::max(value, w.ready[r]);
+    }
+  }
+  const uint32_t bytes = std::max(1u, rec.access_bytes);
+  const uint32_t width = std::min(32u, w.warp->width());
+  for (uint32_t m = rec.active & simt::LowLanes(width); m != 0; m &= m - 1) {
+    const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
+    const uint32_t offset = static_cast<uint32_t>(rec.addresses[l]);
+    const uint32_t first = offset / 4, last = (offset + bytes - 1) / 4;
+    if (store) {
+      if (w.private_ready.size() <= last) w.private_ready.resize(last + 1, 0);
+      for (uint32_t k = first; k <= last; ++k) {
+        w.private_ready[k] = std::max(w.private_ready[k], value);
+      }
+    } else {
+      for (uint32_t k = first; k <= last && k < w.private_ready.size(); ++k) {
+        *moved = std::max(*moved, w.private_ready[k]);
+      }
+    }
+  }
+}
+
 // Reads the next instruction's operands: when they are ready, and so
 // when the warp can issue (ready_at) and what it waits for until then.
 void TimingModel::Impl::Refresh(WarpState& w) {
@@ -43,7 +89,11 @@ void TimingModel::Impl::Refresh(WarpState& w) {
       deps_reason = static_cast<StallReason>(word & 15);
     }
   };
-  for (uint32_t r : p.reads) check(r);
+  // A move of a variable held in registers waits for nothing: its value
+  // goes with it (Issue).
+  if (!RegisterMove(w.warp->program(), p.pc)) {
+    for (uint32_t r : p.reads) check(r);
+  }
   for (uint32_t r : p.writes) check(r);
   // (Its pipe being busy is the scheduler's to see: Pick.)
   uint64_t t = w.next_issue;
@@ -102,6 +152,10 @@ const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
       takes = false;
     }
     if (config.cse && i < p.redundant.size() && p.redundant[i] != 0) {
+      takes = false;
+    }
+    if (config.free_register_moves &&
+        RegisterMove(p, static_cast<uint32_t>(i))) {
       takes = false;
     }
     code.offset[i] = static_cast<uint32_t>(
@@ -478,8 +532,17 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
                            ? StallReason::kShortScoreboard
                            : StallReason::kWait;
   bool long_wait = false;
-  if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
-      rec.addresses != nullptr) {
+  // A load or store of a variable NVIDIA's code holds in registers: a
+  // move (on the ALU pipe, simt::Program::register_private). A store
+  // leaves its value's ready cycle with the words it writes, a load takes
+  // the latest of its words'.
+  uint64_t moved = 0;  // a ReadyWord
+  const bool move = RegisterMove(w.warp->program(), rec.pc);
+  if (move) MoveThroughRegisters(w, rec, &moved);
+  if (move) {
+    // (Handled above.)
+  } else if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
+             rec.addresses != nullptr) {
     const bool store = rec.writes.empty() && !IsAtomic(rec.op);
     const uint64_t at = store ? now : AheadAt(w, rec);
     latency = MemoryLatency(w, rec, &reason, store, at);
@@ -493,7 +556,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   latency = std::max(1u, latency);
   for (uint32_t r : rec.writes) {
     if (r < w.ready.size()) {
-      w.ready[r] = ReadyWord(now + latency, reason);
+      w.ready[r] = std::max(ReadyWord(now + latency, reason), moved);
     }
   }
   bool logged = false;  // in the trace
@@ -530,13 +593,16 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
     }
   }
-  if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse) &&
+  if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse ||
+       config.free_register_moves) &&
       rec.blocking == simt::Blocking::kNone) {
     // Branches the compiler's block layout removes, the control of an
-    // unrolled loop on the trips its code has none for, and repeats of a
-    // computation the compiler does once run with this issue.
-    const auto& free = w.warp->program().layout_free;
-    const auto& redundant = w.warp->program().redundant;
+    // unrolled loop on the trips its code has none for, repeats of a
+    // computation the compiler does once and moves through variables it
+    // holds in registers run with this issue.
+    const simt::Program& prog = w.warp->program();
+    const auto& free = prog.layout_free;
+    const auto& redundant = prog.redundant;
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done()) break;
@@ -544,7 +610,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           config.free_layout_branches && pc < free.size() && free[pc] != 0;
       const bool repeat =
           !layout && config.cse && pc < redundant.size() && redundant[pc] != 0;
-      if (!layout && !repeat && LoopControlIssues(w, pc, config.loop_unroll)) {
+      const bool renamed = !layout && !repeat && config.free_register_moves &&
+                           RegisterMove(prog, pc);
+      if (!layout && !repeat && !renamed &&
+          LoopControlIssues(w, pc, config.loop_unroll)) {
         break;
       }
       if (!logged) LogInstruction(w, rec, latency, ready, waited);
@@ -552,7 +621,17 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       const simt::InstrRecord extra = w.warp->Step();
       CountLoopControl(w, extra.pc);
       run.warp_instructions += 1;
-      if (layout) {
+      if (renamed) {
+        // Its value is ready when the stored one was (or now).
+        uint64_t value = 0;
+        MoveThroughRegisters(w, extra, &value);
+        for (uint32_t r : extra.writes) {
+          if (r < w.ready.size()) {
+            w.ready[r] = std::max(ReadyWord(now, StallReason::kWait), value);
+          }
+        }
+        run.register_moves += 1;
+      } else if (layout) {
         run.layout_branches += 1;
       } else if (repeat) {
         run.redundant_instructions += 1;

@@ -107,7 +107,8 @@ TEST_CASE(
                   d["fused_instructions"].get<uint64_t>() +
                   d["layout_branches"].get<uint64_t>() +
                   d["unrolled_loop_instructions"].get<uint64_t>() +
-                  d["redundant_instructions"].get<uint64_t>() ==
+                  d["redundant_instructions"].get<uint64_t>() +
+                  d["register_moves"].get<uint64_t>() ==
               d["warp_instructions"].get<uint64_t>());
       }
     }
@@ -325,10 +326,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 21 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][21] == "stall_selected");
+  // After the 22 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][22] == "stall_selected");
   CHECK(
-      runs[1][21] ==
+      runs[1][22] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==
@@ -346,9 +347,13 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][19] ==
         std::to_string(
             report["dispatches"][0]["redundant_instructions"].get<uint64_t>()));
-  CHECK(runs[0][20] == "fma_pipe_adds");
+  CHECK(runs[0][20] == "register_moves");
+  CHECK(runs[1][20] ==
+        std::to_string(
+            report["dispatches"][0]["register_moves"].get<uint64_t>()));
+  CHECK(runs[0][21] == "fma_pipe_adds");
   CHECK(
-      runs[1][20] ==
+      runs[1][21] ==
       std::to_string(report["dispatches"][0]["fma_pipe_adds"].get<uint64_t>()));
 }
 

@@ -24,7 +24,7 @@ MemoryTiming Small() {
 }  // namespace
 
 TEST_CASE("device addresses: aligned, in order of first use, not host's") {
-  MemoryModel m(Small(), 1);
+  MemoryModel m(Small(), 1, 1);
   std::vector<uint8_t> a(1000), b(40);
   const uint64_t da = m.DeviceAddress(a.data() + 3, 997);
   const uint64_t db = m.DeviceAddress(b.data(), b.size());
@@ -41,7 +41,7 @@ TEST_CASE("device addresses: aligned, in order of first use, not host's") {
 }
 
 TEST_CASE("a warp's loads: one line per 128 bytes, the second time an L1 hit") {
-  MemoryModel m(Small(), 1);
+  MemoryModel m(Small(), 1, 1);
   std::vector<uint8_t> buf(4096);
   const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
   uint64_t addr[32];
@@ -64,7 +64,7 @@ TEST_CASE(
   t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limit
   t.dram_bytes_per_cycle_per_sm = 0;
   t.l1_miss_cycles_per_line = 2;
-  MemoryModel m(t, 2);
+  MemoryModel m(t, 2, 2);
   std::vector<uint8_t> buf(16384);
   const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
   uint64_t addr[32];
@@ -86,4 +86,31 @@ TEST_CASE(
   for (uint32_t l = 0; l < 4; ++l) addr[l] = base + 12800 + 128 * l;
   CHECK(m.Access(0, 2001, addr, 0xfu, 4, false) ==
         (2000 + 32 * 2 + 3 * 2 + 500) - 2001);
+}
+
+TEST_CASE("the L2 bandwidth is the GPU's: SMs running alone share all of it") {
+  MemoryTiming t = Small();
+  t.l2_bytes_per_cycle_per_sm = 32;  // x 4 SMs: 128 bytes a cycle
+  t.dram_bytes_per_cycle_per_sm = 0;
+  MemoryModel m(t, 2, 4);
+  std::vector<uint8_t> buf(65536);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  auto lines = [&](uint32_t first) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * (first + l);
+  };
+  // Lines 0..63 into the L2 (stores do not allocate in the L1).
+  lines(0);
+  m.Access(0, 0, addr, ~0u, 4, true);
+  lines(32);
+  m.Access(0, 100000, addr, ~0u, 4, true);
+  // One SM alone: 32 lines of one sector each from the L2, 1024 bytes at
+  // the GPU's 128 a cycle: the last sector comes 7.75 cycles after the
+  // first (at one SM's 32 bytes a cycle it would be 31).
+  lines(0);
+  CHECK(m.Access(1, 200000, addr, ~0u, 4, false) == 200 + 8);
+  // Both SMs in one cycle: the second's sectors wait for the first's.
+  lines(32);
+  CHECK(m.Access(0, 300000, addr, ~0u, 4, false) == 200 + 8);
+  CHECK(m.Access(1, 300000, addr, ~0u, 4, false) == 200 + 16);
 }

@@ -272,7 +272,7 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
             trace::StallReason::kSelected)] +
             unrolled.run.fused_instructions + unrolled.run.layout_branches +
             unrolled.run.unrolled_loop_instructions +
-            unrolled.run.redundant_instructions ==
+            unrolled.run.redundant_instructions + unrolled.run.register_moves ==
         unrolled.warp_instructions);
   // Each control instruction not issued saves at least its issue cycle.
   CHECK(unrolled.run.cycles + 36 <= plain.run.cycles);
@@ -301,7 +301,8 @@ TEST_CASE("a repeated computation issues with the instruction before it",
   CHECK(
       cse.run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
           cse.run.fused_instructions + cse.run.layout_branches +
-          cse.run.unrolled_loop_instructions + cse.run.redundant_instructions ==
+          cse.run.unrolled_loop_instructions + cse.run.redundant_instructions +
+          cse.run.register_moves ==
       cse.warp_instructions);
   CHECK(cse.run.cycles < plain.run.cycles);
   CHECK(cse.buffer == plain.buffer);
@@ -661,6 +662,38 @@ TEST_CASE("an observer watches the trace fill and sets its pace",
   REQUIRE(pipeline::DispatchCompute(program, g, regions, {}, cl).ok());
   CHECK(sparse.calls < watch.cycles.size());
   CHECK(sparse.calls <= model2.runs()[0].cycles / 1000 + 2);
+}
+
+TEST_CASE(
+    "a variable held in registers is no memory: its loads and stores issue "
+    "with the instruction before them",
+    "[sm][timing]") {
+  // a[4], written and read only in loops of a constant 4 trips: the
+  // register-count model holds it in registers (simt::Program::
+  // register_private), so its 4 stores, 4 loads and their 8 access chains
+  // are register moves.
+  const std::string shader =
+      OnX("  float a[4];\n"
+          "  for (int k = 0; k < 4; ++k) a[k] = b.v[(i + uint(k)) & 63u];\n"
+          "  for (int k = 0; k < 4; ++k) x = x * a[k] + 0.5;\n");
+  TimingConfig off = TestConfig();
+  off.free_register_moves = false;
+  TimingConfig on = TestConfig();
+  on.free_register_moves = true;
+  const Timed moves = Run(shader, 1, off);
+  const Timed free = Run(shader, 1, on);
+  CHECK(moves.run.register_moves == 0);
+  CHECK(free.run.register_moves == 16);
+  CHECK(free.warp_instructions == moves.warp_instructions);
+  CHECK(free.run.stall_cycles[static_cast<size_t>(
+            trace::StallReason::kSelected)] +
+            free.run.fused_instructions + free.run.layout_branches +
+            free.run.unrolled_loop_instructions +
+            free.run.redundant_instructions + free.run.register_moves ==
+        free.warp_instructions);
+  // Each move not issued saves at least its issue cycle.
+  CHECK(free.run.cycles + 16 <= moves.run.cycles);
+  CHECK(free.buffer == moves.buffer);
 }
 
 }  // namespace
