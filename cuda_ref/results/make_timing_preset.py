@@ -332,6 +332,30 @@ def memory(run, e0, e2, e5, t, src):
         f"the largest footprint that still hit ({brk}); e0_fingerprint.json"
         f" reports l2CacheSize {summarize.size(e0['results']['properties']['l2CacheSize'])}"
         ", of which one SM sees this much at L2 latency")
+    # The rest of the L2: past the footprint that still hit at L2 latency
+    # the chain is slower than L2 and faster than DRAM while the footprint
+    # fits in the whole L2 (e0's l2CacheSize); the first footprint past
+    # it gives the latency (the part one SM sees first holds none of a
+    # chain longer than itself, LRU).
+    l2_size = e0["results"]["properties"]["l2CacheSize"]
+    far = [p for p in cg if p["footprint_bytes"] == l2_hi]
+    if not far or l2_hi >= l2_size:
+        fail(f"{name2}: no footprint between the L2 break and "
+             f"l2CacheSize {summarize.size(l2_size)}")
+    far_cycles = statistics.median(p["cycles_per_step"] for p in far)
+    if not l2 < far_cycles < hbm:
+        fail(f"{name2}: the chain at {summarize.size(l2_hi)} "
+             f"({far_cycles:.2f} cycles) is not between L2 and DRAM")
+    m["l2_far_bytes"] = l2_size
+    m["l2_far_latency"] = nearest(far_cycles)
+    src["memory.l2_far_bytes"] = (
+        f"{rel(run)}/e0_fingerprint.json: results.properties.l2CacheSize "
+        f"({summarize.size(l2_size)}), the whole L2, of which one SM sees "
+        f"l2_bytes at L2 latency")
+    src["memory.l2_far_latency"] = (
+        f"{name2}: {far_cycles:.2f} cycles, cycles_per_step of the "
+        f"ld.global.cg footprint {summarize.size(l2_hi)}, the first past "
+        f"l2_bytes (slower than L2, faster than DRAM, within l2CacheSize)")
     for key in ("l1_ways", "l2_ways"):
         src["memory." + key] = (
             DEFAULT + " (REFERENCE §1.5 gives no associativity measured "

@@ -48,6 +48,8 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
                          uint32_t bandwidth_sms)
     : t_(timing),
       l2_(timing.l2_bytes, timing.line_bytes, timing.l2_ways),
+      l2_far_(std::max<uint64_t>(1, timing.l2_far_bytes), timing.line_bytes,
+              timing.l2_ways),
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
       request_free_(sms, 0.0) {
   l1_.reserve(sms);
@@ -122,6 +124,11 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     if (l2_.Access(line, true)) {
       ++counters_.l2_hits;
       latency = std::max(latency, t_.l2_latency);
+      continue;
+    }
+    if (t_.l2_far_bytes != 0 && l2_far_.Access(line, true)) {
+      ++counters_.l2_hits;
+      latency = std::max(latency, t_.l2_far_latency);
       continue;
     }
     ++counters_.l2_misses;

@@ -6,7 +6,8 @@
 // lines of line_bytes and sectors of sector_bytes. Each distinct line is looked
 // up in the SM's L1 (set associative, least recently used; loads allocate,
 // stores write through without allocating), then in the L2 (the same kind
-// of cache, shared by all SMs, allocating on loads and stores), then
+// of cache, shared by all SMs, allocating on loads and stores), then in
+// the rest of a partitioned L2 (l2_far_bytes, the same again), then
 // DRAM. The instruction's latency is the slowest line's hit latency; the
 // lines that miss the L1 leave the SM one after the other
 // (l1_miss_cycles_per_line), their sectors queue on the GPU's L2
@@ -92,6 +93,7 @@ class MemoryModel {
   MemoryTiming t_;
   std::vector<LineCache> l1_;
   LineCache l2_;
+  LineCache l2_far_;  // MemoryTiming::l2_far_bytes (unused when 0)
   uint32_t bandwidth_sms_;
   // The cycle from which the L2 and DRAM bandwidth is free again
   // (fractional: bytes per cycle need not be whole).

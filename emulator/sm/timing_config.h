@@ -63,6 +63,14 @@ struct MemoryTiming {
   uint32_t l1_ways = 4;
   uint64_t l2_bytes = 4 * 1024 * 1024;  // whole GPU
   uint32_t l2_ways = 16;
+  // The rest of the L2: a GPU whose L2 is split in partitions shows an SM
+  // l2_bytes at l2_latency (its own partition, which keeps copies of the
+  // other's lines) and the whole L2, l2_far_bytes, at l2_far_latency
+  // beyond. A line that misses the first is looked up in the second
+  // (the same kind of cache, shared by all SMs) before DRAM. 0 bytes: no
+  // such level.
+  uint64_t l2_far_bytes = 0;
+  uint32_t l2_far_latency = 0;
   // Sustained bandwidth per SM, bytes per cycle: the GPU's total divided
   // by its SMs (TimingConfig::sms). All SMs' misses queue on the total, so
   // that a few SMs running alone get more than their share (each then

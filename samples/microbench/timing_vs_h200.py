@@ -164,18 +164,31 @@ def hbm_scene(footprint, steps):
     """The E2 global chase over a chain too large for an inline buffer:
     Amber's SERIES_FROM 32 INC_BY 1 makes word w hold w + 32, so the walk
     from word 0 visits every 32nd word (128 bytes apart), as the sweep's
-    chain does; 16 warm-up steps, then `steps` (no wrap-around)."""
+    chain does; a first dispatch points the last element back to the first
+    (word 0). Then, as the sweep: a warm-up walk of the whole chain (its
+    elements, at most 2^20), which ends back at element 0, and `steps`."""
     words = footprint // 4
+    elements = words // 32
+    warmup = min(elements, make_scenes.E2_WARMUP_CAP)
     s = make_scenes.Scene("e2_hbm", "\nE2 global chase over %d MB "
                           "(timing_vs_h200.py).\n" % (footprint >> 20))
     s.add(make_scenes.shader("e2_pointer_chase"))
+    s.add("SHADER compute close_chain GLSL\n#version 450\n"
+          "layout(local_size_x = 1) in;\n"
+          "layout(std430, set = 0, binding = 0) buffer Chain "
+          "{ uint next[]; };\n"
+          "void main() { next[next.length() - 32] = 0u; }\nEND\n")
     s.add("BUFFER chain DATA_TYPE uint32 SIZE %d SERIES_FROM 32 INC_BY 1\n"
-          "BUFFER params DATA_TYPE uint32 DATA 16 %d END\n"
-          "BUFFER out DATA_TYPE uint32 SIZE 2 FILL 0\n" % (words, steps))
+          "BUFFER params DATA_TYPE uint32 DATA %d %d END\n"
+          "BUFFER out DATA_TYPE uint32 SIZE 2 FILL 0\n"
+          % (words, warmup, steps))
+    s.add(make_scenes.pipeline("close", "close_chain", ["chain"]))
     s.add(make_scenes.pipeline("chase_hbm", "e2_pointer_chase",
                                ["chain", "params", "out"]))
+    s.add("RUN close 1 1 1\n")
     s.add("RUN chase_hbm 1 1 1\n")
-    s.add("EXPECT out IDX 0 EQ 16 %d" % (16 + steps))
+    s.add("EXPECT out IDX 0 EQ %d %d" % (warmup % elements,
+                                         (warmup + steps) % elements))
     return s
 
 
@@ -184,8 +197,10 @@ def e2_beyond_l2(warpsim):
     sweep = cuda("e2_latency.json")["sweep"]
     for mb in (32, 64):
         footprint = mb << 20
-        (_, c1), = run_scene(warpsim, hbm_scene(footprint, 1 << 14))
-        (_, c2), = run_scene(warpsim, hbm_scene(footprint, 1 << 15))
+        c1 = dict(run_scene(warpsim, hbm_scene(footprint, 1 << 14)))[
+            "chase_hbm"]
+        c2 = dict(run_scene(warpsim, hbm_scene(footprint, 1 << 15)))[
+            "chase_hbm"]
         ref = [r for r in sweep
                if r["load"] == "ca" and r["footprint_bytes"] == footprint]
         rows.append({
@@ -195,9 +210,10 @@ def e2_beyond_l2(warpsim):
             "h200": ref[0]["cycles_per_step"] if ref else None,
             "h200_source": "%s/e2_latency.json sweep footprint %d load ca"
                            % (RUN, footprint),
-            "note": "beyond the model's L2 (24 MB, LRU): every step misses; "
-                    "the H200 still hits part of the time at 32 MB"
-                    if mb == 32 else "DRAM"})
+            "note": "past the part of the L2 one SM sees at L2 latency "
+                    "(l2_bytes, LRU: a longer chain misses it at every "
+                    "step), within the whole L2 (l2_far_bytes)"
+                    if mb == 32 else "past the whole L2: DRAM"})
     return rows
 
 

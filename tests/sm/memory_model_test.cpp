@@ -114,3 +114,39 @@ TEST_CASE("the L2 bandwidth is the GPU's: SMs running alone share all of it") {
   CHECK(m.Access(0, 300000, addr, ~0u, 4, false) == 200 + 8);
   CHECK(m.Access(1, 300000, addr, ~0u, 4, false) == 200 + 16);
 }
+
+TEST_CASE("a partitioned L2: lines past the near part come from the rest") {
+  MemoryTiming t = Small();
+  t.l1_bytes = 128;  // one line
+  t.l1_ways = 1;
+  t.l2_bytes = 16 * 128;  // one set of 16 ways
+  t.l2_ways = 16;
+  t.l2_far_latency = 300;
+  t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limits
+  t.dram_bytes_per_cycle_per_sm = 0;
+  std::vector<uint8_t> buf(32 * 128);
+  uint64_t addr[32] = {};
+  // One lane walks 32 lines twice: the near part (16 lines, LRU) never
+  // holds the next one; the whole L2 (64 lines) holds all of them.
+  auto walk = [&](MemoryModel& m, uint64_t base, uint64_t now) {
+    std::vector<uint32_t> out;
+    for (uint32_t l = 0; l < 32; ++l) {
+      addr[0] = base + 128 * l;
+      out.push_back(m.Access(0, now + 1000 * l, addr, 1u, 4, false));
+    }
+    return out;
+  };
+  t.l2_far_bytes = 64 * 128;
+  MemoryModel far(t, 1, 1);
+  const uint64_t base = far.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t lat : walk(far, base, 0)) CHECK(lat == 500);
+  for (uint32_t lat : walk(far, base, 100000)) CHECK(lat == 300);
+  CHECK(far.counters().l2_hits == 32);
+  CHECK(far.counters().l2_misses == 32);
+  // Without the rest (l2_far_bytes 0) every step goes to DRAM.
+  t.l2_far_bytes = 0;
+  MemoryModel near(t, 1, 1);
+  const uint64_t b2 = near.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t lat : walk(near, b2, 100000)) CHECK(lat == 500);
+  for (uint32_t lat : walk(near, b2, 200000)) CHECK(lat == 500);
+}
