@@ -42,6 +42,9 @@ PREPARATION = {"warmup"}
 # more cycles) than every variant of the next group by more than
 # MARGIN, on the H200 and in the model alike.
 MARGIN = 0.03
+# The folder of the run with warpsim-vkref --observe beside a results
+# folder (observations()).
+OBSERVED = "-observe"
 ORDERS = {
     "branch_granularity": [
         # Cells smaller than a warp's 4x8 pixels diverge: both sides run.
@@ -133,17 +136,47 @@ def measure(results, warpsim):
             "Register Count") for p in h200["pipelines"]
             if p.get("stage") == "fragment"}
         draws = emulate(warpsim, family)
+        observed = observations(results, family)
         base_t, base_c = times[0][1], draws[times[0][0]]["cycles"]
         rows = []
         for name, t in times:
             d = draws[name]
-            rows.append({"variant": name, "h200_ns": t,
-                         "h200_ratio": t / base_t,
-                         "h200_registers": regs.get(name),
-                         "cycles": d["cycles"],
-                         "emulated_ratio": d["cycles"] / base_c,
-                         "registers": d["registers_per_thread"]})
+            row = {"variant": name, "h200_ns": t,
+                   "h200_ratio": t / base_t,
+                   "h200_registers": regs.get(name),
+                   "cycles": d["cycles"],
+                   "emulated_ratio": d["cycles"] / base_c,
+                   "registers": d["registers_per_thread"]}
+            if name in observed:
+                row["observed"] = observed[name]
+                row["emulated_placement"] = {
+                    "sms": d.get("sms_used"),
+                    "warps": d.get("fragment_warps"),
+                    "most_warps_per_sm": d.get("peak_fragment_warps_per_sm")}
+            rows.append(row)
         out["families"][family] = rows
+    return out
+
+
+def observations(results, family):
+    """Where the H200 ran each draw's fragment warps, from the run with
+    warpsim-vkref --observe recorded beside RESULTS (RESULTS + OBSERVED:
+    FAMILY.observe.json), when there is one: {variant: {sms, warps,
+    most_warps_per_sm}}. (Its times are those of instrumented shaders and
+    are not compared.)"""
+    path = os.path.join(results.rstrip("/") + OBSERVED,
+                        family + ".observe.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        j = json.load(f)
+    out = {}
+    for d in j["draws"]:
+        frag = (d.get("observe") or {}).get("fragment") or {}
+        if "sms" in frag:
+            out[d["pipeline"]] = {
+                "sms": frag["sms"], "warps": frag.get("warps"),
+                "most_warps_per_sm": frag.get("max_live_warps_per_sm")}
     return out
 
 
@@ -208,6 +241,20 @@ def table(data):
             family, spearman([r["h200_ns"] for r in rows],
                              [r["cycles"] for r in rows]),
             100 * sum(off) / len(off), 100 * max(off)))
+    placed = [(f, r) for f, rows in data["families"].items() for r in rows
+              if "observed" in r]
+    if placed:
+        lines += ["", "Where the fragment warps ran: H200 `%s%s` "
+                  "(warpsim-vkref run --observe: SM ids and clocks of every "
+                  "warp), emulated as above." % (data["h200_results"], OBSERVED),
+                  "", "| family | variant | SMs H200 | SMs emulated "
+                  "| fragment warps H200 | emulated | most alive on one SM "
+                  "H200 | emulated |", "|---|---|---|---|---|---|---|---|"]
+        for f, r in placed:
+            o, e = r["observed"], r["emulated_placement"]
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                f, r["variant"], o["sms"], e["sms"], o["warps"], e["warps"],
+                o["most_warps_per_sm"], e["most_warps_per_sm"]))
     lines += ["", "| family | order | H200 | emulated | known difference |",
               "|---|---|---|---|---|"]
     for family, i, text, h, e in orders_hold(data):
@@ -226,6 +273,15 @@ def failures(data):
         if (h, e) != want:
             out.append("%s: %s (H200 %s, emulated %s; expected %s, %s)" % (
                 f, t, h, e, *want))
+    # Where observed, the draws' fragment warps and the SMs they ran on
+    # are the H200's.
+    for f, rows in data["families"].items():
+        for r in rows:
+            o, e = r.get("observed"), r.get("emulated_placement")
+            if o and (o["sms"], o["warps"]) != (e["sms"], e["warps"]):
+                out.append("%s %s: %s fragment warps on %s SMs, the H200 %s "
+                           "on %s" % (f, r["variant"], e["warps"], e["sms"],
+                                      o["warps"], o["sms"]))
     return out
 
 
