@@ -335,8 +335,10 @@ def memory(run, e0, e2, e5, t, src):
     # The rest of the L2: past the footprint that still hit at L2 latency
     # the chain is slower than L2 and faster than DRAM while the footprint
     # fits in the whole L2 (e0's l2CacheSize); the first footprint past
-    # it gives the latency (the part one SM sees first holds none of a
-    # chain longer than itself, LRU).
+    # it gives the latency (in the model the part one SM sees first, LRU,
+    # then holds none of the chain; on the H200 the larger footprints
+    # below l2CacheSize are slower still, part of their steps from DRAM,
+    # which the model's two LRU parts do not reproduce).
     l2_size = e0["results"]["properties"]["l2CacheSize"]
     far = [p for p in cg if p["footprint_bytes"] == l2_hi]
     if not far or l2_hi >= l2_size:

@@ -247,7 +247,15 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
        .real = &m->l1_miss_cycles_per_line,
        .lo_closed = true},
   };
-  return SetNumFields(fields, j, prefix, path);
+  if (Status s = SetNumFields(fields, j, prefix, path); !s.ok()) return s;
+  if (m->l2_far_bytes != 0 &&
+      (m->l2_far_bytes <= m->l2_bytes || m->l2_far_latency < m->l2_latency)) {
+    return InvalidInput(
+        "\"timing.memory.l2_far_bytes\" must be 0 (none) or more than "
+        "l2_bytes, with l2_far_latency at least l2_latency",
+        SourcePos{path});
+  }
+  return {};
 }
 
 // The "timing" object: any of TimingConfig's fields by name, the pipes and

@@ -504,36 +504,41 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   for (size_t i = 0; i < moves.size(); ++i) {
     if (moves[i] != 0) program->code[i].pipe = Pipe::kAlu;
   }
-  if (!moves.empty()) {
-    // An access chain whose pointer nothing but those uses computes no
-    // address there (its virtual register is defined once).
-    std::vector<uint8_t> other_use(n, 0), move_use(n, 0);
+  if (std::find(moves.begin(), moves.end(), 1) != moves.end()) {
+    // An access chain whose pointer nothing but those uses (or access
+    // chains marked so: a[i][j] is two) computes no address there (its
+    // virtual register is defined once); to a fixed point.
     std::vector<uint32_t> defs, uses;
-    for (uint32_t i = 0; i < virtual_program.code.size(); ++i) {
-      defs_uses_in(virtual_program.code, i, defs, uses);
-      for (uint32_t u : uses) {
-        if (u >= n) continue;
-        (i < moves.size() && moves[i] == 1 ? move_use : other_use)[u] = 1;
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<uint8_t> other_use(n, 0), move_use(n, 0);
+      for (uint32_t i = 0; i < virtual_program.code.size(); ++i) {
+        defs_uses_in(virtual_program.code, i, defs, uses);
+        for (uint32_t u : uses) {
+          if (u >= n) continue;
+          (i < moves.size() && moves[i] != 0 ? move_use : other_use)[u] = 1;
+        }
       }
-    }
-    for (const EdgeCopy& e : virtual_program.edge_copies) {
-      if (e.src < n) other_use[e.src] = 1;
-    }
-    for (uint32_t i = 0; i < moves.size(); ++i) {
-      const spv::Op op = virtual_program.code[i].op;
-      if (moves[i] != 0 || (op != spv::Op::OpAccessChain &&
-                            op != spv::Op::OpInBoundsAccessChain)) {
-        continue;
+      for (const EdgeCopy& e : virtual_program.edge_copies) {
+        if (e.src < n) other_use[e.src] = 1;
       }
-      defs_uses_in(virtual_program.code, i, defs, uses);
-      const bool only_moves =
-          !defs.empty() &&
-          std::all_of(defs.begin(), defs.end(), [&](uint32_t d) {
-            return d < n && move_use[d] && !other_use[d];
-          });
-      if (only_moves) {
-        moves[i] = 2;
-        program->code[i].pipe = Pipe::kAlu;
+      for (uint32_t i = 0; i < moves.size(); ++i) {
+        const spv::Op op = virtual_program.code[i].op;
+        if (moves[i] != 0 || (op != spv::Op::OpAccessChain &&
+                              op != spv::Op::OpInBoundsAccessChain)) {
+          continue;
+        }
+        defs_uses_in(virtual_program.code, i, defs, uses);
+        const bool only_moves =
+            !defs.empty() &&
+            std::all_of(defs.begin(), defs.end(), [&](uint32_t d) {
+              return d < n && move_use[d] && !other_use[d];
+            });
+        if (only_moves) {
+          moves[i] = 2;
+          program->code[i].pipe = Pipe::kAlu;
+          changed = true;
+        }
       }
     }
   }

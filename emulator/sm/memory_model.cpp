@@ -102,6 +102,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // Per line: which level has it; the sectors of lines that miss a level
   // are what that level's bandwidth carries.
   uint32_t latency = t_.l1_latency;
+  uint32_t l2_level = t_.l2_latency;  // the slowest L2 part a line came from
   uint64_t l2_sectors = 0, dram_sectors = 0, l2_lines = 0;
   const uint64_t sectors_per_line =
       std::max<uint64_t>(1, line_bytes / sector_bytes);
@@ -129,6 +130,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     if (t_.l2_far_bytes != 0 && l2_far_.Access(line, true)) {
       ++counters_.l2_hits;
       latency = std::max(latency, t_.l2_far_latency);
+      l2_level = std::max(l2_level, t_.l2_far_latency);
       continue;
     }
     ++counters_.l2_misses;
@@ -157,7 +159,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
         static_cast<double>(l2_lines) * t_.l1_miss_cycles_per_line;
     ready = std::max(ready, f - t_.l1_miss_cycles_per_line + latency);
   }
-  queue(l2_free_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, t_.l2_latency);
+  queue(l2_free_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);
   queue(dram_free_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
         t_.dram_latency);
   return static_cast<uint32_t>(std::ceil(ready - static_cast<double>(now)));

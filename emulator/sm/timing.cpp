@@ -23,7 +23,8 @@ TimingModel::Impl::Impl(const TimingConfig& c, const SmLimits& l,
       limits(l),
       min_regs(min_registers),
       trace(t),
-      memory(c.memory, std::max({1u, c.sms, c.graphics_sms}), c.sms) {
+      memory(c.memory, std::max({1u, c.sms, c.graphics_sms}),
+             std::max(c.sms, c.graphics_sms)) {
   const uint32_t n = std::max({1u, c.sms, c.graphics_sms});
   const uint32_t parts = std::max(1u, l.sub_partitions);
   slots_per_sp = std::max(1u, l.max_warps_per_sm / parts);
@@ -171,6 +172,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
                     ReadyWord(0, StallReason::kWait));
     ws.loop_counts.assign(2 * prog.unrolled_loops.size(), 0);
     ws.private_ready.clear();
+    ws.private_latest = 0;
     if (!prog.ahead_loads.empty()) {
       ws.ahead_at.assign(prog.unrolled_loops.size(), 0);
       ws.ahead_group.assign(prog.unrolled_loops.size(), 0);

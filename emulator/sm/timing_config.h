@@ -72,9 +72,9 @@ struct MemoryTiming {
   uint64_t l2_far_bytes = 0;
   uint32_t l2_far_latency = 0;
   // Sustained bandwidth per SM, bytes per cycle: the GPU's total divided
-  // by its SMs (TimingConfig::sms). All SMs' misses queue on the total, so
-  // that a few SMs running alone get more than their share (each then
-  // limited by l1_miss_cycles_per_line).
+  // by its SMs (TimingConfig::sms, or graphics_sms where that is more). All
+  // SMs' misses queue on the total, so that a few SMs running alone get more
+  // than their share (each then limited by l1_miss_cycles_per_line).
   double l2_bytes_per_cycle_per_sm = 32;
   double dram_bytes_per_cycle_per_sm = 16;
   // Cycles an SM needs per line it sends to the L2 (a line one of its

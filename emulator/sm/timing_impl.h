@@ -75,6 +75,7 @@ struct WarpState {
   // registers occupies (simt::Program::register_private), as far as one
   // was written: when the value last stored there is ready, as `ready`.
   std::vector<uint64_t> private_ready;
+  uint64_t private_latest = 0;  // the latest of them (ReadyWord)
   // Per unrolled loop of its program (simt::Program::unrolled_loops), two
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).

@@ -21,35 +21,40 @@ bool RegisterMove(const simt::Program& p, uint32_t pc) {
 
 }  // namespace
 
-// A move through a variable held in registers (RegisterMove): a store
-// records in w.private_ready when its value is ready (the latest of the
-// registers it reads), for the words its lanes write; a load sets *moved
-// to the latest of the words its lanes read.
+// A move through a variable held in registers (RegisterMove), or an
+// access chain only such moves use. *moved: when its result is ready
+// (ReadyWord), the latest of the registers it reads (an index, a
+// pointer) and, for a load, of the words its lanes read; a store records
+// the latest of its registers (the value, the pointer) for the words its
+// lanes write in w.private_ready, and in w.private_latest. Lanes whose
+// offset lies outside the program's lane-private memory are left out (the
+// executor reads 0 there and drops the store).
 void TimingModel::Impl::MoveThroughRegisters(WarpState& w,
                                              const simt::InstrRecord& rec,
                                              uint64_t* moved) {
-  *moved = 0;
+  uint64_t operands = 0;
+  for (uint32_t r : rec.reads) {
+    if (r < w.ready.size()) operands = std::max(operands, w.ready[r]);
+  }
+  *moved = operands;
   if (rec.addresses == nullptr) return;
   const bool store = rec.writes.empty();
-  uint64_t value = 0;
-  if (store) {
-    for (uint32_t r : rec.reads) {
-      if (r < w.ready.size()) value = std::max(value, w.ready[r]);
-    }
-  }
-  const uint32_t bytes = std::max(1u, rec.access_bytes);
+  if (store) w.private_latest = std::max(w.private_latest, operands);
+  const uint64_t size = w.warp->program().private_bytes;
+  const uint64_t bytes = std::max(1u, rec.access_bytes);
   const uint32_t width = std::min(32u, w.warp->width());
   for (uint32_t m = rec.active & simt::LowLanes(width); m != 0; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
-    const uint32_t offset = static_cast<uint32_t>(rec.addresses[l]);
-    const uint32_t first = offset / 4, last = (offset + bytes - 1) / 4;
+    const uint64_t offset = static_cast<uint32_t>(rec.addresses[l]);
+    if (offset + bytes > size) continue;
+    const size_t first = offset / 4, last = (offset + bytes - 1) / 4;
     if (store) {
       if (w.private_ready.size() <= last) w.private_ready.resize(last + 1, 0);
-      for (uint32_t k = first; k <= last; ++k) {
-        w.private_ready[k] = std::max(w.private_ready[k], value);
+      for (size_t k = first; k <= last; ++k) {
+        w.private_ready[k] = std::max(w.private_ready[k], operands);
       }
     } else {
-      for (uint32_t k = first; k <= last && k < w.private_ready.size(); ++k) {
+      for (size_t k = first; k <= last && k < w.private_ready.size(); ++k) {
         *moved = std::max(*moved, w.private_ready[k]);
       }
     }
@@ -89,12 +94,21 @@ void TimingModel::Impl::Refresh(WarpState& w) {
       deps_reason = static_cast<StallReason>(word & 15);
     }
   };
-  // A move of a variable held in registers waits for nothing: its value
-  // goes with it (Issue).
+  // A move of a variable held in registers waits for nothing: the ready
+  // cycle of what it moves goes with it (Issue, MoveThroughRegisters).
   if (!RegisterMove(w.warp->program(), p.pc)) {
     for (uint32_t r : p.reads) check(r);
   }
   for (uint32_t r : p.writes) check(r);
+  // A warp ends when the values stored in its variables held in
+  // registers are there (a fragment shader's outputs among them).
+  if (p.op == spv::Op::OpReturn && w.private_latest != 0) {
+    const uint64_t word = w.private_latest;
+    if ((word >> 4) > deps_ready) {
+      deps_ready = word >> 4;
+      deps_reason = static_cast<StallReason>(word & 15);
+    }
+  }
   // (Its pipe being busy is the scheduler's to see: Pick.)
   uint64_t t = w.next_issue;
   StallReason why = w.next_issue_reason;

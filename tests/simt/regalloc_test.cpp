@@ -863,5 +863,48 @@ void main() {
   CHECK(built.program.model_regs == built.program.num_regs + 4);
 }
 
+TEST_CASE(
+    "the loads and stores of an array held in registers, and their access "
+    "chains, are marked as moves between registers",
+    "[simt][regalloc][model]") {
+  // a[4] is written and read only in loops of a constant 4 trips: held in
+  // registers. Its one store and one load are moves (1); the access chain
+  // of the store and both of the load's (a[k], then .y) only lead to them
+  // (2). The buffer's loads and store, and the input's load, stay memory.
+  const Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { vec4 v[]; } b;
+void main() {
+  vec4 a[4];
+  for (int k = 0; k < 4; ++k) a[k] = b.v[k];
+  float s = 0.0;
+  for (int k = 0; k < 4; ++k) s += a[k].y;
+  b.v[gl_LocalInvocationID.x].x = s;
+}
+)")
+                        .program;
+  REQUIRE(p.register_private.size() == p.code.size());
+  uint32_t moves = 0, chains = 0, memory = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    const Instr& in = p.code[i];
+    const bool access = in.op == spv::Op::OpLoad || in.op == spv::Op::OpStore;
+    if (p.register_private[i] == 1) {
+      CHECK(access);
+      CHECK(in.pipe == Pipe::kAlu);
+      moves += 1;
+    } else if (p.register_private[i] == 2) {
+      CHECK(in.op == spv::Op::OpAccessChain);
+      CHECK(in.pipe == Pipe::kAlu);
+      chains += 1;
+    } else if (access) {
+      CHECK(in.pipe == Pipe::kLsu);
+      memory += 1;
+    }
+  }
+  CHECK(moves == 2);
+  CHECK(chains == 3);
+  CHECK(memory == 3);
+}
+
 }  // namespace
 }  // namespace warpsim::simt
