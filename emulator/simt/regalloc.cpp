@@ -499,11 +499,7 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   program->model_regs =
       ModelRegisterCount(lowerer, virtual_program, virtual_ent, program->loops,
                          &program->register_private);
-  // Those loads and stores are moves between registers in NVIDIA's code.
   std::vector<uint8_t>& moves = program->register_private;
-  for (size_t i = 0; i < moves.size(); ++i) {
-    if (moves[i] != 0) program->code[i].pipe = Pipe::kAlu;
-  }
   if (std::find(moves.begin(), moves.end(), 1) != moves.end()) {
     // An access chain whose pointer nothing but those uses (or access
     // chains marked so: a[i][j] is two) computes no address there (its
@@ -536,11 +532,15 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
             });
         if (only_moves) {
           moves[i] = 2;
-          program->code[i].pipe = Pipe::kAlu;
           changed = true;
         }
       }
     }
+  }
+  // Those loads, stores and access chains are moves between registers in
+  // NVIDIA's code.
+  for (size_t i = 0; i < moves.size(); ++i) {
+    if (moves[i] != 0) program->code[i].pipe = Pipe::kAlu;
   }
   return {};
 }

@@ -552,9 +552,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   // the latest of its words'.
   uint64_t moved = 0;  // a ReadyWord
   const bool move = RegisterMove(w.warp->program(), rec.pc);
-  if (move) MoveThroughRegisters(w, rec, &moved);
   if (move) {
-    // (Handled above.)
+    MoveThroughRegisters(w, rec, &moved);
   } else if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
              rec.addresses != nullptr) {
     const bool store = rec.writes.empty() && !IsAtomic(rec.op);

@@ -66,6 +66,16 @@ struct Timed {
   uint64_t warp_instructions = 0;
 };
 
+// Every warp instruction either issued (a selected cycle) or went with
+// the one before it (fused, a layout branch, unrolled loop control, a
+// repeated computation, a register move): the run's sum of those.
+uint64_t IssuedOrFree(const RunTiming& run) {
+  return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
+         run.fused_instructions + run.layout_branches +
+         run.unrolled_loop_instructions + run.redundant_instructions +
+         run.register_moves;
+}
+
 // Dispatches `groups` workgroups of `source` on the timing model (or, with
 // `functional`, without it) over a buffer of 4096 floats holding 1, 2, 3,
 // ..., and returns the run's timing and the buffer.
@@ -201,9 +211,7 @@ TEST_CASE("a multiply and its add issue as one instruction (fused)",
   CHECK(b.warp_instructions - a.warp_instructions == 64);
   CHECK(b.run.fused_instructions - a.run.fused_instructions == 32);
   CHECK(b.run.cycles - a.run.cycles == 32 * 4);
-  CHECK(b.run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
-            b.run.fused_instructions ==
-        b.warp_instructions);
+  CHECK(IssuedOrFree(b.run) == b.warp_instructions);
   // Unfused, each pair costs two latencies.
   CHECK(unfused.run.cycles - b.run.cycles >= 64 * 4 - 8);
   CHECK(unfused.run.fused_instructions == 0);
@@ -242,10 +250,7 @@ TEST_CASE(
   // At least the back edge of each of the 16 trips.
   CHECK(free.run.layout_branches >= 16);
   CHECK(free.warp_instructions == plain.warp_instructions);
-  CHECK(free.run.stall_cycles[static_cast<size_t>(
-            trace::StallReason::kSelected)] +
-            free.run.fused_instructions + free.run.layout_branches ==
-        free.warp_instructions);
+  CHECK(IssuedOrFree(free.run) == free.warp_instructions);
   // Each branch no longer issued saves its issue cycle and the branch
   // latency the warp waited after it.
   CHECK(free.run.cycles + 16 * 4 <= plain.run.cycles);
@@ -268,12 +273,7 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
   CHECK(plain.run.unrolled_loop_instructions == 0);
   CHECK(unrolled.run.unrolled_loop_instructions == 36);
   CHECK(unrolled.warp_instructions == plain.warp_instructions);
-  CHECK(unrolled.run.stall_cycles[static_cast<size_t>(
-            trace::StallReason::kSelected)] +
-            unrolled.run.fused_instructions + unrolled.run.layout_branches +
-            unrolled.run.unrolled_loop_instructions +
-            unrolled.run.redundant_instructions + unrolled.run.register_moves ==
-        unrolled.warp_instructions);
+  CHECK(IssuedOrFree(unrolled.run) == unrolled.warp_instructions);
   // Each control instruction not issued saves at least its issue cycle.
   CHECK(unrolled.run.cycles + 36 <= plain.run.cycles);
   CHECK(unrolled.buffer == plain.buffer);
@@ -298,12 +298,7 @@ TEST_CASE("a repeated computation issues with the instruction before it",
   CHECK(plain.run.redundant_instructions == 0);
   CHECK(cse.run.redundant_instructions == 2);
   CHECK(cse.warp_instructions == plain.warp_instructions);
-  CHECK(
-      cse.run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
-          cse.run.fused_instructions + cse.run.layout_branches +
-          cse.run.unrolled_loop_instructions + cse.run.redundant_instructions +
-          cse.run.register_moves ==
-      cse.warp_instructions);
+  CHECK(IssuedOrFree(cse.run) == cse.warp_instructions);
   CHECK(cse.run.cycles < plain.run.cycles);
   CHECK(cse.buffer == plain.buffer);
 }
@@ -685,12 +680,7 @@ TEST_CASE(
   CHECK(moves.run.register_moves == 0);
   CHECK(free.run.register_moves == 16);
   CHECK(free.warp_instructions == moves.warp_instructions);
-  CHECK(free.run.stall_cycles[static_cast<size_t>(
-            trace::StallReason::kSelected)] +
-            free.run.fused_instructions + free.run.layout_branches +
-            free.run.unrolled_loop_instructions +
-            free.run.redundant_instructions + free.run.register_moves ==
-        free.warp_instructions);
+  CHECK(IssuedOrFree(free.run) == free.warp_instructions);
   // Each move not issued saves at least its issue cycle.
   CHECK(free.run.cycles + 16 <= moves.run.cycles);
   CHECK(free.buffer == moves.buffer);
