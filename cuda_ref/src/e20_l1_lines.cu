@@ -35,7 +35,11 @@
 //   line l mod k of it, packed or spread as above), 32 warps per SM, on 4
 //   SMs (blocks = 4, as many as run a draw's fragment shaders on the H200:
 //   vulkan_ref FINDINGS Q1) and on every SM: whether the SM sends the L2
-//   one request per line, and how fast.
+//   one request per line, and how fast. "l2ca_*" are the same with
+//   ld.global.ca (cached in L1, missing it), "l2nc_packed" with
+//   ld.global.nc (the read-only path); the "*_hashed_packed" series put
+//   each of a load's k lines at a multiplicative hash of its group line
+//   anywhere in the ring instead of in the group's 4 KB (scattered reads).
 //
 // Results, per series ("packed", "spread") and W, one row per k:
 //   lines (k), sectors_per_load, cycles_per_load_per_sm: over SMs, the mean
@@ -132,10 +136,29 @@ __device__ __forceinline__ uint32_t LoadCg(const uint32_t* p) {
   return v;
 }
 
+// ld.global.nc: the read-only (texture) path, which a compiler may take
+// for a buffer the shader only reads.
+__device__ __forceinline__ uint32_t LoadNc(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+enum LoadKind { kCg = 0, kCa = 1, kNc = 2 };
+
+// The ring line of group line x: x itself, or (kHashed) x's multiplicative
+// hash, so that a load's 32 lines lie anywhere in the ring rather than in
+// 4 KB of consecutive lines.
+template <bool kHashed>
+__device__ __forceinline__ uint32_t RingLine(uint32_t x, uint32_t ring_lines) {
+  if (kHashed) x = (x * 2654435761u) >> 15;
+  return x & (ring_lines - 1);
+}
+
 // The L2 series: each warp load reads a group of 32 lines of its own in a
 // 16 MB ring (L2-resident, ld.global.cg: no L1), lane l line l mod k of
 // the group, packed or spread in the line as above.
-template <bool kCa>
+template <int kKind, bool kHashed>
 __global__ void __launch_bounds__(1024, 1)
     MissKernel(const uint32_t* ring, uint32_t ring_lines, uint32_t k,
                uint32_t spread, uint32_t iterations, uint32_t* out,
@@ -150,8 +173,12 @@ __global__ void __launch_bounds__(1024, 1)
   __syncthreads();
   const uint64_t c0 = cuda_ref::ClockAfterMemory();
 #define E20_AT(j) \
-  (ring + ((((group + (j)) * 32 + line) & (ring_lines - 1)) * 32 + word))
-#define E20_LOAD(j) (kCa ? LoadCa(E20_AT(j)) : LoadCg(E20_AT(j)))
+  (ring +                                                                    \
+   RingLine<kHashed>((group + (j)) * 32 + line, ring_lines) * 32 + word)
+#define E20_LOAD(j)                             \
+  (kKind == kCa   ? LoadCa(E20_AT(j))           \
+   : kKind == kNc ? LoadNc(E20_AT(j))           \
+                  : LoadCg(E20_AT(j)))
 #pragma unroll 1
   for (uint32_t it = 0; it < iterations; ++it, group += 8) {
     a0 ^= E20_LOAD(0);
@@ -286,16 +313,32 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemset(ring, 1, size_t(kRingLines) * 128));
   const int miss_warps = 32;
   const uint32_t miss_iterations = kMissLoadsPerThread / 8;
-  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(MissKernel<false>),
-                               pad);
-  cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(MissKernel<true>),
-                               pad);
-  for (const char* series :
-       {"l2_packed", "l2_spread", "l2ca_packed", "l2ca_spread"}) {
+  using Kernel = void (*)(const uint32_t*, uint32_t, uint32_t, uint32_t,
+                          uint32_t, uint32_t*, WarpRec*);
+  struct Series {
+    const char* name;
+    Kernel kernel;
+  };
+  const Series all_series[] = {
+      {"l2_packed", MissKernel<kCg, false>},
+      {"l2_spread", MissKernel<kCg, false>},
+      {"l2ca_packed", MissKernel<kCa, false>},
+      {"l2ca_spread", MissKernel<kCa, false>},
+      // ld.global.nc, and the lines hashed over the ring (a fragment
+      // shader's scattered reads of a read-only buffer).
+      {"l2nc_packed", MissKernel<kNc, false>},
+      {"l2_hashed_packed", MissKernel<kCg, true>},
+      {"l2ca_hashed_packed", MissKernel<kCa, true>},
+      {"l2nc_hashed_packed", MissKernel<kNc, true>},
+  };
+  for (const Series& s : all_series) {
+    cuda_ref::AllowOneBlockPerSm(reinterpret_cast<const void*>(s.kernel), pad);
+  }
+  for (const Series& s : all_series) {
+    const char* series = s.name;
     const std::string name = series;
     const bool spread = name.find("spread") != std::string::npos;
-    const bool ca = name.find("l2ca") == 0;
-    const auto kernel = ca ? MissKernel<true> : MissKernel<false>;
+    const Kernel kernel = s.kernel;
     Json per_g = Json::Array();
     for (const int blocks :
          opt.quick ? std::vector<int>{4} : std::vector<int>{4, sms}) {
