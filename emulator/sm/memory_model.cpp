@@ -51,7 +51,7 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
       l2_far_(std::max<uint64_t>(1, timing.l2_far_bytes), timing.line_bytes,
               timing.l2_ways),
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
-      request_free_(sms, 0.0) {
+      request_queue_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
     l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways);
@@ -72,6 +72,14 @@ uint64_t MemoryModel::DeviceAddress(const void* host, uint64_t size) {
   next_device_ = (device + (end - begin) + kDeviceAlignment - 1) /
                  kDeviceAlignment * kDeviceAlignment;
   return device;
+}
+
+double MemoryModel::Queue::Take(double at, double cycles) {
+  // In the latest request's time: the backlog then, this work after it.
+  latest = std::max(latest, at);
+  const double start = std::max(free, latest);
+  free = start + cycles;
+  return (start - latest) + cycles;
 }
 
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
@@ -138,29 +146,29 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     latency = std::max(latency, t_.dram_latency);
   }
   // Bandwidth: the request's sectors occupy each level's bandwidth (the
-  // whole GPU's, which every SM's requests share) from when it is free
-  // (or now); the last sector's arrival delays the data by as much as it
+  // whole GPU's, which every SM's requests share) after what is queued
+  // there; the last sector's arrival delays the data by as much as it
   // waited.
-  double ready = static_cast<double>(now) + latency;
-  auto queue = [&](double& f, uint64_t n, double per_sm,
+  const double at = static_cast<double>(now);
+  double ready = at + latency;
+  auto queue = [&](Queue& q, uint64_t n, double per_sm,
                    uint32_t level_latency) {
     if (n == 0 || per_sm <= 0) return;
     const double per_cycle = per_sm * bandwidth_sms_;
-    f = std::max(f, static_cast<double>(now)) +
-        static_cast<double>(n * sector_bytes) / per_cycle;
-    ready = std::max(ready, f + level_latency -
-                                static_cast<double>(sector_bytes) / per_cycle);
+    const double one = static_cast<double>(sector_bytes) / per_cycle;
+    const double done =
+        q.Take(at, static_cast<double>(n * sector_bytes) / per_cycle);
+    ready = std::max(ready, at + done - one + level_latency);
   };
   if (l2_lines != 0 && t_.l1_miss_cycles_per_line > 0) {
     // The lines leave the SM one after the other; the last one's data
     // comes back a level's latency after it left.
-    double& f = request_free_[sm];
-    f = std::max(f, static_cast<double>(now)) +
-        static_cast<double>(l2_lines) * t_.l1_miss_cycles_per_line;
-    ready = std::max(ready, f - t_.l1_miss_cycles_per_line + latency);
+    const double done = request_queue_[sm].Take(
+        at, static_cast<double>(l2_lines) * t_.l1_miss_cycles_per_line);
+    ready = std::max(ready, at + done - t_.l1_miss_cycles_per_line + latency);
   }
-  queue(l2_free_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);
-  queue(dram_free_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
+  queue(l2_queue_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);
+  queue(dram_queue_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
         t_.dram_latency);
   return static_cast<uint32_t>(std::ceil(ready - static_cast<double>(now)));
 }

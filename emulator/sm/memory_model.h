@@ -95,12 +95,23 @@ class MemoryModel {
   LineCache l2_;
   LineCache l2_far_;  // MemoryTiming::l2_far_bytes (unused when 0)
   uint32_t bandwidth_sms_;
-  // The cycle from which the L2 and DRAM bandwidth is free again
-  // (fractional: bytes per cycle need not be whole).
-  double l2_free_ = 0, dram_free_ = 0;
-  // Per SM: the cycle from which it can send the L2 another line
+  // A bandwidth: the cycle from which it is free again (fractional: bytes
+  // per cycle need not be whole) and the latest cycle a request came at.
+  // A request may come at an earlier cycle than one before it (a load the
+  // timing model issues ahead, in NVIDIA's unrolled code, of where the
+  // emulator runs it): it waits for the backlog there was at the latest,
+  // not behind the later requests.
+  struct Queue {
+    double free = 0;
+    double latest = 0;
+    // Queues `cycles` of work coming at `at`; returns the cycle, counted
+    // from `at`, at which the work is done.
+    double Take(double at, double cycles);
+  };
+  Queue l2_queue_, dram_queue_;
+  // Per SM: when it can send the L2 another line
   // (MemoryTiming::l1_miss_cycles_per_line).
-  std::vector<double> request_free_;
+  std::vector<Queue> request_queue_;
   MemoryCounters counters_;
   std::vector<uint64_t> lines_, sectors_;  // scratch
 };

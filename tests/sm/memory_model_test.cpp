@@ -115,6 +115,42 @@ TEST_CASE("the L2 bandwidth is the GPU's: SMs running alone share all of it") {
   CHECK(m.Access(1, 300000, addr, ~0u, 4, false) == 200 + 16);
 }
 
+TEST_CASE(
+    "a request at an earlier cycle than the queue's latest waits for its "
+    "backlog only") {
+  // An unrolled loop's load issued ahead (at the cycle its group's first
+  // load went out) after other requests at later cycles.
+  MemoryTiming t = Small();
+  t.l2_bytes_per_cycle_per_sm = 0;
+  t.dram_bytes_per_cycle_per_sm = 0;
+  t.l1_miss_cycles_per_line = 2;
+  MemoryModel m(t, 1, 1);
+  std::vector<uint8_t> buf(65536);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  auto lines = [&](uint32_t first, uint32_t n) {
+    for (uint32_t l = 0; l < n; ++l) addr[l] = base + 128 * (first + l);
+  };
+  // Lines 0..127 into the L2 (stores do not allocate in the L1).
+  for (uint32_t g = 0; g < 4; ++g) {
+    lines(32 * g, 32);
+    m.Access(0, 10000 * g, addr, ~0u, 4, true);
+  }
+  // 4 lines at 100000: free from 100008.
+  lines(0, 4);
+  CHECK(m.Access(0, 100000, addr, 0xfu, 4, false) == 200 + 3 * 2);
+  // 4 lines at 99000: they wait the 8 cycles of backlog the queue had at
+  // its latest request (100000), then leave one per 2 cycles; counted
+  // from 99000. (Behind the later request's lines, as an absolute queue
+  // would have them, it would be 100008 + 3 * 2 + 200 - 99000 = 1214.)
+  lines(4, 4);
+  CHECK(m.Access(0, 99000, addr, 0xfu, 4, false) == 8 + 3 * 2 + 200);
+  // A request at a later cycle again: behind both (free from 100016).
+  lines(8, 4);
+  CHECK(m.Access(0, 100010, addr, 0xfu, 4, false) ==
+        (100016 - 100010) + 3 * 2 + 200);
+}
+
 TEST_CASE("a partitioned L2: lines past the near part come from the rest") {
   MemoryTiming t = Small();
   t.l1_bytes = 128;  // one line
