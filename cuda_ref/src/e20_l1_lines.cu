@@ -173,11 +173,10 @@ __global__ void __launch_bounds__(1024, 1)
   __syncthreads();
   const uint64_t c0 = cuda_ref::ClockAfterMemory();
 #define E20_AT(j) \
-  (ring +                                                                    \
-   RingLine<kHashed>((group + (j)) * 32 + line, ring_lines) * 32 + word)
-#define E20_LOAD(j)                             \
-  (kKind == kCa   ? LoadCa(E20_AT(j))           \
-   : kKind == kNc ? LoadNc(E20_AT(j))           \
+  (ring + RingLine<kHashed>((group + (j)) * 32 + line, ring_lines) * 32 + word)
+#define E20_LOAD(j)                   \
+  (kKind == kCa   ? LoadCa(E20_AT(j)) \
+   : kKind == kNc ? LoadNc(E20_AT(j)) \
                   : LoadCg(E20_AT(j)))
 #pragma unroll 1
   for (uint32_t it = 0; it < iterations; ++it, group += 8) {
