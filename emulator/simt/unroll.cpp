@@ -17,8 +17,13 @@
 //   - it leaves only through one conditional branch to its merge block (no
 //     break, return, kill or terminate inside);
 //   - that branch's condition is an integer comparison of a counter with a
-//     bound that is the same on every trip (a constant, a register the loop
-//     never writes, or what the loop computes from such values);
+//     bound that is the same on every trip: a constant, a register the loop
+//     never writes, or what the loop loads from memory it does not write
+//     (glslang reads a uniform bound in the loop's header), but not what
+//     the loop computes from such values with arithmetic: E21
+//     (vulkan_ref/results/h200/e21-loop-bounds-2026-12-03) found `i < u.n`
+//     unrolled and `i < u.n / 2`, `u.n >> 1`, `u.n * 2`, `u.n - 1` in the
+//     header not (the same division before the loop: unrolled);
 //   - the counter is stepped once per trip by one, up or down (an IAdd or
 //     ISub with constant 1), directly or through the back edge's phi copy.
 // What the loop recomputes its bound from on every trip (glslang loads a
@@ -207,10 +212,13 @@ class LoopFinder {
     // on every trip: a constant, a register the loop never writes, or what
     // an instruction earlier in the same block computes from such values (a
     // compiler hoists it out of the loop); a load only when the loop writes
-    // no memory.
+    // no memory. For the bound itself (`value`), only a load or a copy of
+    // such a value: a bound the loop computes from one with arithmetic
+    // (u.n / 2, u.n * 2, u.n - 1 in the loop's header) leaves the loop
+    // rolled (E21); the load's address may be computed.
     std::vector<uint32_t> hoisted;  // the loop's instructions it relies on
-    auto invariant = [&](auto& self, uint32_t r, uint32_t at,
-                         int depth) -> bool {
+    auto invariant = [&](auto& self, uint32_t r, uint32_t at, int depth,
+                         bool value) -> bool {
       if (r == kNoReg || IsConstant(r)) return true;
       if (depth > 8) return false;
       for (uint32_t i = at; i-- > begin;) {
@@ -224,9 +232,14 @@ class LoopFinder {
             in.pipe == Pipe::kTex) {
           return false;
         }
+        const bool load = in.op == spv::Op::OpLoad;
+        const bool copy =
+            in.op == spv::Op::OpCopyObject || in.op == spv::Op::OpBitcast;
+        if (value && !load && !copy) return false;
         const InstrOperands& o = p_.operands[i];
         for (uint32_t k = 0; k < o.reads; ++k) {
-          if (!self(self, p_.reg_lists[o.first + k], i, depth + 1)) {
+          if (!self(self, p_.reg_lists[o.first + k], i, depth + 1,
+                    value && copy)) {
             return false;
           }
         }
@@ -248,7 +261,7 @@ class LoopFinder {
       const uint32_t bound = cmp.src[1 - k], counter = cmp.src[k];
       if (counter == kNoReg || IsConstant(counter) || bound == kNoReg) continue;
       hoisted.clear();
-      if (!invariant(invariant, bound, compare, 0)) continue;
+      if (!invariant(invariant, bound, compare, 0, true)) continue;
       uint32_t phi = counter;
       const uint32_t update = Step(counter, written, writer, &phi);
       if (update == kNoReg) continue;

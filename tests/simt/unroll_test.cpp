@@ -2,7 +2,8 @@
 // NVIDIA's compiler unrolls them (vulkan_ref's E16): countable loops with a
 // run-time trip count, completely when the trip count is a constant; not a
 // loop with a break, a while loop on a computed value, a loop stepping by 2,
-// a loop holding another loop, or one marked [[dont_unroll]].
+// a loop holding another loop, one whose bound it computes with arithmetic
+// (E21), or one marked [[dont_unroll]].
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -52,14 +53,30 @@ TEST_CASE("countable loops with a run-time trip count are unrolled",
   CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) {\n"
                        "    if ((i & 1) == 0) x = x * x; else x += 1.0;\n"
                        "  }\n")) == P{1, 0});
-  // The bound recomputed in the loop from a uniform: invariant; its load
-  // and multiply are marked too (hoisted).
-  const Program hoist =
-      Build("  for (int i = 0; i < 4 * u.n; ++i) x = x * x;\n");
+  // The bound read from a uniform in the loop's header: invariant; its
+  // load is marked too (hoisted).
+  const Program hoist = Build("  for (int i = 0; i < u.n; ++i) x = x * x;\n");
   CHECK(Unrolled(hoist) == P{1, 0});
   size_t marked = 0;
   for (uint32_t tag : hoist.loop_control) marked += tag != 0;
-  CHECK(marked == 5);
+  CHECK(marked == 4);
+  // Computed from the uniform before the loop: unrolled (E21).
+  CHECK(Unrolled(Build("  int m = u.n / 2;\n"
+                       "  for (int i = 0; i < m; ++i) x = x * x;\n")) ==
+        P{1, 0});
+}
+
+TEST_CASE("a loop whose bound it computes with arithmetic stays rolled",
+          "[simt][unroll]") {
+  // E21 (vulkan_ref/results/h200/e21-loop-bounds-2026-12-03): the same
+  // loop on u.n / 2, u.n >> 1, u.n * 2 or u.n - 1 in its header had no
+  // more code than a loop with one copy of its body.
+  using P = std::pair<size_t, size_t>;
+  for (const char* bound : {"u.n / 2", "(u.n >> 1)", "4 * u.n", "u.n - 1"}) {
+    INFO(bound);
+    CHECK(Unrolled(Build(std::string("  for (int i = 0; i < ") + bound +
+                         "; ++i) x = x * x;\n")) == P{0, 0});
+  }
 }
 
 TEST_CASE("the loads an unrolled loop's trips issue ahead", "[simt][unroll]") {
