@@ -384,6 +384,12 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
             SourcePos{path});
       }
       t->free_register_moves = value.get<bool>();
+    } else if (key == "rename_registers") {
+      if (!value.is_boolean()) {
+        return InvalidInput("\"timing.rename_registers\" must be true or false",
+                            SourcePos{path});
+      }
+      t->rename_registers = value.get<bool>();
     } else if (key == "scheduler") {
       if (!value.is_string() ||
           !sm::ParseScheduler(value.get<std::string>(), &t->scheduler)) {
@@ -411,6 +417,8 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
                                               "free_layout_branches: "
                                               "true|false, "
                                               "free_register_moves: "
+                                              "true|false, "
+                                              "rename_registers: "
                                               "true|false") +
               ")",
           SourcePos{path});

@@ -136,6 +136,15 @@ struct TimingConfig {
   // gives is ready when the one stored there was. false: each is a move
   // on the ALU pipe.
   bool free_register_moves = true;
+  // An instruction does not wait for an earlier one's pending write to a
+  // register it writes: NVIDIA's allocator gives every live value its own
+  // register, where the executor's fewer registers reuse one for values
+  // that are live one after the other (a completely unrolled loop's loads
+  // into one register: on the GPU, each into its own). A write by fewer
+  // than the warp's alive lanes keeps the later of the two ready cycles
+  // (the other lanes' value is still coming). false: a write waits for
+  // the register's pending write, as a scoreboard without renaming does.
+  bool rename_registers = true;
   // Each sub-partition's L0 instruction cache (icache_bytes 0: none, every
   // instruction is at hand). A program's instruction k sits at code address
   // k x instruction_bytes (its own range per program); the cache holds

@@ -99,7 +99,9 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   if (!RegisterMove(w.warp->program(), p.pc)) {
     for (uint32_t r : p.reads) check(r);
   }
-  for (uint32_t r : p.writes) check(r);
+  if (!config.rename_registers) {
+    for (uint32_t r : p.writes) check(r);
+  }
   // A warp ends when the values stored in its variables held in
   // registers are there (a fragment shader's outputs among them).
   if (p.op == spv::Op::OpReturn && w.private_latest != 0) {
@@ -498,6 +500,17 @@ inline void CountLoopControl(WarpState& w, uint32_t pc) {
   }
 }
 
+// Sets the ready cycle of register `r`, written by an instruction on the
+// lanes `active`, to `word` (a ReadyWord): a write by fewer than the
+// warp's alive lanes keeps the later of that and the pending one
+// (TimingConfig::rename_registers).
+inline void SetReady(WarpState& w, uint32_t r, uint32_t active, uint64_t word) {
+  if (r >= w.ready.size()) return;
+  const uint32_t alive = w.warp->alive();
+  uint64_t& ready = w.ready[r];
+  ready = (active & alive) == alive ? word : std::max(ready, word);
+}
+
 }  // namespace
 
 // Issues `w`'s next instruction at `now`.
@@ -568,9 +581,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   latency = std::max(1u, latency);
   for (uint32_t r : rec.writes) {
-    if (r < w.ready.size()) {
-      w.ready[r] = std::max(ReadyWord(now + latency, reason), moved);
-    }
+    SetReady(w, r, rec.active,
+             std::max(ReadyWord(now + latency, reason), moved));
   }
   bool logged = false;  // in the trace
   if (config.fuse_pairs && BeginsPair(rec.op) && rec.addresses == nullptr &&
@@ -595,9 +607,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       uint64_t& busy = sp.pipe_free[static_cast<size_t>(issue_pipe)];
       busy = std::max(busy, now + std::max(1u, second.interval));
       for (uint32_t r : fused.writes) {
-        if (r < w.ready.size()) {
-          w.ready[r] = ReadyWord(now + both, reason);
-        }
+        SetReady(w, r, fused.active, ReadyWord(now + both, reason));
       }
       LogInstruction(w, fused, both, now, StallReason::kSelected);
       logged = true;
@@ -639,9 +649,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
         uint64_t value = 0;
         MoveThroughRegisters(w, extra, &value);
         for (uint32_t r : extra.writes) {
-          if (r < w.ready.size()) {
-            w.ready[r] = std::max(ReadyWord(now, StallReason::kWait), value);
-          }
+          SetReady(w, r, extra.active,
+                   std::max(ReadyWord(now, StallReason::kWait), value));
         }
         run.register_moves += 1;
       } else if (layout) {
