@@ -247,7 +247,20 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
        .real = &m->l1_miss_cycles_per_line,
        .lo_closed = true},
   };
-  if (Status s = SetNumFields(fields, j, prefix, path); !s.ok()) return s;
+  // The one true/false field; the rest are numbers.
+  nlohmann::json numbers = j;
+  if (auto it = numbers.find("l1_sector_fills"); it != numbers.end()) {
+    if (!it->is_boolean()) {
+      return InvalidInput(
+          "\"timing.memory.l1_sector_fills\" must be true or false",
+          SourcePos{path});
+    }
+    m->l1_sector_fills = it->get<bool>();
+    numbers.erase(it);
+  }
+  if (Status s = SetNumFields(fields, numbers, prefix, path); !s.ok()) {
+    return s;
+  }
   if (m->l2_far_bytes != 0 &&
       (m->l2_far_bytes <= m->l2_bytes || m->l2_far_latency < m->l2_latency)) {
     return InvalidInput(

@@ -17,7 +17,16 @@ LineCache::LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways)
 
 void LineCache::Free::operator()(uint64_t* p) const { std::free(p); }
 
+namespace {
+constexpr int kSectorShift = 56;
+constexpr uint64_t kTagMask = (uint64_t{1} << kSectorShift) - 1;
+}  // namespace
+
 bool LineCache::Access(uint64_t line, bool allocate) {
+  return AccessSectors(line, 0xff, allocate) == 0xff;
+}
+
+uint32_t LineCache::AccessSectors(uint64_t line, uint32_t want, bool allocate) {
   if (entries_ == nullptr) {
     void* p = std::calloc(sets_ * ways_ * 2, sizeof(uint64_t));
     if (p == nullptr) throw std::bad_alloc();
@@ -25,21 +34,24 @@ bool LineCache::Access(uint64_t line, bool allocate) {
   }
   const uint64_t set = line % sets_;
   uint64_t* e = entries_.get() + set * ways_ * 2;
-  const uint64_t tag = line + 1;
+  const uint64_t tag = (line + 1) & kTagMask;
+  want &= 0xff;
   ++clock_;
   uint32_t victim = 0;
   for (uint32_t w = 0; w < ways_; ++w) {
-    if (e[2 * w] == tag) {
+    if ((e[2 * w] & kTagMask) == tag) {
       e[2 * w + 1] = clock_;
-      return true;
+      const uint32_t held = static_cast<uint32_t>(e[2 * w] >> kSectorShift);
+      if (allocate) e[2 * w] |= uint64_t{want} << kSectorShift;
+      return held & want;
     }
     if (e[2 * w + 1] < e[2 * victim + 1]) victim = w;
   }
   if (allocate) {
-    e[2 * victim] = tag;
+    e[2 * victim] = tag | uint64_t{want} << kSectorShift;
     e[2 * victim + 1] = clock_;
   }
-  return false;
+  return 0;
 }
 
 void LineCache::Clear() { entries_.reset(); }
@@ -114,18 +126,32 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   uint64_t l2_sectors = 0, dram_sectors = 0, l2_lines = 0;
   const uint64_t sectors_per_line =
       std::max<uint64_t>(1, line_bytes / sector_bytes);
+  // The L1 fills only the sectors a load missed (l1_sector_fills), with
+  // lines of at most 8 sectors; otherwise whole lines.
+  const bool sectored = t_.l1_sector_fills && sectors_per_line <= 8;
   size_t k = 0;
   for (uint64_t line : lines_) {
     uint64_t in_line = 0;
+    uint32_t want = 0;
     while (k < sectors_.size() &&
            sectors_[k] * sector_bytes / line_bytes == line) {
       ++in_line;
+      want |= 1u << (sectors_[k] % sectors_per_line % 8);
       ++k;
     }
     in_line = std::min(in_line, sectors_per_line);
-    if (!store && l1_[sm].Access(line, true)) {
-      ++counters_.l1_hits;
-      continue;
+    if (!store) {
+      if (sectored) {
+        const uint32_t held = l1_[sm].AccessSectors(line, want, true);
+        if (held == want) {
+          ++counters_.l1_hits;
+          continue;
+        }
+        in_line = static_cast<uint64_t>(std::popcount(want & ~held));
+      } else if (l1_[sm].Access(line, true)) {
+        ++counters_.l1_hits;
+        continue;
+      }
     }
     ++counters_.l1_misses;
     ++l2_lines;

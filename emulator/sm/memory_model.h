@@ -5,7 +5,9 @@
 // DeviceAddress() gives the emulator's host memory) are grouped into
 // lines of line_bytes and sectors of sector_bytes. Each distinct line is looked
 // up in the SM's L1 (set associative, least recently used; loads allocate,
-// stores write through without allocating), then in the L2 (the same kind
+// and with l1_sector_fills bring in only the sectors they asked for, so
+// that a later load of the line's other sectors misses for those; stores
+// write through without allocating), then in the L2 (the same kind
 // of cache, shared by all SMs, allocating on loads and stores), then in
 // the rest of a partitioned L2 (l2_far_bytes, the same again), then
 // DRAM. The instruction's latency is the slowest line's hit latency; the
@@ -35,10 +37,16 @@ class LineCache {
   // Looks up `line` (address / line_bytes); returns whether it hit. With
   // `allocate`, a miss brings the line in.
   bool Access(uint64_t line, bool allocate);
+  // A sectored cache: looks up the sectors `want` (bit i: sector i of the
+  // line, 8 at most) of `line`; returns those of them it held. With
+  // `allocate`, they are brought in (the line's tag too, on a miss: its
+  // other sectors stay empty until asked for).
+  uint32_t AccessSectors(uint64_t line, uint32_t want, bool allocate);
   void Clear();
 
  private:
-  // Per set and way: {line + 1 (0: empty), last use (for LRU)}. Allocated
+  // Per set and way: {line + 1 (0: empty) with the sectors held in the top
+  // 8 bits (AccessSectors), last use (for LRU)}. Allocated
   // zeroed on first use with calloc, whose fresh pages the system maps
   // only when touched: a GPU's caches are tens of megabytes, and a run
   // that touches a few sets (or an SM that runs nothing) pays for those.

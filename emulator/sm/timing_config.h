@@ -81,6 +81,11 @@ struct MemoryTiming {
   // loads or stores missed in the L1): its requests leave one after the
   // other, whatever their sectors. 0: no limit.
   double l1_miss_cycles_per_line = 0;
+  // The L1 is sectored: a load that misses brings in only the sectors it
+  // asked for (the line's tag with them), and a later load of the line's
+  // other sectors misses again, for those (REFERENCE §1.5: 128-byte lines
+  // of 32-byte sectors). false: a miss brings in the whole line.
+  bool l1_sector_fills = true;
 };
 
 struct TimingConfig {

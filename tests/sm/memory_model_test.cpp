@@ -58,6 +58,36 @@ TEST_CASE("a warp's loads: one line per 128 bytes, the second time an L1 hit") {
   CHECK(m.counters().sectors == 4 + 4 + 32);
 }
 
+TEST_CASE("the L1 is sectored: a miss brings in only the sectors asked for") {
+  for (const bool sectored : {true, false}) {
+    MemoryTiming t = Small();
+    t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limit
+    t.dram_bytes_per_cycle_per_sm = 0;
+    t.l1_sector_fills = sectored;
+    MemoryModel m(t, 1, 1);
+    std::vector<uint8_t> buf(4096);
+    const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+    uint64_t addr[32];
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * (l % 8);
+    m.Access(0, 0, addr, ~0u, 4, false);  // sector 0: a miss
+    CHECK(m.counters().l1_misses == 1);
+    // Sector 1 of the same line: sectored, a miss again (one sector from
+    // the L2); whole lines, a hit.
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 32 + 4 * (l % 8);
+    const uint32_t second = m.Access(0, 1000, addr, ~0u, 4, false);
+    CHECK(second == (sectored ? 200u : 30u));
+    CHECK(m.counters().l1_misses == (sectored ? 2u : 1u));
+    // Sectors 0 and 1 again: hits either way.
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * (l % 16);
+    CHECK(m.Access(0, 2000, addr, ~0u, 4, false) == 30);
+    // Sectors 1 to 3: sectored, a miss for 2 and 3 only (2 sectors sent).
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 32 + 4 * (l % 24);
+    const uint64_t before = m.counters().l1_misses;
+    CHECK(m.Access(0, 3000, addr, ~0u, 4, false) == (sectored ? 200u : 30u));
+    CHECK(m.counters().l1_misses - before == (sectored ? 1u : 0u));
+  }
+}
+
 TEST_CASE(
     "lines that miss the L1 leave the SM one per l1_miss_cycles_per_line") {
   MemoryTiming t = Small();
