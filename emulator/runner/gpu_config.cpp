@@ -133,12 +133,13 @@ Status ParseSmLimits(const nlohmann::json& j, const std::string& path,
 
 // A numeric field of a JSON object: an unsigned integer in lo..hi (u32 or
 // u64 set), or a finite number above lo (real set; at lo too when
-// lo_closed).
+// lo_closed); or a true/false one (flag set).
 struct NumField {
   const char* name;
   uint32_t* u32 = nullptr;
   uint64_t* u64 = nullptr;
   double* real = nullptr;
+  bool* flag = nullptr;  // true or false instead of a number
   uint64_t lo = 0, hi = 0;
   bool lo_closed = false;
 };
@@ -165,6 +166,14 @@ bool SetNumField(const std::vector<NumField>& fields, const std::string& key,
   }
   if (f == nullptr) return false;
   const std::string name = "\"" + prefix + key + "\"";
+  if (f->flag != nullptr) {
+    if (!value.is_boolean()) {
+      *status = InvalidInput(name + " must be true or false", SourcePos{path});
+      return true;
+    }
+    *f->flag = value.get<bool>();
+    return true;
+  }
   if (f->real != nullptr) {
     const double lo = static_cast<double>(f->lo);
     if (!value.is_number() || !std::isfinite(value.get<double>()) ||
@@ -246,21 +255,9 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "l1_miss_cycles_per_line",
        .real = &m->l1_miss_cycles_per_line,
        .lo_closed = true},
+      {.name = "l1_sector_fills", .flag = &m->l1_sector_fills},
   };
-  // The one true/false field; the rest are numbers.
-  nlohmann::json numbers = j;
-  if (auto it = numbers.find("l1_sector_fills"); it != numbers.end()) {
-    if (!it->is_boolean()) {
-      return InvalidInput(
-          "\"timing.memory.l1_sector_fills\" must be true or false",
-          SourcePos{path});
-    }
-    m->l1_sector_fills = it->get<bool>();
-    numbers.erase(it);
-  }
-  if (Status s = SetNumFields(fields, numbers, prefix, path); !s.ok()) {
-    return s;
-  }
+  if (Status s = SetNumFields(fields, j, prefix, path); !s.ok()) return s;
   if (m->l2_far_bytes != 0 &&
       (m->l2_far_bytes <= m->l2_bytes || m->l2_far_latency < m->l2_latency)) {
     return InvalidInput(
@@ -328,6 +325,12 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       {.name = "fragment_warp_cycles",
        .u32 = &t->fragment_warp_cycles,
        .hi = 1u << 20},
+      {.name = "cse", .flag = &t->cse},
+      {.name = "fuse_pairs", .flag = &t->fuse_pairs},
+      {.name = "split_int_adds", .flag = &t->split_int_adds},
+      {.name = "free_layout_branches", .flag = &t->free_layout_branches},
+      {.name = "free_register_moves", .flag = &t->free_register_moves},
+      {.name = "rename_registers", .flag = &t->rename_registers},
   };
   const std::pair<const char*, sm::PipeTiming*> pipes[] = {
       {"fma", &t->fma},   {"alu", &t->alu},           {"fp64", &t->fp64},
@@ -365,44 +368,6 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       if (Status ms = ParseMemoryTiming(value, path, &t->memory); !ms.ok()) {
         return ms;
       }
-    } else if (key == "cse") {
-      if (!value.is_boolean()) {
-        return InvalidInput("\"timing.cse\" must be true or false",
-                            SourcePos{path});
-      }
-      t->cse = value.get<bool>();
-    } else if (key == "fuse_pairs") {
-      if (!value.is_boolean()) {
-        return InvalidInput("\"timing.fuse_pairs\" must be true or false",
-                            SourcePos{path});
-      }
-      t->fuse_pairs = value.get<bool>();
-    } else if (key == "split_int_adds") {
-      if (!value.is_boolean()) {
-        return InvalidInput("\"timing.split_int_adds\" must be true or false",
-                            SourcePos{path});
-      }
-      t->split_int_adds = value.get<bool>();
-    } else if (key == "free_layout_branches") {
-      if (!value.is_boolean()) {
-        return InvalidInput(
-            "\"timing.free_layout_branches\" must be true or false",
-            SourcePos{path});
-      }
-      t->free_layout_branches = value.get<bool>();
-    } else if (key == "free_register_moves") {
-      if (!value.is_boolean()) {
-        return InvalidInput(
-            "\"timing.free_register_moves\" must be true or false",
-            SourcePos{path});
-      }
-      t->free_register_moves = value.get<bool>();
-    } else if (key == "rename_registers") {
-      if (!value.is_boolean()) {
-        return InvalidInput("\"timing.rename_registers\" must be true or false",
-                            SourcePos{path});
-      }
-      t->rename_registers = value.get<bool>();
     } else if (key == "scheduler") {
       if (!value.is_string() ||
           !sm::ParseScheduler(value.get<std::string>(), &t->scheduler)) {
@@ -423,16 +388,7 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
           "unknown key \"timing." + key + "\" (expected " +
               FieldNames(fields, pipe_names + "memory, scheduler: "
                                               "lrr|gto|oldest|two_level, "
-                                              "context_switch: free|swap, "
-                                              "fuse_pairs: true|false, "
-                                              "split_int_adds: true|false, "
-                                              "cse: true|false, "
-                                              "free_layout_branches: "
-                                              "true|false, "
-                                              "free_register_moves: "
-                                              "true|false, "
-                                              "rename_registers: "
-                                              "true|false") +
+                                              "context_switch: free|swap") +
               ")",
           SourcePos{path});
     }

@@ -246,9 +246,11 @@ TEST_CASE("the timing object overrides a preset's timing fields",
       R"({"preset": "teaching", "timing": {"clock_mhz": 1500.5, "sms": 8,
           "fma": {"latency": 6}, "sfu": {"latency": 20, "interval": 4},
           "memory": {"l2_latency": 250, "l1_bytes": 65536,
-                     "dram_bytes_per_cycle_per_sm": 12.5},
+                     "dram_bytes_per_cycle_per_sm": 12.5,
+                     "l1_sector_fills": false},
           "scheduler": "two_level", "two_level_active": 4,
-          "context_switch": "swap", "swap_cycles_per_register": 0}})",
+          "context_switch": "swap", "swap_cycles_per_register": 0,
+          "rename_registers": false, "cse": false}})",
       "timing.json");
   REQUIRE(c.ok());
   const warpsim::sm::TimingConfig defaults;
@@ -269,6 +271,12 @@ TEST_CASE("the timing object overrides a preset's timing fields",
   CHECK(t.two_level_active == 4);
   CHECK(t.context_switch == warpsim::sm::ContextSwitch::kSwap);
   CHECK(t.swap_cycles_per_register == 0);
+  // true/false fields, set against their defaults (true).
+  CHECK(defaults.rename_registers);
+  CHECK_FALSE(t.rename_registers);
+  CHECK_FALSE(t.cse);
+  CHECK_FALSE(t.memory.l1_sector_fills);
+  CHECK(t.free_register_moves == defaults.free_register_moves);
   // Without a preset the base is h200, timing included.
   auto h200 = warpsim::runner::GpuConfigPreset("h200");
   REQUIRE(h200.ok());
@@ -321,6 +329,11 @@ TEST_CASE("bad timing keys and values name the key",
        "\"timing.scheduler\" must be one of"},
       {R"({"timing": {"context_switch": "spill"}})",
        "\"timing.context_switch\" must be one of free, swap"},
+      {R"({"timing": {"rename_registers": 1}})",
+       "\"timing.rename_registers\" must be true or false"},
+      {R"({"timing": {"cse": "yes"}})", "\"timing.cse\" must be true or false"},
+      {R"({"timing": {"memory": {"l1_sector_fills": 0}}})",
+       "\"timing.memory.l1_sector_fills\" must be true or false"},
   };
   for (const auto& [text, message] : cases) {
     INFO(text);
