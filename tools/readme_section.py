@@ -105,3 +105,42 @@ def scene_table_main(argv, scene, table, section, tool, doc):
             return table_section_main(text, section, tool, check, update)
     sys.stderr.write(doc)
     return 64
+
+
+def scene_summary_table_main(description, scene, summary, table, section,
+                             tool):
+    """The command line of a vulkan_ref experiment that writes one scene
+    and reads one record: `scene OUT.amber`, `summary RECORD [-o OUT.json]`,
+    `table RECORD [--update README | --check README]`. scene() gives the
+    scene's text, summary(record) the record's data, table(data) its
+    Markdown (table_section_main with SECTION and TOOL). Returns the exit
+    status."""
+    ap = argparse.ArgumentParser(
+        description=description,
+        formatter_class=argparse.RawTextHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("scene")
+    s.add_argument("out")
+    m = sub.add_parser("summary")
+    m.add_argument("record")
+    m.add_argument("-o", "--out")
+    t = sub.add_parser("table")
+    t.add_argument("record")
+    t.add_argument("--update")
+    t.add_argument("--check")
+    args = ap.parse_args()
+    if args.cmd == "scene":
+        with open(args.out, "w") as f:
+            f.write(scene())
+        return 0
+    if args.cmd == "summary":
+        text = json.dumps(summary(args.record), indent=1,
+                          sort_keys=True) + "\n"
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+        return 0
+    return table_section_main(table(summary(args.record)), section, tool,
+                              args.check, args.update)

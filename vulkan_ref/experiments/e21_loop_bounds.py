@@ -48,14 +48,13 @@ and <!-- end table e21 -->.
 
 Standard library only.
 """
-import argparse
 import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from readme_section import table_section_main  # noqa: E402
+from readme_section import scene_summary_table_main  # noqa: E402
 
 HEADER = """#version 450
 #extension GL_EXT_control_flow_attributes : require
@@ -194,34 +193,8 @@ def table(s):
 
 
 def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("scene")
-    s.add_argument("out")
-    m = sub.add_parser("summary")
-    m.add_argument("record")
-    m.add_argument("-o", "--out")
-    t = sub.add_parser("table")
-    t.add_argument("record")
-    t.add_argument("--update")
-    t.add_argument("--check")
-    args = ap.parse_args()
-    if args.cmd == "scene":
-        with open(args.out, "w") as f:
-            f.write(scene())
-        return 0
-    if args.cmd == "summary":
-        text = json.dumps(summary(args.record), indent=1,
-                          sort_keys=True) + "\n"
-        if args.out:
-            with open(args.out, "w") as f:
-                f.write(text)
-        else:
-            sys.stdout.write(text)
-        return 0
-    return table_section_main(table(summary(args.record)), "e21",
-                              "e21_loop_bounds.py", args.check, args.update)
+    return scene_summary_table_main(__doc__, scene, summary, table, "e21",
+                                    "e21_loop_bounds.py")
 
 
 if __name__ == "__main__":
