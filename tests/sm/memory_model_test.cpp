@@ -21,6 +21,14 @@ MemoryTiming Small() {
   return t;
 }
 
+// Small() without bandwidth limits: latencies and line rates alone.
+MemoryTiming Unlimited() {
+  MemoryTiming t = Small();
+  t.l2_bytes_per_cycle_per_sm = 0;
+  t.dram_bytes_per_cycle_per_sm = 0;
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("device addresses: aligned, in order of first use, not host's") {
@@ -60,9 +68,7 @@ TEST_CASE("a warp's loads: one line per 128 bytes, the second time an L1 hit") {
 
 TEST_CASE("the L1 is sectored: a miss brings in only the sectors asked for") {
   for (const bool sectored : {true, false}) {
-    MemoryTiming t = Small();
-    t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limit
-    t.dram_bytes_per_cycle_per_sm = 0;
+    MemoryTiming t = Unlimited();
     t.l1_sector_fills = sectored;
     MemoryModel m(t, 1, 1);
     std::vector<uint8_t> buf(4096);
@@ -90,9 +96,7 @@ TEST_CASE("the L1 is sectored: a miss brings in only the sectors asked for") {
 
 TEST_CASE(
     "lines that miss the L1 leave the SM one per l1_miss_cycles_per_line") {
-  MemoryTiming t = Small();
-  t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limit
-  t.dram_bytes_per_cycle_per_sm = 0;
+  MemoryTiming t = Unlimited();
   t.l1_miss_cycles_per_line = 2;
   MemoryModel m(t, 2, 2);
   std::vector<uint8_t> buf(16384);
@@ -150,9 +154,7 @@ TEST_CASE(
     "backlog only") {
   // An unrolled loop's load issued ahead (at the cycle its group's first
   // load went out) after other requests at later cycles.
-  MemoryTiming t = Small();
-  t.l2_bytes_per_cycle_per_sm = 0;
-  t.dram_bytes_per_cycle_per_sm = 0;
+  MemoryTiming t = Unlimited();
   t.l1_miss_cycles_per_line = 2;
   MemoryModel m(t, 1, 1);
   std::vector<uint8_t> buf(65536);
@@ -182,14 +184,12 @@ TEST_CASE(
 }
 
 TEST_CASE("a partitioned L2: lines past the near part come from the rest") {
-  MemoryTiming t = Small();
+  MemoryTiming t = Unlimited();
   t.l1_bytes = 128;  // one line
   t.l1_ways = 1;
   t.l2_bytes = 16 * 128;  // one set of 16 ways
   t.l2_ways = 16;
   t.l2_far_latency = 300;
-  t.l2_bytes_per_cycle_per_sm = 0;  // no bandwidth limits
-  t.dram_bytes_per_cycle_per_sm = 0;
   std::vector<uint8_t> buf(32 * 128);
   uint64_t addr[32] = {};
   // One lane walks 32 lines twice: the near part (16 lines, LRU) never
