@@ -149,6 +149,41 @@ def sm_counts(e0, vk_dir, t, src, run):
         "vulkan_ref/results/h200_findings.py)")
 
 
+def fragment_tiles(vk_dir, t, src):
+    """fragment_tile_pixels: the tile side FINDINGS.md Q2 finds every
+    fragment warp inside (h200_findings.TILE), given that the fragments of
+    one primitive in one such tile ran on one SM in nearly every case of
+    E8b's observed draws."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "observe-*",
+                                          "e8b_packing.observe.bin.gz")))
+    if not found:
+        fail(f"no observe-*/e8b_packing.observe.bin.gz under {rel(vk_dir)}")
+    path = found[-1]  # the latest run
+    sys.path.insert(0, os.path.dirname(os.path.abspath(vk_dir)))
+    findings = importlib.import_module("h200_findings")
+    side = findings.TILE
+    one = several = 0
+    for _, records in findings.read_records(path):
+        sms = {}
+        for f in findings.fragments(records):
+            key = (f["prim"], f["x"] // side, f["y"] // side)
+            sms.setdefault(key, set()).add(f["sm"])
+        one += sum(len(s) == 1 for s in sms.values())
+        several += sum(len(s) > 1 for s in sms.values())
+    if one < 0.95 * (one + several):
+        fail(f"{rel(path)}: only {one} of {one + several} (primitive, "
+             f"{side}x{side} tile) pairs ran on one SM")
+    t["fragment_tile_pixels"] = side
+    src["fragment_tile_pixels"] = (
+        f"{rel(path)}: every fragment warp lies inside one aligned "
+        f"{side}x{side}-pixel tile (FINDINGS.md Q2, "
+        "vulkan_ref/results/h200_findings.py TILE), and of the "
+        f"{one + several} (primitive, tile) pairs of its draws {one} "
+        f"({100 * one / (one + several):.1f} %) ran on one SM (gl_SMIDNV); "
+        "the same tile of another draw went to another SM (FINDINGS.md Q2), "
+        "so an SM takes a tile while it has warps of it resident")
+
+
 def e3_figures(r, name):
     """latency(op) and interval(op) of an E3 result's `results` r."""
     def latency(op):
@@ -768,6 +803,7 @@ def generate(run, vk_dir, out_path):
     memory(run, files["e0_fingerprint"], files["e2_latency"],
            files["e5_hiding"], t, src)
     graphics_units(vk_dir, t, src)
+    fragment_tiles(vk_dir, t, src)
     loops(vk_dir, t, src)
     output_merge(vk_dir, t, src)
     front_end(vk_dir, t, src)

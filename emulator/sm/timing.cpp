@@ -304,20 +304,38 @@ void TimingModel::Impl::RefillPool(SubPartition& sp) {
 
 // Tries to make `st` resident: compute workgroups on the next SM in
 // round-robin order that has room, graphics warps on the graphics SM
-// with the fewest resident warps that has room.
-bool TimingModel::Impl::TryLaunch(ItemState& st) {
+// with the fewest resident warps that has room (not in `skip`), a
+// fragment warp of a tile with resident warps on the tile's SM.
+bool TimingModel::Impl::TryLaunch(ItemState& st,
+                                  const std::vector<char>* skip) {
   const bool graphics = st.item->kind != pipeline::WorkKind::kComputeWorkgroup;
   if (graphics) {
+    if (st.tile != internal::kNoTile) {
+      if (const auto home = tile_home.find(st.tile); home != tile_home.end()) {
+        if (skip != nullptr && (*skip)[home->second.sm] != 0) return false;
+        if (!Place(st, home->second.sm)) return false;
+        home->second.warps += static_cast<uint32_t>(st.warps.size());
+        return true;
+      }
+    }
     const uint32_t n =
         std::max(1u, std::min<uint32_t>(config.graphics_sms,
                                         static_cast<uint32_t>(sms.size())));
-    std::vector<uint32_t> order(n);
-    for (uint32_t i = 0; i < n; ++i) order[i] = i;
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      if (skip == nullptr || (*skip)[i] == 0) order.push_back(i);
+    }
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       return sms[a].warps < sms[b].warps;
     });
     for (uint32_t s : order) {
-      if (Place(st, s)) return true;
+      if (Place(st, s)) {
+        if (st.tile != internal::kNoTile) {
+          tile_home[st.tile] = {s, static_cast<uint32_t>(st.warps.size())};
+        }
+        return true;
+      }
     }
     return false;
   }
@@ -358,6 +376,12 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
   sm.warps -= 1;
   if (w.item->item->kind == pipeline::WorkKind::kFragment) {
     sm.fragment_warps -= 1;
+    if (w.item->tile != internal::kNoTile) {
+      const auto home = tile_home.find(w.item->tile);
+      if (home != tile_home.end() && --home->second.warps == 0) {
+        tile_home.erase(home);
+      }
+    }
   }
   if (trace != nullptr && trace->detail != trace::Detail::kSummary) {
     trace->registers.push_back(
@@ -432,10 +456,13 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   }
   if (trace != nullptr) trace->runs.push_back({run.name, now, now});
   shaders.clear();
+  tile_home.clear();
   pipeline::RetireInOrder merge(&source);
   std::deque<std::unique_ptr<ItemState>> pending;
   std::vector<std::unique_ptr<ItemState>> live;
   std::vector<ItemState*> dirty;  // items a warp of finished or waits in
+  // SMs a waiting fragment warp of a tile there is first in line for.
+  std::vector<char> full(sms.size(), 0);
   bool seen_vertex = false, seen_vertex_occupancy = false, seen_main = false;
   uint64_t lanes = 0;
   // The fixed-function units (TimingConfig): the cycle the rasterizer and
@@ -527,6 +554,17 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
                       4.0 * item.RasterQuads() / config.raster_pixels_per_cycle;
         st->raster_ready = static_cast<uint64_t>(std::ceil(raster_done));
       }
+      if (config.fragment_tile_pixels != 0 &&
+          item.kind == pipeline::WorkKind::kFragment) {
+        quad_scratch.clear();
+        item.Quads(0, &quad_scratch);
+        if (!quad_scratch.empty()) {
+          const int64_t t = config.fragment_tile_pixels;
+          const auto row = static_cast<uint32_t>(quad_scratch[0].y / t);
+          const auto column = static_cast<uint32_t>(quad_scratch[0].x / t);
+          st->tile = uint64_t{row} << 32 | column;
+        }
+      }
       if (st->block) {
         st->shared_bytes =
             RoundUp(static_cast<uint32_t>(item.workgroup_memory.size()) +
@@ -575,23 +613,36 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       }
       pending.push_back(std::move(st));
     }
-    // Make items resident, in order, while they fit.
+    // Make items resident, in order, while they fit. A fragment warp of a
+    // tile with resident warps waits for its tile's SM only: the items
+    // after it go on, but none to that SM (each SM takes its warps in
+    // order).
     const size_t live_before = live.size();
     uint64_t raster_wait = kNever;  // the front item waits for its quads
-    while (!pending.empty()) {
-      if (pending.front()->raster_ready > now) {
-        raster_wait = pending.front()->raster_ready;
+    bool any_full = false;
+    for (size_t i = 0; i < pending.size();) {
+      ItemState& st = *pending[i];
+      if (st.raster_ready > now) {
+        raster_wait = st.raster_ready;
         break;
       }
-      if (!TryLaunch(*pending.front())) break;
-      ItemState& st = *pending.front();
+      const bool at_home = st.tile != internal::kNoTile &&
+                           tile_home.find(st.tile) != tile_home.end();
+      if (!TryLaunch(st, any_full ? &full : nullptr)) {
+        if (!at_home) break;
+        any_full = true;
+        full[tile_home[st.tile].sm] = 1;
+        ++i;
+        continue;
+      }
       st.item->context.record_addresses = true;
       if (Status s = st.item->Prepare(); !s.ok()) return s;
       for (auto& w : st.item->warps) w->set_record_addresses(true);
       for (WarpState* ws : st.warps) Refresh(*ws);
-      live.push_back(std::move(pending.front()));
-      pending.pop_front();
+      live.push_back(std::move(pending[i]));
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
     }
+    if (any_full) std::fill(full.begin(), full.end(), 0);
     if (live.size() != live_before) {
       UpdateActive();
       for (uint32_t s : active_sms) {

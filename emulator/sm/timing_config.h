@@ -92,10 +92,18 @@ struct TimingConfig {
   double clock_mhz = 1000;    // SM clock: converts cycles to time
   uint32_t sms = 4;           // SMs that run compute workgroups
   uint32_t graphics_sms = 2;  // SMs that run vertex and fragment warps
-  PipeTiming fma;             // FP32 add/mul/fma, integer multiply
-  PipeTiming alu{4, 2};       // INT32 add, logic, shifts, compares, converts
-  PipeTiming fp64{8, 2};      // double precision
-  PipeTiming sfu{16, 8};      // MUFU: reciprocal, sqrt, exp2, log2
+  // Fragment warps of one screen tile of fragment_tile_pixels squared
+  // pixels (the tile of a warp's first quad) go to the SM that holds the
+  // tile's other resident fragment warps; a tile no SM holds goes to the
+  // graphics SM with the fewest resident warps that has room. Each SM
+  // takes its warps in API order, and a warp whose SM is full does not
+  // hold up the warps of the other SMs. 0: every fragment warp goes to the
+  // graphics SM with the fewest resident warps that has room.
+  uint32_t fragment_tile_pixels = 0;
+  PipeTiming fma;         // FP32 add/mul/fma, integer multiply
+  PipeTiming alu{4, 2};   // INT32 add, logic, shifts, compares, converts
+  PipeTiming fp64{8, 2};  // double precision
+  PipeTiming sfu{16, 8};  // MUFU: reciprocal, sqrt, exp2, log2
   // Some instructions take their own figures on the pipe they issue to:
   // integer multiply (IMAD: the FMA pipe at half rate), sine and cosine (a
   // range-reducing FMUL, then MUFU), and the conversions below.

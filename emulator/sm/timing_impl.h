@@ -29,6 +29,7 @@ namespace internal {
 
 using trace::StallReason;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr uint64_t kNoTile = kNever;  // ItemState::tile: none
 constexpr size_t kPipes = static_cast<size_t>(simt::Pipe::kSync) + 1;
 // Items produced ahead of those resident (they wait for room in order).
 constexpr size_t kMaxPending = 64;
@@ -110,8 +111,11 @@ struct ItemState {
   uint32_t sm = 0;
   uint32_t warps_left = 0;
   uint32_t shared_bytes = 0;
-  bool block = false;             // counts against max_blocks_per_sm
-  uint64_t raster_ready = 0;      // when the rasterizer has its quads
+  bool block = false;         // counts against max_blocks_per_sm
+  uint64_t raster_ready = 0;  // when the rasterizer has its quads
+  // A fragment warp's screen tile (TimingConfig::fragment_tile_pixels):
+  // its row << 32 | column; kNoTile: none.
+  uint64_t tile = kNoTile;
   std::vector<WarpState*> warps;  // in their sub-partitions' `states`
   // Per region (context.regions, context.images): its device address
   // (MemoryModel::DeviceAddress), 0 until first used.
@@ -421,6 +425,12 @@ struct TimingModel::Impl {
   uint64_t now = 0;
   uint64_t next_warp_id = 0;
   uint32_t next_compute_sm = 0;
+  // Per screen tile (ItemState::tile) with resident fragment warps: its
+  // SM and how many (TimingConfig::fragment_tile_pixels).
+  struct TileHome {
+    uint32_t sm = 0, warps = 0;
+  };
+  std::unordered_map<uint64_t, TileHome> tile_home;
   uint64_t next_sample = internal::kSampleInterval;
   // The instruction caches' code addresses, per program: its first line,
   // its last + 1, and per instruction its line from the first.
@@ -461,8 +471,10 @@ struct TimingModel::Impl {
   void RefillPool(SubPartition& sp);
   // Tries to make `st` resident: compute workgroups on the next SM in
   // round-robin order that has room, graphics warps on the graphics SM
-  // with the fewest resident warps that has room.
-  bool TryLaunch(ItemState& st);
+  // with the fewest resident warps that has room, of those not in
+  // `skip` (may be null: none), a fragment warp on its tile's SM while the
+  // tile has resident warps there (TimingConfig::fragment_tile_pixels).
+  bool TryLaunch(ItemState& st, const std::vector<char>* skip);
   // Reads the next instruction's operands: when they are ready, and so
   // when the warp can issue (ready_at) and what it waits for until then.
   void Refresh(WarpState& w);

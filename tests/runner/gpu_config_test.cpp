@@ -167,6 +167,8 @@ TEST_CASE("the h200 preset's timing is presets/h200_timing.json",
   check(t, "", "clock_mhz", got.clock_mhz, defaults.clock_mhz);
   check(t, "", "sms", got.sms, defaults.sms);
   check(t, "", "graphics_sms", got.graphics_sms, defaults.graphics_sms);
+  check(t, "", "fragment_tile_pixels", got.fragment_tile_pixels,
+        defaults.fragment_tile_pixels);
   const std::tuple<const char*, const warpsim::sm::PipeTiming*,
                    const warpsim::sm::PipeTiming*>
       pipes[] = {

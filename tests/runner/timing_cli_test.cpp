@@ -594,3 +594,87 @@ TEST_CASE(
   CHECK(cycles(scene(f32, "", true), R"("blend_cycles": 4)") < plain + 64);
   CHECK(cycles(written, R"("blend_cycles": 4)") < plain + 64);
 }
+
+TEST_CASE(
+    "fragment warps of one screen tile share an SM with "
+    "fragment_tile_pixels",
+    "[runner][cli][timing]") {
+  // A 64x64 rectangle (16 tiles of 16x16 pixels) of a shader with a long
+  // loop on 4 graphics SMs. With fragment_tile_pixels 16, a warp goes to
+  // the SM where its tile's resident warps are; without it, to the SM
+  // with the fewest warps, which spreads a tile's warps.
+  const std::string scene = TempDir() + "/tiles.amber";
+  {
+    std::ofstream out(scene);
+    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
+           "SHADER fragment fs GLSL\n#version 450\n"
+           "layout(location = 0) out vec4 color;\n"
+           "void main() {\n  float v = gl_FragCoord.x;\n"
+           "  for (int i = 0; i < 64; ++i) v = v * 0.999 + 0.5;\n"
+           "  color = vec4(v / 1000.0, 0.0, 0.0, 1.0);\n}\nEND\n"
+           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
+           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
+           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
+           "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n";
+  }
+  // Per run of the scene: the pairs of warps of one tile that were
+  // resident at the same time, and how many of those ran on one SM.
+  struct Pairs {
+    size_t overlapping = 0, same_sm = 0, warps = 0;
+  };
+  auto pairs = [&](uint32_t tile_pixels) {
+    const std::string config = TempDir() + "/tiles_config.json";
+    {
+      std::ofstream out(config);
+      out << R"({"preset": "teaching", "timing": {"graphics_sms": 4, )"
+          << R"("fragment_tile_pixels": )" << tile_pixels << "}}";
+    }
+    const std::string trace = TempDir() + "/tiles_trace.json";
+    const auto r = Warpsim("run " + scene + " --timing --quiet --gpu-config " +
+                           config + " --trace " + trace);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto t = nlohmann::json::parse(Slurp(trace));
+    struct Span {
+      uint64_t sm = 0, begin = 0, end = 0;
+    };
+    std::map<uint64_t, Span> spans;  // by warp
+    for (const auto& e : t["traceEvents"]) {
+      if (e["ph"] == "X" && e.contains("args") &&
+          e["args"].contains("registers")) {
+        const uint64_t ts = e["ts"];
+        spans[e["args"]["warp"].get<uint64_t>()] = {
+            e["pid"].get<uint64_t>(), ts, ts + e["dur"].get<uint64_t>()};
+      }
+    }
+    std::map<uint64_t, std::vector<uint64_t>> tiles;  // tile -> its warps
+    for (const auto& q : t["warpsim"]["quads"]) {
+      const uint64_t tile =
+          q[2].get<uint64_t>() / 16 * 4 + q[1].get<uint64_t>() / 16;
+      auto& w = tiles[tile];
+      if (std::find(w.begin(), w.end(), q[0].get<uint64_t>()) == w.end()) {
+        w.push_back(q[0]);
+      }
+    }
+    Pairs p;
+    p.warps = spans.size();
+    for (const auto& [tile, warps] : tiles) {
+      for (size_t i = 0; i < warps.size(); ++i) {
+        for (size_t j = i + 1; j < warps.size(); ++j) {
+          const Span& a = spans.at(warps[i]);
+          const Span& b = spans.at(warps[j]);
+          if (a.begin >= b.end || b.begin >= a.end) continue;
+          ++p.overlapping;
+          p.same_sm += a.sm == b.sm;
+        }
+      }
+    }
+    return p;
+  };
+  const Pairs tiled = pairs(16);
+  CHECK(tiled.overlapping > 0);
+  CHECK(tiled.same_sm == tiled.overlapping);
+  const Pairs spread = pairs(0);
+  CHECK(spread.warps == tiled.warps);
+  CHECK(spread.same_sm < spread.overlapping);
+}
