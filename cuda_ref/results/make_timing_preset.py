@@ -499,14 +499,23 @@ def graphics_units(vk_dir, t, src):
         f"{where}: 0, no separate limit: the rate of the discarded draws is "
         "what fragment_warp_cycles gives, and no draw recorded shows a "
         "rasterizer slower than that")
-    t["draw_fixed_cycles"] = nearest(
-        statistics.mean(f["fixed_cycles"] for f in unorm))
+    fixed = statistics.mean(f["fixed_cycles"] for f in disc)
+    t["draw_fixed_cycles"] = nearest(fixed)
     src["draw_fixed_cycles"] = (
-        f"{where}: the intercept of the B8G8R8A8_UNORM line ("
-        + ", ".join(f"{f['fixed_cycles']:.0f}" for f in unorm)
+        f"{where}: the intercept of the discarded draws' line ("
+        + ", ".join(f"{f['fixed_cycles']:.0f}" for f in disc)
         + f" cycles), {clock_note}; the GPU time of one draw from "
         "timestamps before and after it, so it holds the front end's "
-        "latency and the end-of-draw flush")
+        "latency and the end of the draw")
+    written = statistics.mean(f["fixed_cycles"] for f in unorm)
+    t["output_flush_cycles"] = nearest(written - fixed)
+    src["output_flush_cycles"] = (
+        f"{where}: the intercept of the B8G8R8A8_UNORM line of the written "
+        "draws w8..w2048 ("
+        + ", ".join(f"{f['fixed_cycles']:.0f}" for f in unorm)
+        + f" cycles), {clock_note}, less draw_fixed_cycles (the discarded "
+        "draws' intercept): what a draw that writes pixels takes at its end "
+        "besides the fixed cost of one that writes none")
 
 
 def output_merge(vk_dir, t, src):
@@ -698,6 +707,40 @@ def l1_miss_lines(run, t, src):
         + ")")
 
 
+def graphics_l1_miss_lines(vk_dir, t, src):
+    """The same cost for the loads of fragment warps, from E22
+    (vulkan_ref/experiments/e22_fragment_lines.py), the latest
+    e22-fragment-lines-* record: full-screen draws whose warp loads touch
+    K hashed lines of an L2-resident buffer, one sector each; the
+    least-squares slope, over K >= 2, of the draw's cycles over the
+    one-word draw against the lines per graphics SM (its summary)."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e22-fragment-lines-*")))
+    if not found:
+        fail(f"no e22-fragment-lines-* under {rel(vk_dir)}")
+    record = found[-1]
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    e22 = importlib.import_module("e22_fragment_lines")
+    s = e22.summary(record)
+    fit = s["cycles_per_line_fit"]
+    if "s1" not in fit:
+        fail(f"{rel(record)}: no s1 series")
+    t.setdefault("memory", {})["graphics_l1_miss_cycles_per_line"] = \
+        num(fit["s1"])
+    rows = [r for r in s["rows"] if r["variant"].startswith("s1_")]
+    src["memory.graphics_l1_miss_cycles_per_line"] = (
+        f"{rel(record)}/e22.json (E22, e22_fragment_lines.py summary): "
+        f"256x256 draws of 16 loads per pixel touching K hashed lines per "
+        f"warp load, one sector each, cycles over the one-word draw "
+        f"({s['none_ns']:.0f} ns) at {s['sm_mhz']:.0f} MHz per line on one "
+        f"of {s['graphics_sms']} graphics SMs: "
+        + ", ".join(f"K={r['lines_per_load']} {r['cycles_per_line']:.3f}"
+                    for r in rows)
+        + f"; the least-squares slope over K >= 2: {fit['s1']:.3f} cycles "
+        "per line (consecutive lines, series p1: "
+        f"{fit.get('p1', float('nan')):.3f}; four sectors per line, s4: "
+        f"{fit.get('s4', float('nan')):.3f})")
+
+
 def instruction_cache(run, t, src):
     """The sub-partition's instruction cache from E19
     (cuda_ref/src/e19_instruction_fetch.cu), the latest
@@ -810,6 +853,7 @@ def generate(run, vk_dir, out_path):
     scheduler(run, t, src)
     instruction_cache(run, t, src)
     l1_miss_lines(run, t, src)
+    graphics_l1_miss_lines(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

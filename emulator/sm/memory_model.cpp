@@ -18,6 +18,8 @@ LineCache::LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways)
 void LineCache::Free::operator()(uint64_t* p) const { std::free(p); }
 
 namespace {
+// MemoryModel::fills_: past this many lines per SM, the arrived ones go.
+constexpr size_t kMaxFills = 4096;
 constexpr int kSectorShift = 56;
 constexpr uint64_t kTagMask = (uint64_t{1} << kSectorShift) - 1;
 }  // namespace
@@ -63,7 +65,8 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
       l2_far_(std::max<uint64_t>(1, timing.l2_far_bytes), timing.line_bytes,
               timing.l2_ways),
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
-      request_queue_(sms) {
+      request_queue_(sms),
+      fills_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
     l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways);
@@ -96,7 +99,7 @@ double MemoryModel::Queue::Take(double at, double cycles) {
 
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
                              const uint64_t* addresses, uint32_t lanes,
-                             uint32_t bytes, bool store) {
+                             uint32_t bytes, bool store, bool graphics) {
   const uint64_t line_bytes = std::max(1u, t_.line_bytes);
   const uint64_t sector_bytes = std::max(1u, t_.sector_bytes);
   const uint64_t size = std::max(1u, bytes);
@@ -129,6 +132,11 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // The L1 fills only the sectors a load missed (l1_sector_fills), with
   // lines of at most 8 sectors; otherwise whole lines.
   const bool sectored = t_.l1_sector_fills && sectors_per_line <= 8;
+  const double at = static_cast<double>(now);
+  double pending = at;     // the latest fill a hit waits for
+  uint64_t in_flight = 0;  // hit lines still on their way
+  auto& fills = fills_[sm];
+  filled_.clear();
   size_t k = 0;
   for (uint64_t line : lines_) {
     uint64_t in_line = 0;
@@ -141,16 +149,30 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     }
     in_line = std::min(in_line, sectors_per_line);
     if (!store) {
+      uint32_t held = 0;
       if (sectored) {
-        const uint32_t held = l1_[sm].AccessSectors(line, want, true);
-        if (held == want) {
-          ++counters_.l1_hits;
-          continue;
+        held = l1_[sm].AccessSectors(line, want, true);
+      } else {
+        want = 0xff;
+        held = l1_[sm].Access(line, true) ? want : 0;
+      }
+      if (held != 0 && !fills.empty()) {
+        const auto f = fills.find(line);
+        if (f != fills.end() && (f->second.sectors & held) != 0 &&
+            f->second.arrives > at) {
+          // A miss under a miss: the data comes with the first one's, and
+          // the SM sends the request as it sends a miss's.
+          pending = std::max(pending, f->second.arrives);
+          ++in_flight;
         }
-        in_line = static_cast<uint64_t>(std::popcount(want & ~held));
-      } else if (l1_[sm].Access(line, true)) {
+      }
+      if (held == want) {
         ++counters_.l1_hits;
         continue;
+      }
+      filled_.emplace_back(line, want & ~held);
+      if (sectored) {
+        in_line = static_cast<uint64_t>(std::popcount(want & ~held));
       }
     }
     ++counters_.l1_misses;
@@ -175,7 +197,6 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // whole GPU's, which every SM's requests share) after what is queued
   // there; the last sector's arrival delays the data by as much as it
   // waited.
-  const double at = static_cast<double>(now);
   double ready = at + latency;
   auto queue = [&](Queue& q, uint64_t n, double per_sm,
                    uint32_t level_latency) {
@@ -186,16 +207,31 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
         q.Take(at, static_cast<double>(n * sector_bytes) / per_cycle);
     ready = std::max(ready, at + done - one + level_latency);
   };
-  if (l2_lines != 0 && t_.l1_miss_cycles_per_line > 0) {
+  const double per_line = graphics && t_.graphics_l1_miss_cycles_per_line > 0
+                              ? t_.graphics_l1_miss_cycles_per_line
+                              : t_.l1_miss_cycles_per_line;
+  if (l2_lines + in_flight != 0 && per_line > 0) {
     // The lines leave the SM one after the other; the last one's data
     // comes back a level's latency after it left.
     const double done = request_queue_[sm].Take(
-        at, static_cast<double>(l2_lines) * t_.l1_miss_cycles_per_line);
-    ready = std::max(ready, at + done - t_.l1_miss_cycles_per_line + latency);
+        at, static_cast<double>(l2_lines + in_flight) * per_line);
+    ready = std::max(ready, at + done - per_line + latency);
   }
   queue(l2_queue_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);
   queue(dram_queue_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
         t_.dram_latency);
+  // The lines this load asked the L2 for are on their way until `ready`;
+  // hits on lines still coming wait for them.
+  for (const auto& [line, sectors] : filled_) {
+    Fill& f = fills[line];
+    if (f.arrives <= at) f.sectors = 0;
+    f.arrives = std::max(f.arrives, ready);
+    f.sectors |= sectors;
+  }
+  if (fills.size() > kMaxFills) {
+    std::erase_if(fills, [&](const auto& e) { return e.second.arrives <= at; });
+  }
+  ready = std::max(ready, pending);
   return static_cast<uint32_t>(std::ceil(ready - static_cast<double>(now)));
 }
 

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sm/timing_config.h"
@@ -74,11 +76,13 @@ class MemoryModel {
   // bandwidth (MemoryTiming) make up the GPU's total.
   MemoryModel(const MemoryTiming& timing, uint32_t sms, uint32_t bandwidth_sms);
   // A global-memory access by SM `sm` at cycle `now`: `addresses[l]` for
-  // the lanes in `lanes`, each `bytes` long. Returns the cycles until a
-  // load's data is ready (stores: how long the request occupies memory,
-  // which nothing waits for).
+  // the lanes in `lanes`, each `bytes` long; `graphics`: by a vertex or
+  // fragment warp (MemoryTiming::graphics_l1_miss_cycles_per_line).
+  // Returns the cycles until a load's data is ready (stores: how long the
+  // request occupies memory, which nothing waits for).
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
-                  uint32_t lanes, uint32_t bytes, bool store);
+                  uint32_t lanes, uint32_t bytes, bool store,
+                  bool graphics = false);
   const MemoryCounters& counters() const { return counters_; }
   // The device address of host memory [host, host + size): each block of
   // host memory first seen gets the next free device range, aligned to
@@ -120,8 +124,17 @@ class MemoryModel {
   // Per SM: when it can send the L2 another line
   // (MemoryTiming::l1_miss_cycles_per_line).
   std::vector<Queue> request_queue_;
+  // Per SM: the L1 lines whose fills are on their way, each with the
+  // cycle its data arrives and the sectors coming. A load of a line the
+  // L1 has asked the L2 for waits for the data, not the L1's latency.
+  struct Fill {
+    double arrives = 0;
+    uint32_t sectors = 0;
+  };
+  std::vector<std::unordered_map<uint64_t, Fill>> fills_;
   MemoryCounters counters_;
-  std::vector<uint64_t> lines_, sectors_;  // scratch
+  std::vector<uint64_t> lines_, sectors_;              // scratch
+  std::vector<std::pair<uint64_t, uint32_t>> filled_;  // scratch
 };
 
 }  // namespace warpsim::sm

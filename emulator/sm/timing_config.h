@@ -81,6 +81,10 @@ struct MemoryTiming {
   // loads or stores missed in the L1): its requests leave one after the
   // other, whatever their sectors. 0: no limit.
   double l1_miss_cycles_per_line = 0;
+  // The same for the lines of vertex and fragment warps' loads and stores
+  // (the graphics SMs' shader path, which a draw's timing measures apart
+  // from a kernel's). 0: l1_miss_cycles_per_line.
+  double graphics_l1_miss_cycles_per_line = 0;
   // The L1 is sectored: a load that misses brings in only the sectors it
   // asked for (the line's tag with them), and a later load of the line's
   // other sectors misses again, for those (REFERENCE §1.5: 128-byte lines
@@ -203,6 +207,9 @@ struct TimingConfig {
   //   in API order, those that cover no pixel too; a draw ends no earlier
   //   than its last is set up (a throughput bound: the latency of a
   //   draw's first primitives is in draw_fixed_cycles).
+  // - output_flush_cycles: what a draw whose output merge wrote anything
+  //   takes besides draw_fixed_cycles (the writes reaching memory at its
+  //   end); a draw none of whose pixels were written does not take it.
   double raster_pixels_per_cycle = 0;
   double primitives_per_cycle = 0;
   double output_bytes_per_cycle = 0;
@@ -211,6 +218,7 @@ struct TimingConfig {
   double blend_cycles = 0;
   double float_blend_cycles = 0;
   uint32_t draw_fixed_cycles = 0;
+  uint32_t output_flush_cycles = 0;
   uint32_t fragment_warp_cycles = 0;
 };
 

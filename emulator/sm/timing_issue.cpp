@@ -414,9 +414,9 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
     }
     device[l] = base + off;
   }
-  uint32_t lat =
-      memory.Access(w.sm, at, device, rec.active & simt::LowLanes(width),
-                    rec.access_bytes, store);
+  uint32_t lat = memory.Access(
+      w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
+      store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup);
   if (IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;
 }

@@ -169,6 +169,10 @@ TEST_CASE("the h200 preset's timing is presets/h200_timing.json",
   check(t, "", "graphics_sms", got.graphics_sms, defaults.graphics_sms);
   check(t, "", "fragment_tile_pixels", got.fragment_tile_pixels,
         defaults.fragment_tile_pixels);
+  check(t, "", "draw_fixed_cycles", got.draw_fixed_cycles,
+        defaults.draw_fixed_cycles);
+  check(t, "", "output_flush_cycles", got.output_flush_cycles,
+        defaults.output_flush_cycles);
   const std::tuple<const char*, const warpsim::sm::PipeTiming*,
                    const warpsim::sm::PipeTiming*>
       pipes[] = {
@@ -209,6 +213,9 @@ TEST_CASE("the h200 preset's timing is presets/h200_timing.json",
         m.dram_bytes_per_cycle_per_sm, dm.dram_bytes_per_cycle_per_sm);
   check(mem, "memory.", "l1_miss_cycles_per_line", m.l1_miss_cycles_per_line,
         dm.l1_miss_cycles_per_line);
+  check(mem, "memory.", "graphics_l1_miss_cycles_per_line",
+        m.graphics_l1_miss_cycles_per_line,
+        dm.graphics_l1_miss_cycles_per_line);
   auto check_name = [&](const std::string& key, std::string_view name,
                         std::string_view def) {
     INFO(key);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -431,6 +432,27 @@ TEST_CASE(
   REQUIRE(plain > 0);
   REQUIRE(plain < 4096);  // the rates below are what limits the draw
   CHECK(cycles(R"("draw_fixed_cycles": 1000)") == plain + 1000);
+  CHECK(cycles(R"("output_flush_cycles": 500)") == plain + 500);
+  // A draw that writes no pixel (every fragment discarded) does not take
+  // output_flush_cycles.
+  const std::string discard = TempDir() + "/draw_cost_discard.amber";
+  {
+    std::ifstream in(scene);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    const std::string body =
+        "void main() { color = vec4(1.0, 0.0, 1.0, 1.0); }";
+    REQUIRE(text.find(body) != std::string::npos);
+    text.replace(text.find(body), body.size(), "void main() { discard; }");
+    text = text.substr(0, text.find("EXPECT"));
+    std::ofstream out(discard);
+    out << text;
+  }
+  const int64_t discarded = TeachingDrawCycles(discard, "");
+  CHECK(TeachingDrawCycles(discard, R"("output_flush_cycles": 500)") ==
+        discarded);
+  CHECK(TeachingDrawCycles(discard, R"("draw_fixed_cycles": 1000)") ==
+        discarded + 1000);
   const int64_t output = cycles(R"("output_bytes_per_cycle": 1)");
   CHECK(output > 16384);
   CHECK(output <= 16384 + plain);
