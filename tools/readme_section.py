@@ -107,6 +107,17 @@ def scene_table_main(argv, scene, table, section, tool, doc):
     return 64
 
 
+def write_json(data, out=None):
+    """An experiment's summary as indented, key-sorted JSON: into the file
+    `out`, or to stdout without one."""
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
 def scene_summary_table_main(description, scene, summary, table, section,
                              tool):
     """The command line of a vulkan_ref experiment that writes one scene
@@ -134,13 +145,7 @@ def scene_summary_table_main(description, scene, summary, table, section,
             f.write(scene())
         return 0
     if args.cmd == "summary":
-        text = json.dumps(summary(args.record), indent=1,
-                          sort_keys=True) + "\n"
-        if args.out:
-            with open(args.out, "w") as f:
-                f.write(text)
-        else:
-            sys.stdout.write(text)
+        write_json(summary(args.record), args.out)
         return 0
     return table_section_main(table(summary(args.record)), section, tool,
                               args.check, args.update)

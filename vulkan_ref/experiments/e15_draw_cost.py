@@ -54,7 +54,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from readme_section import table_section_main  # noqa: E402
+from readme_section import table_section_main, write_json  # noqa: E402
 
 SIZES = [8, 64, 128, 256, 512, 1024, 2048]
 FLOAT_SIZES = [256, 1024, 2048]
@@ -287,13 +287,7 @@ def main():
             with open(os.path.join(args.dir, name + ".amber"), "w") as f:
                 f.write(scene(name, fs, fmt, size, w, h))
         return 0
-    data = summary(args.run_dir, args.clock_mhz)
-    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    write_json(summary(args.run_dir, args.clock_mhz), args.out)
     return 0
 
 
