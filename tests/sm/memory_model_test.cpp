@@ -108,8 +108,12 @@ TEST_CASE(
   CHECK(m.Access(0, 0, addr, ~0u, 4, false) == 500 + 31 * 2);
   // Again on the other SM: L2 hits, its own requests (none waiting).
   CHECK(m.Access(1, 0, addr, ~0u, 4, false) == 200 + 31 * 2);
-  // On the first SM: L1 hits, nothing sent.
-  CHECK(m.Access(0, 100, addr, ~0u, 4, false) == 30);
+  // On the first SM while the lines are still on their way: hits that wait
+  // for the first load's fills (the last arrives at 500 + 31 x 2).
+  CHECK(m.Access(0, 100, addr, ~0u, 4, false) == 500 + 31 * 2 - 100);
+  CHECK(m.counters().l1_hits == 32);
+  // Once they have come: L1 hits, nothing sent.
+  CHECK(m.Access(0, 600, addr, ~0u, 4, false) == 30);
   // 32 lanes in one line: one request.
   for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4096 + 4 * l;
   CHECK(m.Access(1, 1000, addr, ~0u, 4, false) == 500);
@@ -120,6 +124,54 @@ TEST_CASE(
   for (uint32_t l = 0; l < 4; ++l) addr[l] = base + 12800 + 128 * l;
   CHECK(m.Access(0, 2001, addr, 0xfu, 4, false) ==
         (2000 + 32 * 2 + 3 * 2 + 500) - 2001);
+}
+
+TEST_CASE(
+    "fragment warps' lines leave at graphics_l1_miss_cycles_per_line when it "
+    "is set") {
+  MemoryTiming t = Unlimited();
+  t.l1_miss_cycles_per_line = 2;
+  t.graphics_l1_miss_cycles_per_line = 1;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(16384);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * l;
+  // A graphics load: 31 x 1 cycle between the first and last line.
+  CHECK(m.Access(0, 0, addr, ~0u, 4, false, true) == 500 + 31 * 1);
+  // A compute load of other lines on the other SM: 31 x 2.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 8192 + 128 * l;
+  CHECK(m.Access(1, 0, addr, ~0u, 4, false, false) == 500 + 31 * 2);
+  // Unset (0): graphics loads use l1_miss_cycles_per_line.
+  t.graphics_l1_miss_cycles_per_line = 0;
+  MemoryModel plain(t, 2, 2);
+  const uint64_t pbase = plain.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = pbase + 128 * l;
+  CHECK(plain.Access(0, 0, addr, ~0u, 4, false, true) == 500 + 31 * 2);
+}
+
+TEST_CASE(
+    "a hit on a line still on its way waits for its fill and is sent like a "
+    "miss") {
+  MemoryTiming t = Unlimited();
+  t.l1_miss_cycles_per_line = 2;
+  MemoryModel m(t, 1, 1);
+  std::vector<uint8_t> buf(16384);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  // 8 lines from DRAM at cycle 0: the last leaves at 7 x 2, arrives at 514.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * (l % 8);
+  CHECK(m.Access(0, 0, addr, ~0u, 4, false) == 500 + 7 * 2);
+  // The same 8 lines at cycle 10: L1 hits, but the data is not there yet;
+  // the 8 requests queue behind the first load's (free at 16) and the load
+  // is done when the first load's last fill comes.
+  CHECK(m.Access(0, 10, addr, ~0u, 4, false) == 514 - 10);
+  CHECK(m.counters().l1_hits == 8);
+  CHECK(m.counters().l1_misses == 8);
+  // A miss at cycle 11 queues behind both: 8 + 8 lines sent before it, so
+  // it leaves at 16 x 2 = 32 and its data comes 500 cycles later.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 8192;
+  CHECK(m.Access(0, 11, addr, ~0u, 4, false) == 32 + 500 - 11);
 }
 
 TEST_CASE("the L2 bandwidth is the GPU's: SMs running alone share all of it") {
