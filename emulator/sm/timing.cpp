@@ -478,12 +478,12 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   // up the output of every warp after it.
   std::unordered_map<uint64_t, uint64_t> finished_at;  // item id -> cycle
   std::vector<std::pair<uint64_t, double>> output_jobs;
-  bool wrote_pixels = false;  // the output merge wrote a byte
+  bool merged_pixels = false;  // a pixel reached the output merge
   merge.set_on_retire([&](const pipeline::WorkItem& item) {
     const auto node = finished_at.extract(item.id);
     const uint64_t at = node ? node.mapped() : now;
     const pipeline::OutputWork work = source.TakeOutputWork();
-    wrote_pixels |= work.bytes != 0;
+    merged_pixels |= work.bytes != 0 || work.tested != 0 || work.rejected != 0;
     if (const double c = OutputCycles(work); c > 0) {
       output_jobs.emplace_back(at, c);
     }
@@ -503,7 +503,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       now = std::max({now, static_cast<uint64_t>(std::ceil(output_done)),
                       static_cast<uint64_t>(std::ceil(setup_done))}) +
             config.draw_fixed_cycles +
-            (wrote_pixels ? config.output_flush_cycles : 0);
+            (merged_pixels ? config.output_flush_cycles : 0);
     }
     for (Sm& sm : sms) {
       for (SubPartition& sp : sm.sp) Settle(sp, sm, now);

@@ -207,9 +207,10 @@ struct TimingConfig {
   //   in API order, those that cover no pixel too; a draw ends no earlier
   //   than its last is set up (a throughput bound: the latency of a
   //   draw's first primitives is in draw_fixed_cycles).
-  // - output_flush_cycles: what a draw whose output merge wrote anything
-  //   takes besides draw_fixed_cycles (the writes reaching memory at its
-  //   end); a draw none of whose pixels were written does not take it.
+  // - output_flush_cycles: what a draw any of whose pixels reached the
+  //   output merge (written, or tested by depth/stencil) takes besides
+  //   draw_fixed_cycles (the merge unit's work reaching memory at its
+  //   end); a draw whose fragments all discarded does not take it.
   double raster_pixels_per_cycle = 0;
   double primitives_per_cycle = 0;
   double output_bytes_per_cycle = 0;

@@ -453,6 +453,12 @@ TEST_CASE(
         discarded);
   CHECK(TeachingDrawCycles(discard, R"("draw_fixed_cycles": 1000)") ==
         discarded + 1000);
+  // A draw whose every pixel the depth test rejects writes nothing, but
+  // its pixels reached the output merge: it takes output_flush_cycles.
+  const std::string rejected = std::string(WARPSIM_SOURCE_DIR) +
+                               "/samples/h200/e17_output_merge/dk512.amber";
+  CHECK(TeachingDrawCycles(rejected, R"("output_flush_cycles": 500)") ==
+        TeachingDrawCycles(rejected, "") + 500);
   const int64_t output = cycles(R"("output_bytes_per_cycle": 1)");
   CHECK(output > 16384);
   CHECK(output <= 16384 + plain);
