@@ -374,6 +374,7 @@ void TimingModel::Impl::RetireWarp(WarpState& w) {
   Release(sp.free, w.reg_first, w.reg_count);
   sm.registers -= w.reg_count;
   sm.warps -= 1;
+  warps_retired = true;
   if (w.item->item->kind == pipeline::WorkKind::kFragment) {
     sm.fragment_warps -= 1;
     if (w.item->tile != internal::kNoTile) {
@@ -463,6 +464,12 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   std::vector<ItemState*> dirty;  // items a warp of finished or waits in
   // SMs a waiting fragment warp of a tile there is first in line for.
   std::vector<char> full(sms.size(), 0);
+  // The launch loop's outcome holds until a warp retires, an item joins
+  // `pending` or the front item's quads are rasterized (`raster_wait`):
+  // Place() looks at nothing else.
+  bool new_items = false;
+  uint64_t raster_wait = kNever;  // the front item waits for its quads
+  warps_retired = false;
   bool seen_vertex = false, seen_vertex_occupancy = false, seen_main = false;
   uint64_t lanes = 0;
   // The fixed-function units (TimingConfig): the cycle the rasterizer and
@@ -616,15 +623,18 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         }
       }
       pending.push_back(std::move(st));
+      new_items = true;
     }
     // Make items resident, in order, while they fit. A fragment warp of a
     // tile with resident warps waits for its tile's SM only: the items
     // after it go on, but none to that SM (each SM takes its warps in
     // order).
     const size_t live_before = live.size();
-    uint64_t raster_wait = kNever;  // the front item waits for its quads
+    const bool try_launch = new_items || warps_retired || raster_wait <= now;
+    if (try_launch) raster_wait = kNever;
+    new_items = warps_retired = false;
     bool any_full = false;
-    for (size_t i = 0; i < pending.size();) {
+    for (size_t i = 0; try_launch && i < pending.size();) {
       ItemState& st = *pending[i];
       if (st.raster_ready > now) {
         raster_wait = st.raster_ready;

@@ -431,6 +431,10 @@ struct TimingModel::Impl {
     uint32_t sm = 0, warps = 0;
   };
   std::unordered_map<uint64_t, TileHome> tile_home;
+  // A warp retired since the launch loop last ran: resources it may wait
+  // for are free (Drain tries the pending items again only then, when new
+  // items came, or when the front item's quads are rasterized).
+  bool warps_retired = false;
   uint64_t next_sample = internal::kSampleInterval;
   // The instruction caches' code addresses, per program: its first line,
   // its last + 1, and per instruction its line from the first.
