@@ -175,7 +175,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
         in_line = static_cast<uint64_t>(std::popcount(want & ~held));
       }
     }
-    ++counters_.l1_misses;
+    if (!store) ++counters_.l1_misses;  // stores do not look in the L1
     ++l2_lines;
     l2_sectors += in_line;
     if (l2_.Access(line, true)) {

@@ -65,8 +65,8 @@ class LineCache {
 struct MemoryCounters {
   uint64_t requests = 0;  // warp instructions
   uint64_t sectors = 0;
-  uint64_t l1_hits = 0, l1_misses = 0;  // lines
-  uint64_t l2_hits = 0, l2_misses = 0;  // lines
+  uint64_t l1_hits = 0, l1_misses = 0;  // lines of loads
+  uint64_t l2_hits = 0, l2_misses = 0;  // lines of loads and stores
 };
 
 class MemoryModel {

@@ -449,6 +449,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   registers = next_registers;
   next_registers = {};
   run.begin = now;
+  const MemoryCounters memory_base = memory.counters();
   for (Sm& sm : sms) {
     sm.used_in_run = false;
     sm.run_resident_warp_cycles = 0;
@@ -517,6 +518,15 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     run.end = now;
     run.cycles = run.end - run.begin;
+    {
+      const MemoryCounters& m = memory.counters();
+      run.memory.requests = m.requests - memory_base.requests;
+      run.memory.sectors = m.sectors - memory_base.sectors;
+      run.memory.l1_hits = m.l1_hits - memory_base.l1_hits;
+      run.memory.l1_misses = m.l1_misses - memory_base.l1_misses;
+      run.memory.l2_hits = m.l2_hits - memory_base.l2_hits;
+      run.memory.l2_misses = m.l2_misses - memory_base.l2_misses;
+    }
     double resident = 0;
     uint64_t issued = 0;
     for (Sm& sm : sms) {

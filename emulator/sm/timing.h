@@ -52,6 +52,7 @@
 
 #include "base/diagnostic.h"
 #include "pipeline/warp_queue.h"
+#include "sm/memory_model.h"
 #include "sm/occupancy.h"
 #include "sm/timing_config.h"
 #include "trace/trace.h"
@@ -109,6 +110,10 @@ struct RunTiming {
   uint32_t peak_fragment_warps_per_sm = 0;
   trace::StallCounts stall_cycles{};  // warp-cycles by state
   uint64_t warp_switches = 0;  // issues by a warp other than the previous
+  // What the run's global-memory accesses (buffers, images, atomics) did
+  // in the memory model: warp instructions, sectors, and lines that hit or
+  // missed the L1 (loads only) and the L2.
+  MemoryCounters memory{};
 };
 
 struct SmTiming {

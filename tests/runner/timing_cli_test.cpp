@@ -356,6 +356,63 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(
       runs[1][21] ==
       std::to_string(report["dispatches"][0]["fma_pipe_adds"].get<uint64_t>()));
+  // The memory counters come last.
+  const size_t last = runs[0].size() - 1;
+  CHECK(runs[0][last - 5] == "memory_requests");
+  CHECK(runs[0][last] == "l2_misses");
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const auto& m = report["dispatches"][i - 1]["memory"];
+    CHECK(runs[i][last - 5] == std::to_string(m["requests"].get<uint64_t>()));
+    CHECK(runs[i][last - 4] == std::to_string(m["sectors"].get<uint64_t>()));
+    CHECK(runs[i][last] == std::to_string(m["l2_misses"].get<uint64_t>()));
+  }
+}
+
+TEST_CASE("a run's memory counters: requests, sectors, L1 and L2 lines",
+          "[runner][cli][timing]") {
+  // One workgroup of 64 threads (2 warps): each thread loads one word of
+  // `in` and stores one word of `out`. Per warp: a load of 128 bytes (one
+  // line, 4 sectors) and a store of the same. The first dispatch finds
+  // both caches empty; the second finds every line in the L2.
+  const std::string scene = TempDir() + "/memory_counters.amber";
+  {
+    std::ofstream out(scene);
+    out << "#!amber\n"
+           "SHADER compute cs GLSL\n#version 450\n"
+           "layout(local_size_x = 64) in;\n"
+           "layout(set = 0, binding = 0) readonly buffer In { uint d[]; } "
+           "src;\n"
+           "layout(set = 0, binding = 1) buffer Out { uint d[]; } dst;\n"
+           "void main() { uint i = gl_GlobalInvocationID.x; "
+           "dst.d[i] = src.d[i] + 1u; }\nEND\n"
+           "BUFFER in DATA_TYPE uint32 SIZE 64 SERIES_FROM 0 INC_BY 1\n"
+           "BUFFER out DATA_TYPE uint32 SIZE 64 FILL 0\n"
+           "PIPELINE compute p\n  ATTACH cs\n"
+           "  BIND BUFFER in AS storage DESCRIPTOR_SET 0 BINDING 0\n"
+           "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 1\nEND\n"
+           "RUN p 1 1 1\nRUN p 1 1 1\n"
+           "EXPECT out IDX 0 EQ 1 2 3 4\n";
+  }
+  const std::string json = TempDir() + "/memory_counters.json";
+  const auto r = Warpsim("run " + scene + " --timing --json " + json);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(Slurp(json));
+  REQUIRE(report["dispatches"].size() == 2);
+  const auto& first = report["dispatches"][0]["memory"];
+  CHECK(first["requests"] == 4);
+  CHECK(first["sectors"] == 16);
+  CHECK(first["l1_hits"] == 0);
+  CHECK(first["l1_misses"] == 2);  // stores do not look in the L1
+  CHECK(first["l2_hits"] == 0);
+  CHECK(first["l2_misses"] == 4);
+  const auto& second = report["dispatches"][1]["memory"];
+  CHECK(second["requests"] == 4);
+  CHECK(second["l1_hits"].get<uint64_t>() +
+            second["l1_misses"].get<uint64_t>() ==
+        2);
+  CHECK(second["l2_misses"] == 0);
+  CHECK(second["l2_hits"] == 4 - second["l1_hits"].get<uint64_t>());
 }
 
 TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",

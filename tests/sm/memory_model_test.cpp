@@ -64,6 +64,17 @@ TEST_CASE("a warp's loads: one line per 128 bytes, the second time an L1 hit") {
   for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * (l % 32) % 4096;
   m.Access(0, 2000, addr, ~0u, 4, false);
   CHECK(m.counters().sectors == 4 + 4 + 32);
+  // Line 0 hit the L1, the other 31 missed both levels.
+  CHECK(m.counters().l1_hits == 2);
+  CHECK(m.counters().l1_misses == 1 + 31);
+  CHECK(m.counters().l2_misses == 1 + 31);
+  // A store to line 0 goes to the L2 (a hit there), not to the L1.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;
+  m.Access(0, 3000, addr, ~0u, 4, true);
+  CHECK(m.counters().requests == 4);
+  CHECK(m.counters().l1_hits == 2);
+  CHECK(m.counters().l1_misses == 32);
+  CHECK(m.counters().l2_hits == 1);
 }
 
 TEST_CASE("the L1 is sectored: a miss brings in only the sectors asked for") {
