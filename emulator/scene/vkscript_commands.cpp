@@ -789,25 +789,30 @@ Status Builder::ParseProbe(const WordLine& wl, size_t first, bool relative) {
     auto pos = numbers(rect ? 4 : 2, "position");
     if (!pos.ok()) return pos.error();
     for (double v : *pos) {
-      if (v < 0 || v > 1e9) {
+      if (v < 0) {
         return Error(wl.line, "probe coordinates must not be negative");
       }
     }
     std::vector<double> p = *pos;
     if (!rect) p.insert(p.end(), {1.0, 1.0});
-    if (relative) {
-      e.x = static_cast<uint64_t>(fw * static_cast<float>(p[0]));
-      e.y = static_cast<uint64_t>(fh * static_cast<float>(p[1]));
-      // A relative point probe is one pixel.
-      e.width = rect ? static_cast<uint32_t>(fw * static_cast<float>(p[2])) : 1;
-      e.height =
-          rect ? static_cast<uint32_t>(fh * static_cast<float>(p[3])) : 1;
-    } else {
-      e.x = static_cast<uint64_t>(static_cast<float>(p[0]));
-      e.y = static_cast<uint64_t>(static_cast<float>(p[1]));
-      e.width = static_cast<uint32_t>(static_cast<float>(p[2]));
-      e.height = static_cast<uint32_t>(static_cast<float>(p[3]));
+    // In pixels (relative: scaled by the framebuffer's size, in float as
+    // the probe's coordinates are), at most 1e9 each.
+    double px[4];
+    for (size_t k = 0; k < 4; ++k) {
+      const float v = static_cast<float>(p[k]);
+      px[k] = relative ? static_cast<double>((k % 2 == 0 ? fw : fh) * v)
+                       : static_cast<double>(v);
+      if (!(px[k] <= 1e9)) {
+        return Error(wl.line,
+                     "probe coordinates must be at most 1e9 pixels (a "
+                     "relative probe's times the framebuffer's size)");
+      }
     }
+    e.x = static_cast<uint64_t>(px[0]);
+    e.y = static_cast<uint64_t>(px[1]);
+    // A relative point probe is one pixel.
+    e.width = rect || !relative ? static_cast<uint32_t>(px[2]) : 1;
+    e.height = rect || !relative ? static_cast<uint32_t>(px[3]) : 1;
   }
   auto color = numbers(rgba ? 4 : 3, "colour");
   if (!color.ok()) return color.error();
