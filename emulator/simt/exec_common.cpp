@@ -96,6 +96,20 @@ bool LowerWith(Lowerer& l, const spirv::Inst& inst, const HandlerSet& set,
     in.kind = t.kind;
     in.width = t.width;
   }
+  // An integer division by a constant: no MUFU (ConstantDivisionPipe).
+  if (IsIntegerDivision(inst.opcode) && inst.operands.size() >= 2) {
+    if (const std::vector<uint64_t>* words =
+            l.ConstantWords(inst.operands[1])) {
+      const size_t n = l.Flat(inst.result_type).size();
+      const size_t end = l.program().code.size();
+      if (words->size() == n && n <= end) {
+        for (size_t c = 0; c < n; ++c) {
+          l.program().code[end - n + c].pipe =
+              ConstantDivisionPipe(inst.opcode, (*words)[c], t.width);
+        }
+      }
+    }
+  }
   return true;
 }
 

@@ -220,6 +220,11 @@ std::optional<uint64_t> Lowerer::ConstantValue(uint32_t id) {
   return std::nullopt;
 }
 
+const std::vector<uint64_t>* Lowerer::ConstantWords(uint32_t id) const {
+  auto cw = const_words_.find(id);
+  return cw == const_words_.end() ? nullptr : &cw->second;
+}
+
 Instr& Lowerer::Emit(ExecFn fn, spv::Op op, const ScalarType& type,
                      uint32_t spirv_word) {
   Instr in;

@@ -225,6 +225,9 @@ class Lowerer {
                         const std::vector<Leaf>& leaves, uint32_t ptr_reg);
   // Constant value of an id as 64-bit integer (for literal-like operands).
   std::optional<uint64_t> ConstantValue(uint32_t id);
+  // Every scalar word of a constant (a composite's flattened), or nullptr
+  // when `id` is not a constant.
+  const std::vector<uint64_t>* ConstantWords(uint32_t id) const;
   uint32_t BlockIndex(uint32_t label) const;
 
  private:

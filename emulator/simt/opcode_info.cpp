@@ -79,6 +79,22 @@ bool IsCvtExt(uint32_t ext) {
 
 }  // namespace
 
+bool IsIntegerDivision(spv::Op op) {
+  return op == spv::Op::OpUDiv || op == spv::Op::OpSDiv ||
+         op == spv::Op::OpUMod || op == spv::Op::OpSMod ||
+         op == spv::Op::OpSRem;
+}
+
+Pipe ConstantDivisionPipe(spv::Op op, uint64_t divisor, uint32_t width) {
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  uint64_t d = divisor & mask;
+  if (op != spv::Op::OpUDiv && op != spv::Op::OpUMod && width > 0 &&
+      ((d >> (width - 1)) & 1) != 0) {
+    d = (~d + 1) & mask;  // a negative signed divisor: its magnitude
+  }
+  return d != 0 && (d & (d - 1)) == 0 ? Pipe::kAlu : Pipe::kFma;
+}
+
 bool IsConversion(spv::Op op, uint32_t ext) {
   return op == spv::Op::OpConvertFToS || op == spv::Op::OpConvertFToU ||
          (op == spv::Op::OpExtInst && IsCvtExt(ext));

@@ -42,6 +42,17 @@ struct OpcodeTiming {
 // floating point.
 OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float);
 
+// OpUDiv, OpSDiv, OpUMod, OpSMod, OpSRem.
+bool IsIntegerDivision(spv::Op op);
+
+// The pipe of an integer division or remainder (IsIntegerDivision) of
+// `width`-bit operands by the constant `divisor`, as NVIDIA's compiler
+// emits it: by a power of two (signed: its magnitude) shifts and masks
+// (ALU), by another constant a multiply-high sequence (IMAD, the FMA pipe).
+// Never the MUFU.RCP sequence of a divisor known only at run time, which is
+// TimingOf's. Fixed latency either way.
+Pipe ConstantDivisionPipe(spv::Op op, uint64_t divisor, uint32_t width);
+
 // Whether the instruction rounds a float to an integral value or converts
 // a float to an integer (NVIDIA's FRND, F2I): OpConvertFToS, OpConvertFToU,
 // GLSL.std.450 Floor, Ceil, Trunc, Round, RoundEven, Fract.

@@ -458,6 +458,10 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
     const uint32_t ext = in.op == spv::Op::OpExtInst ? in.ext : 0;
     in.latency =
         TimingOf(in.op, ext, in.width, in.kind == ScalarKind::kFloat).latency;
+    // By a constant (ConstantDivisionPipe): fixed-latency ALU or IMAD.
+    if (IsIntegerDivision(in.op) && in.pipe != Pipe::kSfu) {
+      in.latency = LatencyClass::kFixed;
+    }
   }
   for (Instr& in : program->code) {
     in.dst = map(in.dst);

@@ -173,6 +173,50 @@ void main() {
   CHECK(sqrts[0]->rec.latency == LatencyClass::kVariable);
 }
 
+TEST_CASE(
+    "integer division by a constant is ALU or IMAD work, by a run-time value "
+    "MUFU work",
+    "[simt][record]") {
+  const Program p = Build(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; } b;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  int s = int(i) - 16;
+  uint d = b.v[i] + 1u;
+  b.v[i] = i / 8u + i % 3u + uint(s / -4) + uint(s % 5) + i / d;
+}
+)");
+  Recorder r(p);
+  CheckListsCoverOperands(r);
+  auto one = [&](spv::Op op) -> const Rec* {
+    const auto all = r.Of(op);
+    REQUIRE(all.size() == 1);
+    return all[0];
+  };
+  // i / d, a divisor known at run time only, and i / 8u.
+  const auto udivs = r.Of(spv::Op::OpUDiv);
+  REQUIRE(udivs.size() == 2);
+  int alu = 0, sfu = 0;
+  for (const Rec* u : udivs) {
+    if (u->rec.pipe == Pipe::kAlu) {
+      ++alu;
+      CHECK(u->rec.latency == LatencyClass::kFixed);
+    } else if (u->rec.pipe == Pipe::kSfu) {
+      ++sfu;
+      CHECK(u->rec.latency == LatencyClass::kVariable);
+    }
+  }
+  CHECK(alu == 1);  // by 8: a shift
+  CHECK(sfu == 1);  // by d: the MUFU.RCP sequence
+  // By 3 and by 5: a multiply-high (IMAD).
+  CHECK(one(spv::Op::OpUMod)->rec.pipe == Pipe::kFma);
+  CHECK(one(spv::Op::OpUMod)->rec.latency == LatencyClass::kFixed);
+  CHECK(one(spv::Op::OpSMod)->rec.pipe == Pipe::kFma);
+  // By -4: a power of two's magnitude, shifts.
+  CHECK(one(spv::Op::OpSDiv)->rec.pipe == Pipe::kAlu);
+}
+
 TEST_CASE("loads and stores list the registers they move and their accesses",
           "[simt][record]") {
   const Program p = Build(R"(#version 450
