@@ -42,18 +42,33 @@ per line on one of the graphics SMs (the lines spread evenly over
 `graphics_sms` SMs, the 4 of FINDINGS.md Q1); `table` writes the Markdown
 table between <!-- table e22 --> and <!-- end table e22 -->.
 
+  vulkan_ref/experiments/e22_fragment_lines.py model --warpsim BIN
+      [-o samples/h200/e22_fragment_lines/timing-vs-h200.json]
+  vulkan_ref/experiments/e22_fragment_lines.py model-table RECORD
+      [MODEL.json] [--update README.md | --check README.md]
+
+`model` runs the scene in timing mode with the h200 preset and records each
+draw's cycles (with the warpsim commit, date and command); `model-table`
+puts them beside the record's, between <!-- table e22-model --> and its end
+marker.
+
 Standard library only.
 """
+import argparse
+import datetime
 import glob
 import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from readme_section import scene_summary_table_main  # noqa: E402
+from readme_section import (  # noqa: E402
+    scene_summary_table_main, table_section_main, write_json)
 
 SIZE = 256
 LOADS = 16
@@ -221,7 +236,86 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+SCENE = os.path.join(ROOT, "samples", "h200", "e22_fragment_lines",
+                     "e22.amber")
+MODEL_JSON = os.path.join(ROOT, "samples", "h200", "e22_fragment_lines",
+                          "timing-vs-h200.json")
+
+
+def model(warpsim, out):
+    """Runs the scene in timing mode (the h200 preset) and writes each
+    draw's cycles, with the warpsim commit, the date and the command."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rep_path = os.path.join(tmp, "e22.json")
+        p = subprocess.run([warpsim, "run", SCENE, "--timing", "--gpu-config",
+                            "h200", "--quiet", "--json", rep_path],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit("e22_fragment_lines.py: warpsim exited %d: %s"
+                             % (p.returncode, p.stderr.strip()))
+        with open(rep_path) as f:
+            rep = json.load(f)
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    write_json({
+        "generated_by": "vulkan_ref/experiments/e22_fragment_lines.py model",
+        "command": "warpsim run %s --timing --gpu-config h200" %
+                   os.path.relpath(SCENE, ROOT),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
+        "warpsim_commit": commit + ("-dirty" if dirty else ""),
+        "clock_mhz": rep["timing"]["clock_mhz"],
+        "cycles": {d["pipeline"]: d["cycles"] for d in rep["draws"]},
+    }, out)
+    return 0
+
+
+def model_table(record, model_json):
+    """The timing model's draws beside the H200's: each variant's time
+    over `none`'s on both, and the cycles each takes over `none`."""
+    s = summary(record)
+    with open(model_json) as f:
+        m = json.load(f)
+    cyc = m["cycles"]
+    h200_none = s["none_ns"]
+    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Time / none: the "
+           "draw's time over `none`'s, on each side; cycles over none: in "
+           "SM cycles (the H200's at %.0f MHz).\n" %
+           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
+            m["date"], m["command"], s["record"], s["sm_mhz"]),
+           "| variant | lines per load | H200 time / none | model time / "
+           "none | model / H200 | H200 cycles over none | model cycles over "
+           "none |",
+           "|---|---|---|---|---|---|---|"]
+    for r in s["rows"]:
+        h = r["gpu_time_ns"] / h200_none
+        e = cyc[r["variant"]] / cyc["none"]
+        out.append("| %s | %d | %.3f | %.3f | %.2f | %.0f | %d |" % (
+            r["variant"], r["lines_per_load"], h, e, e / h,
+            r["cycles_over_none"], cyc[r["variant"]] - cyc["none"]))
+    return "\n".join(out) + "\n"
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] in ("model", "model-table"):
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("cmd")
+        if sys.argv[1] == "model":
+            ap.add_argument("--warpsim", required=True)
+            ap.add_argument("-o", "--out", default=MODEL_JSON)
+            args = ap.parse_args()
+            return model(args.warpsim, args.out)
+        ap.add_argument("record")
+        ap.add_argument("model_json", nargs="?", default=MODEL_JSON)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        args = ap.parse_args()
+        return table_section_main(model_table(args.record, args.model_json),
+                                  "e22-model", "e22_fragment_lines.py",
+                                  args.check, args.update)
     return scene_summary_table_main(__doc__, scene, summary, table, "e22",
                                     "e22_fragment_lines.py")
 
