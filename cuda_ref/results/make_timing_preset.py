@@ -514,8 +514,9 @@ def graphics_units(vk_dir, t, src):
         "draws w8..w2048 ("
         + ", ".join(f"{f['fixed_cycles']:.0f}" for f in unorm)
         + f" cycles), {clock_note}, less draw_fixed_cycles (the discarded "
-        "draws' intercept): what a draw that writes pixels takes at its end "
-        "besides the fixed cost of one that writes none")
+        "draws' intercept): what a draw whose pixels reach the output merge "
+        "takes at its end besides the fixed cost of one whose fragments are "
+        "all discarded")
 
 
 def output_merge(vk_dir, t, src):
