@@ -458,6 +458,26 @@ int64_t TeachingDrawCycles(const std::string& scene,
       .get<int64_t>();
 }
 
+// Writes TempDir()/NAME.amber: one 64x64 rectangle on a B8G8R8A8_UNORM
+// framebuffer, of a fragment shader whose `color` output `fs_main` (its
+// main function) writes, then `tail`; returns the path.
+std::string RectScene(const std::string& name, const std::string& fs_main,
+                      const std::string& tail = "") {
+  const std::string path = TempDir() + "/" + name + ".amber";
+  std::ofstream out(path);
+  out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
+         "SHADER fragment fs GLSL\n#version 450\n"
+         "layout(location = 0) out vec4 color;\n"
+      << fs_main
+      << "\nEND\n"
+         "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
+         "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
+         "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
+         "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n"
+      << tail;
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -469,19 +489,9 @@ TEST_CASE(
   // merge takes 16384 cycles after the first warp's pixels reach it; with
   // 1 pixel per cycle the rasterizer takes 4096 cycles after the first
   // quad is made; the teaching machine shades it all in far fewer.
-  const std::string scene = TempDir() + "/draw_cost.amber";
-  {
-    std::ofstream out(scene);
-    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
-           "SHADER fragment fs GLSL\n#version 450\n"
-           "layout(location = 0) out vec4 color;\n"
-           "void main() { color = vec4(1.0, 0.0, 1.0, 1.0); }\nEND\n"
-           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
-           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
-           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
-           "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n"
-           "EXPECT fb IDX 0 0 SIZE 64 64 EQ_RGBA 255 0 255 255\n";
-  }
+  const std::string scene = RectScene(
+      "draw_cost", "void main() { color = vec4(1.0, 0.0, 1.0, 1.0); }",
+      "EXPECT fb IDX 0 0 SIZE 64 64 EQ_RGBA 255 0 255 255\n");
   auto cycles = [&](const std::string& timing) {
     return TeachingDrawCycles(scene, timing);
   };
@@ -492,19 +502,8 @@ TEST_CASE(
   CHECK(cycles(R"("output_flush_cycles": 500)") == plain + 500);
   // A draw that writes no pixel (every fragment discarded) does not take
   // output_flush_cycles.
-  const std::string discard = TempDir() + "/draw_cost_discard.amber";
-  {
-    std::ifstream in(scene);
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    const std::string body =
-        "void main() { color = vec4(1.0, 0.0, 1.0, 1.0); }";
-    REQUIRE(text.find(body) != std::string::npos);
-    text.replace(text.find(body), body.size(), "void main() { discard; }");
-    text = text.substr(0, text.find("EXPECT"));
-    std::ofstream out(discard);
-    out << text;
-  }
+  const std::string discard =
+      RectScene("draw_cost_discard", "void main() { discard; }");
   const int64_t discarded = TeachingDrawCycles(discard, "");
   CHECK(TeachingDrawCycles(discard, R"("output_flush_cycles": 500)") ==
         discarded);
@@ -541,24 +540,15 @@ TEST_CASE(
   // share no pixel with it). So the draw ends its own 32 pixels (128
   // bytes) after the slow warp, not the 16384 bytes of every warp after
   // it in API order.
-  const std::string scene = TempDir() + "/slow_first_warp.amber";
-  {
-    std::ofstream out(scene);
-    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
-           "SHADER fragment fs GLSL\n#version 450\n"
-           "layout(location = 0) out vec4 color;\n"
-           "void main() {\n"
-           "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
-           "  int n = p.x < 2 && p.y < 2 ? 8000 : 0;\n"
-           "  float x = gl_FragCoord.x;\n"
-           "  for (int i = 0; i < n; ++i) x = x * 1.0001 + 0.0003;\n"
-           "  color = vec4(fract(x), 0.0, 1.0, 1.0);\n"
-           "}\nEND\n"
-           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
-           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
-           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
-           "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n";
-  }
+  const std::string scene =
+      RectScene("slow_first_warp",
+                "void main() {\n"
+                "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+                "  int n = p.x < 2 && p.y < 2 ? 8000 : 0;\n"
+                "  float x = gl_FragCoord.x;\n"
+                "  for (int i = 0; i < n; ++i) x = x * 1.0001 + 0.0003;\n"
+                "  color = vec4(fract(x), 0.0, 1.0, 1.0);\n"
+                "}");
   const int64_t slow = TeachingDrawCycles(scene, "");
   // The loop outlasts the other warps' output by far.
   REQUIRE(slow > 2 * 16384);
@@ -688,20 +678,11 @@ TEST_CASE(
   // loop on 4 graphics SMs. With fragment_tile_pixels 16, a warp goes to
   // the SM where its tile's resident warps are; without it, to the SM
   // with the fewest warps, which spreads a tile's warps.
-  const std::string scene = TempDir() + "/tiles.amber";
-  {
-    std::ofstream out(scene);
-    out << "#!amber\nSHADER vertex vs PASSTHROUGH\n"
-           "SHADER fragment fs GLSL\n#version 450\n"
-           "layout(location = 0) out vec4 color;\n"
-           "void main() {\n  float v = gl_FragCoord.x;\n"
-           "  for (int i = 0; i < 64; ++i) v = v * 0.999 + 0.5;\n"
-           "  color = vec4(v / 1000.0, 0.0, 0.0, 1.0);\n}\nEND\n"
-           "BUFFER fb FORMAT B8G8R8A8_UNORM\n"
-           "PIPELINE graphics p\n  ATTACH vs\n  ATTACH fs\n"
-           "  FRAMEBUFFER_SIZE 64 64\n  BIND BUFFER fb AS color LOCATION 0\n"
-           "END\nRUN p DRAW_RECT POS 0 0 SIZE 64 64\n";
-  }
+  const std::string scene =
+      RectScene("tiles",
+                "void main() {\n  float v = gl_FragCoord.x;\n"
+                "  for (int i = 0; i < 64; ++i) v = v * 0.999 + 0.5;\n"
+                "  color = vec4(v / 1000.0, 0.0, 0.0, 1.0);\n}");
   // Per run of the scene: the pairs of warps of one tile that were
   // resident at the same time, and how many of those ran on one SM.
   struct Pairs {
