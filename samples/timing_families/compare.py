@@ -91,12 +91,12 @@ KNOWN = {
 }
 
 
-def emulate(warpsim, family):
+def emulate(warpsim, family, options=()):
     """Per variant, the report's draw of its second run: the scene's draws
     one variant at a time (after its preparation draws), each twice, as the
     device repeats each draw (warpsim-vkref run --repeat) and reports the
     median, so that caches hold what the same draw left, not what the
-    variant before it did."""
+    variant before it did. OPTIONS go to every `warpsim run`."""
     text = (HERE / (family + ".amber")).read_text().splitlines()
     body = [line for line in text if not line.startswith("RUN ")]
     runs = [line for line in text if line.startswith("RUN ")]
@@ -112,7 +112,8 @@ def emulate(warpsim, family):
                 f.write("\n".join(body + prep + [run, run]) + "\n")
             report = os.path.join(tmp, name + ".json")
             r = subprocess.run([warpsim, "run", scene, "--timing", "--quiet",
-                                "--shader-cache", "off", "--json", report],
+                                "--shader-cache", "off", "--json", report,
+                                *options],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise SystemExit("%s: warpsim run failed (%d): %s%s" % (
@@ -151,6 +152,20 @@ def measure(results, warpsim):
                     "warps": d.get("fragment_warps"),
                     "most_warps_per_sm": d.get("peak_fragment_warps_per_sm")}
             rows.append(row)
+        if any(r["registers"] != r["h200_registers"] for r in rows):
+            # The same draws with the driver's register counts: what the
+            # timing model makes of the H200's occupancy, apart from its
+            # own register estimate.
+            again = emulate(warpsim, family, (
+                "--registers-from",
+                os.path.join(results, family + ".h200.json")))
+            base = again[times[0][0]]["cycles"]
+            for row in rows:
+                d = again[row["variant"]]
+                row["with_h200_registers"] = {
+                    "cycles": d["cycles"],
+                    "emulated_ratio": d["cycles"] / base,
+                    "registers": d["registers_per_thread"]}
         out["families"][family] = rows
     return out
 
@@ -238,6 +253,33 @@ def table(data):
             family, spearman([r["h200_ns"] for r in rows],
                              [r["cycles"] for r in rows]),
             100 * sum(off) / len(off), 100 * max(off)))
+    again = [(f, rows) for f, rows in data["families"].items()
+             if all("with_h200_registers" in r for r in rows)]
+    if again:
+        lines += ["", "Where the register counts differ, the same draws with "
+                  "the H200's (warpsim run --timing --registers-from "
+                  "FAMILY.h200.json): the timing model apart from its "
+                  "register estimate.", "",
+                  "| family | variant | registers | emulated cycles "
+                  "| emulated ratio | emulated / H200 ratio |",
+                  "|---|---|---|---|---|---|"]
+        for f, rows in again:
+            for r in rows:
+                w = r["with_h200_registers"]
+                lines.append("| %s | %s | %s | %d | %.3f | %.2f |" % (
+                    f, r["variant"], w["registers"], w["cycles"],
+                    w["emulated_ratio"], w["emulated_ratio"] / r["h200_ratio"]))
+        lines += ["", "| family | Spearman rank correlation | mean "
+                  "\\|emulated / H200 ratio - 1\\| | largest \\|emulated / "
+                  "H200 ratio - 1\\| |", "|---|---|---|---|"]
+        for f, rows in again:
+            off = [abs(r["with_h200_registers"]["emulated_ratio"] /
+                       r["h200_ratio"] - 1) for r in rows]
+            lines.append("| %s, H200 registers | %.2f | %.1f %% | %.1f %% |" % (
+                f, spearman([r["h200_ns"] for r in rows],
+                            [r["with_h200_registers"]["cycles"]
+                             for r in rows]),
+                100 * sum(off) / len(off), 100 * max(off)))
     placed = [(f, r) for f, rows in data["families"].items() for r in rows
               if "observed" in r]
     if placed:
