@@ -17,9 +17,16 @@
 #include "runner/supported.h"
 #include "scene/amber_parser.h"
 #include "scene/expectations.h"
+#include "simt/opcode_info.h"
 
 namespace warpsim::runner {
 namespace {
+
+bool HasAtomics(const simt::Program& program) {
+  return std::any_of(
+      program.code.begin(), program.code.end(),
+      [](const simt::Instr& instr) { return simt::IsAtomic(instr.op); });
+}
 
 // Executes one scene (see runner.h).
 class SceneRunner {
@@ -691,6 +698,7 @@ class SceneRunner {
       pr.registers_per_thread =
           std::max(b->program.model_regs, options_.min_registers_per_thread);
       pr.instructions = static_cast<uint32_t>(b->program.code.size());
+      pr.atomics = HasAtomics(b->program);
       report_->pipelines.push_back(pr);
     }
     auto [pos, _] = graphics_.emplace(p.name, std::move(programs));
@@ -756,6 +764,7 @@ class SceneRunner {
     pr.registers_per_thread =
         std::max(built->program.model_regs, options_.min_registers_per_thread);
     pr.instructions = static_cast<uint32_t>(built->program.code.size());
+    pr.atomics = HasAtomics(built->program);
     report_->pipelines.push_back(pr);
     auto [pos, _] = programs_.emplace(p.name, std::move(*built));
     return &pos->second;

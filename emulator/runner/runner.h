@@ -82,6 +82,11 @@ struct PipelineReport {
   // The allocator's count: the register file the executor runs with.
   uint32_t registers_allocated = 0;
   uint32_t instructions = 0;
+  // The shader has atomic instructions (simt::IsAtomic): the order in which
+  // its warps reach them is the schedule's, so what depends on that order
+  // (a counter's values, a loop over a shared stack) may differ between
+  // functional and timing mode, or between schedulers, as between GPUs.
+  bool atomics = false;
   // RunOptions::profile_branches: what each branch of the shader cost.
   std::optional<profile::ProgramProfile> profile;
 };

@@ -45,6 +45,10 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float);
 // OpUDiv, OpSDiv, OpUMod, OpSMod, OpSRem.
 bool IsIntegerDivision(spv::Op op);
 
+// The OpAtomic* instructions (flags excepted: warpsim does not lower
+// them), float add, min and max (SPV_EXT_shader_atomic_float*) included.
+bool IsAtomic(spv::Op op);
+
 // The pipe of an integer division or remainder (IsIntegerDivision) of
 // `width`-bit operands by the constant `divisor`, as NVIDIA's compiler
 // emits it: by a power of two (signed: its magnitude) shifts and masks

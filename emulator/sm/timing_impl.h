@@ -344,30 +344,6 @@ inline bool IsSplitAdd(spv::Op op) {
   return op == spv::Op::OpIAdd || op == spv::Op::OpISub;
 }
 
-inline bool IsAtomic(spv::Op op) {
-  switch (op) {
-    case spv::Op::OpAtomicLoad:
-    case spv::Op::OpAtomicStore:
-    case spv::Op::OpAtomicExchange:
-    case spv::Op::OpAtomicCompareExchange:
-    case spv::Op::OpAtomicIIncrement:
-    case spv::Op::OpAtomicIDecrement:
-    case spv::Op::OpAtomicIAdd:
-    case spv::Op::OpAtomicISub:
-    case spv::Op::OpAtomicSMin:
-    case spv::Op::OpAtomicUMin:
-    case spv::Op::OpAtomicSMax:
-    case spv::Op::OpAtomicUMax:
-    case spv::Op::OpAtomicAnd:
-    case spv::Op::OpAtomicOr:
-    case spv::Op::OpAtomicXor:
-    case spv::Op::OpAtomicFAddEXT:
-      return true;
-    default:
-      return false;
-  }
-}
-
 inline bool IsBitwise(spv::Op op) {
   return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
          op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;

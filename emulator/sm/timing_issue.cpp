@@ -417,7 +417,7 @@ uint32_t TimingModel::Impl::MemoryLatency(const WarpState& w,
   uint32_t lat = memory.Access(
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
       store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup);
-  if (IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
+  if (simt::IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;
 }
 
@@ -569,7 +569,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     MoveThroughRegisters(w, rec, &moved);
   } else if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
              rec.addresses != nullptr) {
-    const bool store = rec.writes.empty() && !IsAtomic(rec.op);
+    const bool store = rec.writes.empty() && !simt::IsAtomic(rec.op);
     const uint64_t at = store ? now : AheadAt(w, rec);
     latency = MemoryLatency(w, rec, &reason, store, at);
     if (at < now) {

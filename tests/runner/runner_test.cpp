@@ -1,6 +1,7 @@
 // The runner's execution of scene commands: specialization constants, push
 // constants, COPY, REPEAT, descriptor offsets, and the report (pipelines,
-// lane use, bytes that are not UTF-8, where a shader's diagnostic points).
+// lane use, bytes that are not UTF-8, where a shader's diagnostic points,
+// which shaders have atomics).
 #include "runner/runner.h"
 
 #include <catch2/catch.hpp>
@@ -452,4 +453,40 @@ TEST_CASE("a shader error names the SHADER FILE and its own line", "[runner]") {
   CHECK(fs::path(r.diagnostic->pos.file).filename() == "bad.comp");
   CHECK(r.diagnostic->pos.line == 5);
   CHECK(r.diagnostic->message.find("undeclared_name") != std::string::npos);
+}
+
+TEST_CASE("the report says which shaders have atomics", "[runner]") {
+  const auto r = Run(R"(#!amber
+SHADER compute counted GLSL
+#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint n; uint slot[]; } b;
+void main() { b.slot[gl_LocalInvocationID.x] = atomicAdd(b.n, 1u); }
+END
+SHADER compute plain GLSL
+#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { uint n; uint slot[]; } b;
+void main() { b.slot[gl_LocalInvocationID.x] = gl_LocalInvocationID.x; }
+END
+BUFFER buf DATA_TYPE uint32 SIZE 33 FILL 0
+PIPELINE compute a
+  ATTACH counted
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+PIPELINE compute p
+  ATTACH plain
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN a 1 1 1
+RUN p 1 1 1
+EXPECT buf IDX 0 EQ 32 0 1 2 3
+)");
+  INFO(Describe(r));
+  CHECK(r.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(r.pipelines.size() == 2);
+  CHECK(r.pipelines[0].name == "a");
+  CHECK(r.pipelines[0].atomics);
+  CHECK(r.pipelines[1].name == "p");
+  CHECK_FALSE(r.pipelines[1].atomics);
 }
