@@ -96,9 +96,9 @@ std::string DisassembleProgram(const Program& p) {
         out += "  ; repeats an earlier instruction";
       }
       if (i < p.register_private.size() && p.register_private[i] != 0) {
-        out += p.register_private[i] == 1
-                   ? "  ; a variable held in registers"
-                   : "  ; address of a variable held in registers";
+        out += p.register_private[i] == 1   ? "  ; a variable held in registers"
+               : p.register_private[i] == 3 ? "  ; a constant-bank operand"
+                                            : "  ; an address no code computes";
       }
       // Control of a loop the timing model issues as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {

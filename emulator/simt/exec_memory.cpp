@@ -389,6 +389,7 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
         const Val& idx = l.Get(id);
         ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id), 0,
                          0, true);
+        info.constant_bank = false;  // which bank: known at run time
       }
       info.descriptor_array = 0;
       type = t.element;

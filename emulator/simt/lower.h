@@ -121,6 +121,12 @@ struct PointerInfo {
   uint32_t root = 0;
   bool root_known = true;
   uint32_t root_offset = 0;
+  // Into a uniform block (Uniform storage, decorated Block) or push
+  // constants: what NVIDIA keeps in a constant bank. A load through such a
+  // pointer whose indices were all constants (root_known, no run-time
+  // descriptor index) is an operand of the instruction that uses it there
+  // (c[bank][offset]), not a load (Lowerer::constant_loads()).
+  bool constant_bank = false;
 };
 
 // Register-count model (regalloc_model.cpp): a lane-private variable that
@@ -284,6 +290,7 @@ class Lowerer {
   // Loads from a storage buffer (indices in Program::code), for the
   // register-count model's hoisted loads (BatchedLoads, regalloc_model.cpp).
   std::vector<uint32_t> buffer_loads_;
+  std::vector<uint32_t> constant_loads_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;
   std::vector<const spirv::Block*> order_;  // structured order
@@ -309,12 +316,20 @@ class Lowerer {
     return private_accesses_;
   }
   const std::vector<uint32_t>& buffer_loads() const { return buffer_loads_; }
-  // Records the load just emitted when `info` points into a storage buffer.
+  // The loads of constant-bank words at offsets known at compile time
+  // (PointerInfo::constant_bank), in Program::code.
+  const std::vector<uint32_t>& constant_loads() const {
+    return constant_loads_;
+  }
+  // Records the load just emitted when `info` points into a storage buffer,
+  // or at a constant-bank word.
   void NoteBufferLoad(const PointerInfo& info) {
+    const uint32_t at = static_cast<uint32_t>(program_->code.size() - 1);
     if (info.storage == spv::StorageClass::StorageBuffer ||
         info.storage == spv::StorageClass::PhysicalStorageBuffer) {
-      buffer_loads_.push_back(static_cast<uint32_t>(program_->code.size() - 1));
+      buffer_loads_.push_back(at);
     }
+    if (info.constant_bank && info.root_known) constant_loads_.push_back(at);
   }
 };
 

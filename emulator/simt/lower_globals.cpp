@@ -271,6 +271,11 @@ Status Lowerer::CollectGlobals() {
           info->descriptor_array = res.array_size;
         }
         res.type_id = block_type;
+        info->constant_bank =
+            v.storage == spv::StorageClass::PushConstant ||
+            (v.storage == spv::StorageClass::Uniform &&
+             module_.HasDecoration(block_type, spv::Decoration::Block) &&
+             !module_.HasDecoration(block_type, spv::Decoration::BufferBlock));
         res.region = program_->num_regions;
         program_->num_regions += res.array_size;
         program_->resources.push_back(res);

@@ -239,11 +239,15 @@ struct Program {
   std::vector<uint32_t> ahead_loads;
   // Per instruction (empty when none): 1 for a load or store of a
   // lane-private variable the register-count model holds in registers
-  // (regalloc_model.cpp), 2 for an access chain whose pointer only such
-  // loads and stores use: NVIDIA's code has registers where the executor
-  // has lane-private memory, and the timing model issues a load or store
-  // as a move between registers, not a memory access, and the access
-  // chain as no instruction (TimingConfig::free_register_moves).
+  // (regalloc_model.cpp), 3 for a load of a uniform block's or push
+  // constants' word at an offset known at compile time (an operand from a
+  // constant bank in NVIDIA's code: Lowerer::constant_loads()), 2 for an
+  // access chain whose pointer only such loads and stores use: NVIDIA's
+  // code has registers where the executor has lane-private memory, and the
+  // timing model issues a load or store as a move between registers, not
+  // a memory access, a constant-bank load as no instruction whose value is
+  // there at once, and the access chain as no instruction
+  // (TimingConfig::free_register_moves).
   std::vector<uint8_t> register_private;
   // Every structured loop, innermost or not (unroll.cpp), in header order.
   std::vector<LoopRange> loops;

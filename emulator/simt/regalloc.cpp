@@ -494,6 +494,15 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
   program->edge_copies = std::move(copies);
   program->edge_copy_cyclic = std::move(cyclic);
 
+  // Loads of constant-bank words at known offsets: operands in NVIDIA's
+  // code (c[bank][offset]), no instruction; marked before the loops are
+  // looked at (their values come from no load of a loop).
+  if (!lowerer.constant_loads().empty()) {
+    program->register_private.assign(program->code.size(), 0);
+    for (uint32_t i : lowerer.constant_loads()) {
+      if (i < program->code.size()) program->register_private[i] = 3;
+    }
+  }
   MarkUnrolledLoops(program);
   Entities virtual_ent = ent;
   virtual_ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,
@@ -504,7 +513,8 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
       ModelRegisterCount(lowerer, virtual_program, virtual_ent, program->loops,
                          &program->register_private);
   std::vector<uint8_t>& moves = program->register_private;
-  if (std::find(moves.begin(), moves.end(), 1) != moves.end()) {
+  if (std::any_of(moves.begin(), moves.end(),
+                  [](uint8_t m) { return m == 1 || m == 3; })) {
     // An access chain whose pointer nothing but those uses (or access
     // chains marked so: a[i][j] is two) computes no address there (its
     // virtual register is defined once); to a fixed point.
@@ -541,8 +551,8 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
       }
     }
   }
-  // Those loads, stores and access chains are moves between registers in
-  // NVIDIA's code.
+  // Those loads, stores and access chains are moves between registers (or
+  // constant operands) in NVIDIA's code.
   for (size_t i = 0; i < moves.size(); ++i) {
     if (moves[i] != 0) program->code[i].pipe = Pipe::kAlu;
   }

@@ -522,7 +522,8 @@ uint32_t ModelRegisterCount(Lowerer& lowerer, const Program& program,
   }
   // The loads and stores of the variables held in registers are moves
   // between registers in NVIDIA's code, not memory accesses.
-  register_private->assign(program.code.size(), 0);
+  // (Constant-bank loads, 3, are marked already.)
+  register_private->resize(program.code.size(), 0);
   for (const PrivateAccess& a : lowerer.private_accesses()) {
     if (first_word[a.root] != kNoReg && a.instr < register_private->size()) {
       (*register_private)[a.instr] = 1;

@@ -304,7 +304,12 @@ class LoopFinder {
   // whose address another load of the loop gave (a chase) waits for it.
   void MarkAheadLoads(uint32_t begin, uint32_t end, uint32_t tag,
                       bool private_stores) {
+    // (A constant-bank operand, Program::register_private 3, is none.)
     auto is_load = [&](const Instr& in) {
+      const size_t i = static_cast<size_t>(&in - p_.code.data());
+      if (i < p_.register_private.size() && p_.register_private[i] == 3) {
+        return false;
+      }
       return (in.pipe == Pipe::kLsu && in.op == spv::Op::OpLoad) ||
              in.op == spv::Op::OpImageRead || in.pipe == Pipe::kTex;
     };
@@ -354,7 +359,9 @@ class LoopFinder {
     }
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
-      if (in.pipe != Pipe::kLsu || in.op != spv::Op::OpLoad) continue;
+      if (in.pipe != Pipe::kLsu || in.op != spv::Op::OpLoad || !is_load(in)) {
+        continue;
+      }
       if (chased[i - begin] || p_.loop_control[i] != 0) continue;
       // A lane's own words that the loop also writes: the load may read
       // what the trip stored.

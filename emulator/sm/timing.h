@@ -82,7 +82,9 @@ struct RunTiming {
   // instructions + these.
   uint64_t redundant_instructions = 0;
   // And the loads, stores and access chains of lane-private variables
-  // held in registers (TimingConfig::free_register_moves): warp
+  // held in registers, and the constant-bank operands (loads of uniform
+  // blocks and push constants at constant offsets;
+  // TimingConfig::free_register_moves): warp
   // instructions = issued + fused + layout branches + unrolled loop
   // instructions + redundant instructions + these.
   uint64_t register_moves = 0;

@@ -151,7 +151,9 @@ struct TimingConfig {
   // computation only those use (simt::Program::register_private): in its
   // code they are registers renamed, no instruction. The value a load
   // gives is ready when the one stored there was. false: each is a move
-  // on the ALU pipe.
+  // on the ALU pipe. The same for a load of a uniform block's or push
+  // constants' word at an offset known at compile time: an operand from a
+  // constant bank in NVIDIA's code, its value ready at once.
   bool free_register_moves = true;
   // An instruction does not wait for an earlier one's pending write to a
   // register it writes: NVIDIA's allocator gives every live value its own

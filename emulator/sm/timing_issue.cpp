@@ -21,7 +21,8 @@ bool RegisterMove(const simt::Program& p, uint32_t pc) {
 
 }  // namespace
 
-// A move through a variable held in registers (RegisterMove), or an
+// A move through a variable held in registers (RegisterMove), a
+// constant-bank operand (its value there at once), or an
 // access chain only such moves use. *moved: when its result is ready
 // (ReadyWord), the latest of the registers it reads (an index, a
 // pointer) and, for a load, of the words its lanes read; a store records
@@ -37,7 +38,11 @@ void TimingModel::Impl::MoveThroughRegisters(WarpState& w,
     if (r < w.ready.size()) operands = std::max(operands, w.ready[r]);
   }
   *moved = operands;
-  if (rec.addresses == nullptr) return;
+  // A constant-bank operand: no lane-private words.
+  if (rec.addresses == nullptr ||
+      w.warp->program().register_private[rec.pc] == 3) {
+    return;
+  }
   const bool store = rec.writes.empty();
   if (store) w.private_latest = std::max(w.private_latest, operands);
   const uint64_t size = w.warp->program().private_bytes;

@@ -906,5 +906,74 @@ void main() {
   CHECK(memory == 3);
 }
 
+TEST_CASE(
+    "loads of a uniform block or push constants at offsets known at compile "
+    "time are marked as constant-bank operands",
+    "[simt][regalloc][model]") {
+  // u.scale and pc.bias: constant offsets in a uniform block and push
+  // constants (3). u.table[k] at a run-time index, and the storage
+  // buffer's loads, stay memory.
+  const Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } b;
+layout(set = 0, binding = 1) uniform U { float scale; float table[8]; } u;
+layout(push_constant) uniform PC { float bias; } pc;
+void main() {
+  uint k = gl_LocalInvocationID.x & 7u;
+  b.v[k] = b.v[k] * u.scale + pc.bias + u.table[k];
+}
+)")
+                        .program;
+  REQUIRE(p.register_private.size() == p.code.size());
+  uint32_t constants = 0, chains = 0, memory = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    const Instr& in = p.code[i];
+    if (p.register_private[i] == 3) {
+      CHECK(in.op == spv::Op::OpLoad);
+      constants += 1;
+    } else if (p.register_private[i] == 2) {
+      CHECK(in.op == spv::Op::OpAccessChain);
+      chains += 1;
+    } else if (in.op == spv::Op::OpLoad) {
+      CHECK(in.pipe == Pipe::kLsu);
+      memory += 1;
+    }
+    CHECK(p.register_private[i] != 1);
+  }
+  CHECK(constants == 2);
+  // The constant offsets need no access chain of their own here.
+  CHECK(chains == 0);
+  // b.v[k], u.table[k] and gl_LocalInvocationID (an input).
+  CHECK(memory == 3);
+}
+
+TEST_CASE("a storage block declared as a BufferBlock uniform is no constant",
+          "[simt][regalloc][model]") {
+  // SPIR-V's older storage buffers: Uniform storage, BufferBlock: writable
+  // memory, never a constant bank.
+  // (glslang writes those for Vulkan 1.0.)
+  constexpr spirv::TargetEnv kOld = spirv::TargetEnv::kVulkan1_0;
+  auto words = spirv::CompileGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } b;
+void main() { b.v[1] = b.v[0] * 2.0; }
+)",
+                                  spirv::ShaderStage::kCompute, kOld, "r.comp");
+  REQUIRE(words.ok());
+  auto built = runner::BuildProgram(*words, kOld, "r.comp", LowerOptions{}, {});
+  REQUIRE(built.ok());
+  const Program& p = built->program;
+  REQUIRE(p.resources.size() == 1);
+  CHECK(p.resources[0].storage == spv::StorageClass::Uniform);
+  uint32_t loads = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.code[i].op != spv::Op::OpLoad) continue;
+    loads += 1;
+    CHECK(p.code[i].pipe == Pipe::kLsu);
+    CHECK((i >= p.register_private.size() || p.register_private[i] == 0));
+  }
+  CHECK(loads >= 1);
+}
+
 }  // namespace
 }  // namespace warpsim::simt

@@ -687,6 +687,60 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a uniform block's word at a constant offset is a constant-bank "
+    "operand: no load, no wait",
+    "[sm][timing]") {
+  // y = x * k + 0.5, four times, with k from a uniform block (NVIDIA's
+  // code reads c[bank][offset] in the FFMA) or from the storage buffer (a
+  // load, and the first FFMA waits for it). The uniform's load is no
+  // memory request and its value is there at once.
+  auto build = [](bool uniform) {
+    return BuildGlsl(
+        std::string("#version 450\nlayout(local_size_x = 32) in;\n"
+                    "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+                    "layout(set = 0, binding = 1) uniform U { float k; } u;\n"
+                    "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+                    "  float x = b.v[i];\n  float k = ") +
+        (uniform ? "u.k" : "b.v[4000]") +
+        ";\n  for (int n = 0; n < 4; ++n) x = x * k + 0.5;\n"
+        "  b.v[i] = x;\n}\n");
+  };
+  auto run = [](const simt::Program& program, std::vector<float>* buffer,
+                float* k) {
+    std::vector<simt::MemRegion> regions(program.num_regions);
+    regions[program.resources[0].region] = {
+        reinterpret_cast<uint8_t*>(buffer->data()),
+        buffer->size() * sizeof(float), true};
+    regions[program.resources[1].region] = {reinterpret_cast<uint8_t*>(k),
+                                            sizeof(float), false};
+    TimingModel model(TestConfig(), SmLimits{}, 0);
+    pipeline::ComputeLimits cl;
+    cl.driver = &model;
+    const uint32_t g[3] = {1, 1, 1};
+    auto stats = pipeline::DispatchCompute(program, g, regions, {}, cl);
+    REQUIRE(stats.ok());
+    REQUIRE(model.runs().size() == 1);
+    return model.runs()[0];
+  };
+  std::vector<float> ub(4096, 1.5f), sb(4096, 1.5f);
+  float k = 1.5f;
+  const simt::Program pu = build(true), ps = build(false);
+  REQUIRE(pu.resources.size() == 2);
+  const RunTiming u = run(pu, &ub, &k);
+  const RunTiming st = run(ps, &sb, &k);
+  CHECK(ub == sb);
+  // The storage variant: b.v[i], b.v[4000] and the store; the uniform
+  // one: b.v[i] and the store.
+  CHECK(st.memory.requests == 3);
+  CHECK(u.memory.requests == 2);
+  CHECK(u.register_moves >= 1);
+  // b.v[4000] misses the L1 as b.v[i] does (another line), in the same
+  // wait: the storage variant is no faster, and it issues one more
+  // instruction.
+  CHECK(u.cycles < st.cycles);
+}
+
+TEST_CASE(
     "a write does not wait for an earlier pending write to its register "
     "(renamed)",
     "[sm][timing]") {
