@@ -29,6 +29,9 @@ difference of the two draws' times over 1024 steps. Variants (d: a 4096-word sto
   and_before   idx = d[idx & 4095u]; d[i] = i + 1
   ring         idx = d[idx]; d[i] = (i + 1) % 4096 (no arithmetic)
   ring_line    idx = d[idx]; d[i] = (i + 32) % 4096 (each step a new line)
+  ring_sector  idx = d[idx]; d[i] = (i + 8) % 4096 (each step a new sector,
+               4 steps in a line)
+  ring_self    idx = d[idx]; d[i] = i (each step the same word)
   ring_r16     ring, 16 steps written out per trip of the loop
   ring_branch  ring, and `if (idx == u.never) ...` after each load, never
                taken (register_pressure's loop)
@@ -75,6 +78,10 @@ VARIANTS = {
     "ring": ("fragment", "ring1",
              "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"),
     "ring_line": ("fragment", "ring32",
+                  "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"),
+    "ring_sector": ("fragment", "ring8",
+                    "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"),
+    "ring_self": ("fragment", "ring0",
                   "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"),
     "ring_r16": ("fragment", "ring1",
                  "  for (int i = 0; i < u.n; i += 16) {\n" + R16 + "  }\n"),
@@ -123,6 +130,8 @@ def scene():
                  "INC_BY 1" % WORDS)
     lines.append(data_lines("ring1", 1))
     lines.append(data_lines("ring32", 32))
+    lines.append(data_lines("ring8", 8))
+    lines.append(data_lines("ring0", 0))
     lines.append("BUFFER out DATA_TYPE uint32 SIZE 32 FILL 0")
     lines.append("IMAGE frame FORMAT B8G8R8A8_UNORM DIM_2D WIDTH 8 HEIGHT 8")
     runs = []
