@@ -742,6 +742,39 @@ def graphics_l1_miss_lines(vk_dir, t, src):
         f"{fit.get('s4', float('nan')):.3f})")
 
 
+def same_sector_word(vk_dir, t, src):
+    """What a load of one word costs more when the warp's last load read
+    another word of the same sector, from E24
+    (vulkan_ref/experiments/e24_chase_steps.py), the latest
+    e24-chase-steps-* record: chains of dependent loads (every lane the
+    same word) in a fragment shader, cycles per step. `ring` steps to the
+    next word, 7 steps in 8 within the sector; `ring_line`, `ring_sector`
+    and `ring_self` step to another line, another sector, the same word.
+    With base the mean of those three, a step within the sector costs
+    base + x where 7 x / 8 = ring - base."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e24-chase-steps-*")))
+    if not found:
+        fail(f"no e24-chase-steps-* under {rel(vk_dir)}")
+    record = found[-1]
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    e24 = importlib.import_module("e24_chase_steps")
+    s = e24.summary(record)
+    steps = s["cycles_per_step"]
+    fast = ("ring_line", "ring_sector", "ring_self")
+    base = sum(steps[v] for v in fast) / len(fast)
+    extra = (steps["ring"] - base) * 8 / 7
+    t.setdefault("memory", {})["same_sector_word_cycles"] = max(0, round(extra))
+    src["memory.same_sector_word_cycles"] = (
+        f"{rel(record)}/e24.json (E24, e24_chase_steps.py summary): a chain "
+        f"of dependent loads, every lane one word, in a fragment shader, "
+        f"cycles per step at {s['sm_mhz']:.0f} MHz: next word (ring) "
+        f"{steps['ring']:.1f}; another line {steps['ring_line']:.1f}, "
+        f"another sector {steps['ring_sector']:.1f}, the same word "
+        f"{steps['ring_self']:.1f} (mean {base:.1f}); 7 of ring's 8 steps "
+        f"stay in their sector: ({steps['ring']:.1f} - {base:.1f}) x 8 / 7 "
+        f"= {extra:.1f}")
+
+
 def instruction_cache(run, t, src):
     """The sub-partition's instruction cache from E19
     (cuda_ref/src/e19_instruction_fetch.cu), the latest
@@ -855,6 +888,7 @@ def generate(run, vk_dir, out_path):
     instruction_cache(run, t, src)
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
+    same_sector_word(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

@@ -258,6 +258,9 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "graphics_l1_miss_cycles_per_line",
        .real = &m->graphics_l1_miss_cycles_per_line,
        .lo_closed = true},
+      {.name = "same_sector_word_cycles",
+       .u32 = &m->same_sector_word_cycles,
+       .hi = 1u << 16},
       {.name = "l1_sector_fills", .flag = &m->l1_sector_fills},
   };
   if (Status s = SetNumFields(fields, j, prefix, path); !s.ok()) return s;

@@ -85,6 +85,12 @@ struct MemoryTiming {
   // (the graphics SMs' shader path, which a draw's timing measures apart
   // from a kernel's). 0: l1_miss_cycles_per_line.
   double graphics_l1_miss_cycles_per_line = 0;
+  // Cycles added to a load whose lanes all read one word when the warp's
+  // last global load also read one word, another word of the same
+  // sector: on the H200 such a load is slower than one that reads the
+  // same word again or another sector (vulkan_ref's E24: a chain of
+  // dependent loads through consecutive words). 0: none.
+  uint32_t same_sector_word_cycles = 0;
   // The L1 is sectored: a load that misses brings in only the sectors it
   // asked for (the line's tag with them), and a later load of the line's
   // other sectors misses again, for those (REFERENCE §1.5: 128-byte lines

@@ -77,6 +77,10 @@ struct WarpState {
   // was written: when the value last stored there is ready, as `ready`.
   std::vector<uint64_t> private_ready;
   uint64_t private_latest = 0;  // the latest of them (ReadyWord)
+  // The device address of the word its last global load read in every
+  // lane, or ~0 (its lanes read several; none yet):
+  // MemoryTiming::same_sector_word_cycles.
+  uint64_t last_load_word = ~uint64_t{0};
   // Per unrolled loop of its program (simt::Program::unrolled_loops), two
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
@@ -504,7 +508,7 @@ struct TimingModel::Impl {
   // The cycles until a memory instruction's result is ready.
   // The cycles from `at` (now, or earlier for a load issued ahead: AheadAt)
   // until a memory instruction's result is ready.
-  uint32_t MemoryLatency(const WarpState& w, const simt::InstrRecord& rec,
+  uint32_t MemoryLatency(WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store, uint64_t at);
   // When the copy of a load in an unrolled loop that `rec` is would have
   // issued in NVIDIA's code (simt::Program::ahead_loads): with the group of

@@ -119,7 +119,9 @@ def emulate(warpsim, family, options=()):
                 raise SystemExit("%s: warpsim run failed (%d): %s%s" % (
                     scene, r.returncode, r.stdout, r.stderr))
             with open(report) as f:
-                out[name] = json.load(f)["draws"][-1]
+                rep = json.load(f)
+            out[name] = dict(rep["draws"][-1],
+                             clock_mhz=rep["timing"]["clock_mhz"])
     return out
 
 
@@ -143,6 +145,7 @@ def measure(results, warpsim):
                    "h200_ratio": t / base_t,
                    "h200_registers": regs.get(name),
                    "cycles": d["cycles"],
+                   "emulated_ns": d["cycles"] * 1000.0 / d["clock_mhz"],
                    "emulated_ratio": d["cycles"] / base_c,
                    "registers": d["registers_per_thread"]}
             if name in observed:
@@ -219,19 +222,23 @@ def orders_hold(data):
 
 def table(data):
     lines = ["H200 times: `%s` (warpsim-vkref run --repeat 15, median); "
-             "emulated: warpsim run --timing, h200 preset." % data["h200_results"],
+             "emulated: warpsim run --timing, h200 preset; emulated / H200 "
+             "time: the emulated cycles at the preset's clock over the "
+             "H200's time." % data["h200_results"],
              "",
              "| family | variant | H200 ns | H200 ratio | emulated cycles "
-             "| emulated ratio | emulated / H200 ratio | registers H200 "
-             "| registers emulated |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| emulated ratio | emulated / H200 ratio | emulated / H200 "
+             "time | registers H200 | registers emulated |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for family, rows in data["families"].items():
         for r in rows:
             lines.append(
-                "| %s | %s | %.0f | %.3f | %d | %.3f | %.2f | %s | %s |" % (
+                "| %s | %s | %.0f | %.3f | %d | %.3f | %.2f | %.2f | %s "
+                "| %s |" % (
                     family, r["variant"], r["h200_ns"], r["h200_ratio"],
                     r["cycles"], r["emulated_ratio"],
                     r["emulated_ratio"] / r["h200_ratio"],
+                    r["emulated_ns"] / r["h200_ns"],
                     r["h200_registers"], r["registers"]))
     loops = {r["variant"]: r for r in data["families"]["loop_trips"]}
     if "uniform16" in loops and "uniform64" in loops:

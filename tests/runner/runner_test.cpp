@@ -490,3 +490,67 @@ EXPECT buf IDX 0 EQ 32 0 1 2 3
   CHECK(r.pipelines[1].name == "p");
   CHECK_FALSE(r.pipelines[1].atomics);
 }
+
+TEST_CASE(
+    "a load of another word of the sector the warp's last load read costs "
+    "same_sector_word_cycles more",
+    "[runner][timing]") {
+  // One warp walks a ring of 64 words (d[i] = i + 1), every lane the same
+  // word, 16 dependent steps from word 0: load k reads word k, another
+  // word of the last load's sector for k = 1..7 and 9..15 (14 loads).
+  // Then a walk that steps a sector at a time (d[i] = i + 8): never.
+  // (The loop's bound is a constant-bank operand, no load; what the
+  // dispatch does after the walk waits for its last load only.)
+  std::string ring1, ring8;
+  for (int i = 0; i < 64; ++i) {
+    ring1 += " " + std::to_string((i + 1) % 64);
+    ring8 += " " + std::to_string((i + 8) % 64);
+  }
+  const std::string amber =
+      "#!amber\nSHADER compute cs GLSL\n#version 450\n"
+      "layout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) uniform U { int n; } u;\n"
+      "layout(set = 0, binding = 1) readonly buffer D { uint d[]; } data;\n"
+      "layout(set = 0, binding = 2) buffer O { uint o[]; } result;\n"
+      "void main() {\n  uint idx = 0u;\n"
+      "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"
+      "  result.o[0] = idx;\n}\nEND\n"
+      "BUFFER n DATA_TYPE int32 DATA 16 END\n"
+      "BUFFER ring1 DATA_TYPE uint32 DATA" +
+      ring1 +
+      " END\n"
+      "BUFFER ring8 DATA_TYPE uint32 DATA" +
+      ring8 +
+      " END\n"
+      "BUFFER out DATA_TYPE uint32 SIZE 32 FILL 0\n"
+      "PIPELINE compute words\n  ATTACH cs\n"
+      "  BIND BUFFER n AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
+      "  BIND BUFFER ring1 AS storage DESCRIPTOR_SET 0 BINDING 1\n"
+      "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2\nEND\n"
+      "PIPELINE compute sectors\n  ATTACH cs\n"
+      "  BIND BUFFER n AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
+      "  BIND BUFFER ring8 AS storage DESCRIPTOR_SET 0 BINDING 1\n"
+      "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2\nEND\n"
+      "RUN words 1 1 1\nRUN words 1 1 1\nEXPECT out IDX 0 EQ 16\n"
+      "RUN sectors 1 1 1\nRUN sectors 1 1 1\nEXPECT out IDX 0 EQ 0\n";
+  warpsim::runner::RunOptions off;
+  off.timing_mode = true;
+  off.timing.memory.same_sector_word_cycles = 0;
+  warpsim::runner::RunOptions on = off;
+  on.timing.memory.same_sector_word_cycles = 50;
+  const auto a = Run(amber, off);
+  const auto b = Run(amber, on);
+  INFO(Describe(b));
+  REQUIRE(a.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(b.status == warpsim::runner::RunStatus::kPass);
+  // Each walk runs twice; the second finds its lines in the L1 (the first
+  // also waits for misses, whose queues the added cycles move).
+  REQUIRE(a.dispatches.size() == 4);
+  REQUIRE(b.dispatches.size() == 4);
+  for (const auto* r : {&a, &b}) {
+    for (const auto& d : r->dispatches) REQUIRE(d.timing);
+  }
+  CHECK(b.dispatches[1].timing->cycles ==
+        a.dispatches[1].timing->cycles + 14 * 50);
+  CHECK(b.dispatches[3].timing->cycles == a.dispatches[3].timing->cycles);
+}
