@@ -708,6 +708,17 @@ def l1_miss_lines(run, t, src):
         + ")")
 
 
+def latest_vk_summary(vk_dir, prefix, module):
+    """The latest PREFIX-* record under vk_dir and its summary by
+    vulkan_ref/experiments/MODULE.py: (record, summary)."""
+    found = sorted(glob.glob(os.path.join(vk_dir, prefix + "-*")))
+    if not found:
+        fail(f"no {prefix}-* under {rel(vk_dir)}")
+    record = found[-1]
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    return record, importlib.import_module(module).summary(record)
+
+
 def graphics_l1_miss_lines(vk_dir, t, src):
     """The same cost for the loads of fragment warps, from E22
     (vulkan_ref/experiments/e22_fragment_lines.py), the latest
@@ -715,13 +726,8 @@ def graphics_l1_miss_lines(vk_dir, t, src):
     K hashed lines of an L2-resident buffer, one sector each; the
     least-squares slope, over K >= 2, of the draw's cycles over the
     one-word draw against the lines per graphics SM (its summary)."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e22-fragment-lines-*")))
-    if not found:
-        fail(f"no e22-fragment-lines-* under {rel(vk_dir)}")
-    record = found[-1]
-    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
-    e22 = importlib.import_module("e22_fragment_lines")
-    s = e22.summary(record)
+    record, s = latest_vk_summary(vk_dir, "e22-fragment-lines",
+                                  "e22_fragment_lines")
     fit = s["cycles_per_line_fit"]
     if "s1" not in fit:
         fail(f"{rel(record)}: no s1 series")
@@ -752,13 +758,7 @@ def same_sector_word(vk_dir, t, src):
     and `ring_self` step to another line, another sector, the same word.
     With base the mean of those three, a step within the sector costs
     base + x where 7 x / 8 = ring - base."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e24-chase-steps-*")))
-    if not found:
-        fail(f"no e24-chase-steps-* under {rel(vk_dir)}")
-    record = found[-1]
-    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
-    e24 = importlib.import_module("e24_chase_steps")
-    s = e24.summary(record)
+    record, s = latest_vk_summary(vk_dir, "e24-chase-steps", "e24_chase_steps")
     steps = s["cycles_per_step"]
     fast = ("ring_line", "ring_sector", "ring_self")
     base = sum(steps[v] for v in fast) / len(fast)
