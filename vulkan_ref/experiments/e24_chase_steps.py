@@ -209,15 +209,17 @@ MODEL_JSON = os.path.join(ROOT, "samples", "h200", "e24_chase_steps",
                           "timing-vs-h200.json")
 
 
-def model(warpsim, out):
+def model(warpsim, out, scene=SCENE, tool="e24_chase_steps.py"):
+    """Runs SCENE in timing mode (the h200 preset) and writes each run's
+    cycles to OUT, with the warpsim commit, the date and the command."""
     with tempfile.TemporaryDirectory() as tmp:
-        rep_path = os.path.join(tmp, "e24.json")
-        p = subprocess.run([warpsim, "run", SCENE, "--timing", "--gpu-config",
+        rep_path = os.path.join(tmp, "report.json")
+        p = subprocess.run([warpsim, "run", scene, "--timing", "--gpu-config",
                             "h200", "--quiet", "--json", rep_path],
                            capture_output=True, text=True)
         if p.returncode != 0:
-            raise SystemExit("e24_chase_steps.py: warpsim exited %d: %s"
-                             % (p.returncode, p.stderr.strip()))
+            raise SystemExit("%s: warpsim exited %d: %s"
+                             % (tool, p.returncode, p.stderr.strip()))
         with open(rep_path) as f:
             rep = json.load(f)
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
@@ -226,9 +228,9 @@ def model(warpsim, out):
                             "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     write_json({
-        "generated_by": "vulkan_ref/experiments/e24_chase_steps.py model",
+        "generated_by": "vulkan_ref/experiments/%s model" % tool,
         "command": "warpsim run %s --timing --gpu-config h200" %
-                   os.path.relpath(SCENE, ROOT),
+                   os.path.relpath(scene, ROOT),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
             timespec="seconds"),
         "warpsim_commit": commit + ("-dirty" if dirty else ""),

@@ -6,6 +6,10 @@ when many fragment warps walk at once.
   vulkan_ref/experiments/e25_chase_warps.py summary RECORD_DIR [-o OUT.json]
   vulkan_ref/experiments/e25_chase_warps.py table RECORD_DIR
       [--update README.md | --check README.md]
+  vulkan_ref/experiments/e25_chase_warps.py model --warpsim BIN
+      [-o samples/h200/e25_chase_warps/timing-vs-h200.json]
+  vulkan_ref/experiments/e25_chase_warps.py model-table RECORD
+      [MODEL.json] [--update README.md | --check README.md]
 
 Why: samples/timing_families' register_pressure draws at K = 1 (64
 fragment warps on each graphics SM, each walking E24's `ring` chain) take
@@ -21,20 +25,24 @@ graphics SMs, FINDINGS.md Q1 and Q2), 1024 and 2048 steps each, each draw
 run twice (the second counts). `summary` gives per variant and size the
 cycles per step (the difference of the two draws over 1024 steps) and
 the cycles per warp load on one SM (that over the warps each SM gets,
-the warps spread evenly over the SMs their tiles map to).
+the warps spread evenly over the SMs their tiles map to). `model` runs
+the scene in timing mode with the h200 preset (e24_chase_steps.py's);
+`model-table` puts the model's steps beside the H200's.
 
 Standard library only.
 """
+import argparse
+import json
 import os
 import re
-import json
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import scene_summary_table_main  # noqa: E402
+from readme_section import (  # noqa: E402
+    scene_summary_table_main, table_section_main)
 import e24_chase_steps as e24  # noqa: E402
 
 SIDES = (8, 16, 32, 64, 128)
@@ -138,6 +146,53 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+SCENE = os.path.join(ROOT, "samples", "h200", "e25_chase_warps", "e25.amber")
+MODEL_JSON = os.path.join(ROOT, "samples", "h200", "e25_chase_warps",
+                          "timing-vs-h200.json")
+
+
+def model_table(record, model_json):
+    s = summary(record)
+    with open(model_json) as f:
+        m = json.load(f)
+    cyc = m["cycles"]
+    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Cycles per step, "
+           "as above, on each side.\n" %
+           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
+            m["date"], m["command"], s["record"]),
+           "| walk | square | warps | H200 cycles per step | model cycles "
+           "per step | model / H200 |", "|---|---|---|---|---|---|"]
+    for r in s["rows"]:
+        a = cyc["%s_s%d_%d" % (r["walk"], r["side"], e24.STEPS[0])]
+        b = cyc["%s_s%d_%d" % (r["walk"], r["side"], e24.STEPS[1])]
+        e = (b - a) / (e24.STEPS[1] - e24.STEPS[0])
+        out.append("| %s | %dx%d | %d | %.1f | %.1f | %.2f |" % (
+            r["walk"], r["side"], r["side"], r["warps"], r["cycles_per_step"],
+            e, e / r["cycles_per_step"]))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] in ("model", "model-table"):
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("cmd")
+        if sys.argv[1] == "model":
+            ap.add_argument("--warpsim", required=True)
+            ap.add_argument("-o", "--out", default=MODEL_JSON)
+            args = ap.parse_args()
+            return e24.model(args.warpsim, args.out, SCENE,
+                             "e25_chase_warps.py")
+        ap.add_argument("record")
+        ap.add_argument("model_json", nargs="?", default=MODEL_JSON)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        args = ap.parse_args()
+        return table_section_main(model_table(args.record, args.model_json),
+                                  "e25-model", "e25_chase_warps.py",
+                                  args.check, args.update)
+    return scene_summary_table_main(__doc__, scene, summary, table, "e25",
+                                    "e25_chase_warps.py")
+
+
 if __name__ == "__main__":
-    sys.exit(scene_summary_table_main(__doc__, scene, summary, table, "e25",
-                                      "e25_chase_warps.py"))
+    sys.exit(main())
