@@ -149,3 +149,72 @@ def scene_summary_table_main(description, scene, summary, table, section,
         return 0
     return table_section_main(table(summary(args.record)), section, tool,
                               args.check, args.update)
+
+
+def record_model_run(warpsim, scene, out, tool, root, extra=None):
+    """`warpsim run SCENE --timing --gpu-config h200`, recorded in OUT as
+    JSON: each draw's and dispatch's cycles by pipeline (the last run of a
+    pipeline), the clock, the warpsim commit (-dirty with uncommitted
+    changes under ROOT), the date and the command; extra(report) adds
+    fields. Exits with a message naming TOOL when warpsim fails."""
+    import datetime
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        rep_path = os.path.join(tmp, "report.json")
+        p = subprocess.run([warpsim, "run", scene, "--timing", "--gpu-config",
+                            "h200", "--quiet", "--json", rep_path],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit("%s: warpsim exited %d: %s"
+                             % (tool, p.returncode, p.stderr.strip()))
+        with open(rep_path) as f:
+            rep = json.load(f)
+    commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    runs = rep["draws"] + rep.get("dispatches", [])
+    data = {
+        "generated_by": "vulkan_ref/experiments/%s model" % tool,
+        "command": "warpsim run %s --timing --gpu-config h200" %
+                   os.path.relpath(scene, root),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
+        "warpsim_commit": commit + ("-dirty" if dirty else ""),
+        "clock_mhz": rep["timing"]["clock_mhz"],
+        "cycles": {d["pipeline"]: d["cycles"] for d in runs},
+    }
+    if extra is not None:
+        data.update(extra(rep))
+    write_json(data, out)
+    return 0
+
+
+def experiment_main(doc, scene, summary, table, section, tool, model_json,
+                    model=None, model_table=None):
+    """scene_summary_table_main's commands, and where the experiment has
+    them `model --warpsim BIN [-o OUT.json]` (model(warpsim, out), OUT by
+    default MODEL_JSON) and `model-table RECORD [MODEL.json] [--update
+    README | --check README]` (model_table(record, model_json) gives the
+    table of section SECTION-model). Returns the exit status."""
+    if model is not None and len(sys.argv) >= 2 and \
+            sys.argv[1] in ("model", "model-table"):
+        ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+        ap.add_argument("cmd")
+        if sys.argv[1] == "model":
+            ap.add_argument("--warpsim", required=True)
+            ap.add_argument("-o", "--out", default=model_json)
+            args = ap.parse_args()
+            return model(args.warpsim, args.out)
+        ap.add_argument("record")
+        ap.add_argument("model_json", nargs="?", default=model_json)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        args = ap.parse_args()
+        return table_section_main(model_table(args.record, args.model_json),
+                                  section + "-model", tool, args.check,
+                                  args.update)
+    return scene_summary_table_main(doc, scene, summary, table, section, tool)

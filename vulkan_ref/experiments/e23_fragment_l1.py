@@ -39,20 +39,16 @@ model's the same way and puts both side by side.
 
 Standard library only.
 """
-import argparse
-import datetime
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from readme_section import (  # noqa: E402
-    scene_summary_table_main, table_section_main, write_json)
+    experiment_main, record_model_run)
 
 SIZE = 256
 LOADS = 64
@@ -197,38 +193,14 @@ MODEL_JSON = os.path.join(ROOT, "samples", "h200", "e23_fragment_l1",
 
 
 def model(warpsim, out):
-    """Runs the scene in timing mode (the h200 preset) and writes each
-    draw's cycles, with the warpsim commit, the date and the command."""
-    with tempfile.TemporaryDirectory() as tmp:
-        rep_path = os.path.join(tmp, "e23.json")
-        p = subprocess.run([warpsim, "run", SCENE, "--timing", "--gpu-config",
-                            "h200", "--quiet", "--json", rep_path],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit("e23_fragment_l1.py: warpsim exited %d: %s"
-                             % (p.returncode, p.stderr.strip()))
-        with open(rep_path) as f:
-            rep = json.load(f)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    write_json({
-        "generated_by": "vulkan_ref/experiments/e23_fragment_l1.py model",
-        "command": "warpsim run %s --timing --gpu-config h200" %
-                   os.path.relpath(SCENE, ROOT),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-            timespec="seconds"),
-        "warpsim_commit": commit + ("-dirty" if dirty else ""),
-        "clock_mhz": rep["timing"]["clock_mhz"],
-        "cycles": {d["pipeline"]: d["cycles"] for d in rep["draws"]},
-        "l1_hits": {d["pipeline"]: (d.get("memory") or {}).get("l1_hits")
-                    for d in rep["draws"]},
-        "l1_misses": {d["pipeline"]: (d.get("memory") or {}).get("l1_misses")
-                      for d in rep["draws"]},
-    }, out)
-    return 0
+    """Runs the scene in timing mode (the h200 preset) and records each
+    draw's cycles and L1 line hits and misses, with the warpsim commit,
+    the date and the command."""
+    def memory(rep):
+        return {k: {d["pipeline"]: (d.get("memory") or {}).get(k)
+                    for d in rep["draws"]} for k in ("l1_hits", "l1_misses")}
+    return record_model_run(warpsim, SCENE, out, "e23_fragment_l1.py", ROOT,
+                            memory)
 
 
 def model_table(record, model_json):
@@ -265,24 +237,9 @@ def model_table(record, model_json):
 
 
 def main():
-    if len(sys.argv) >= 2 and sys.argv[1] in ("model", "model-table"):
-        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-        ap.add_argument("cmd")
-        if sys.argv[1] == "model":
-            ap.add_argument("--warpsim", required=True)
-            ap.add_argument("-o", "--out", default=MODEL_JSON)
-            args = ap.parse_args()
-            return model(args.warpsim, args.out)
-        ap.add_argument("record")
-        ap.add_argument("model_json", nargs="?", default=MODEL_JSON)
-        ap.add_argument("--update")
-        ap.add_argument("--check")
-        args = ap.parse_args()
-        return table_section_main(model_table(args.record, args.model_json),
-                                  "e23-model", "e23_fragment_l1.py",
-                                  args.check, args.update)
-    return scene_summary_table_main(__doc__, scene, summary, table, "e23",
-                                    "e23_fragment_l1.py")
+    return experiment_main(__doc__, scene, summary, table, "e23",
+                           "e23_fragment_l1.py", MODEL_JSON, model,
+                           model_table)
 
 
 if __name__ == "__main__":

@@ -46,20 +46,16 @@ steps beside the H200's.
 
 Standard library only.
 """
-import argparse
-import datetime
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from readme_section import (  # noqa: E402
-    scene_summary_table_main, table_section_main, write_json)
+    experiment_main, record_model_run)
 
 WORDS = 4096
 STEPS = (1024, 2048)
@@ -210,35 +206,9 @@ MODEL_JSON = os.path.join(ROOT, "samples", "h200", "e24_chase_steps",
 
 
 def model(warpsim, out, scene=SCENE, tool="e24_chase_steps.py"):
-    """Runs SCENE in timing mode (the h200 preset) and writes each run's
-    cycles to OUT, with the warpsim commit, the date and the command."""
-    with tempfile.TemporaryDirectory() as tmp:
-        rep_path = os.path.join(tmp, "report.json")
-        p = subprocess.run([warpsim, "run", scene, "--timing", "--gpu-config",
-                            "h200", "--quiet", "--json", rep_path],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit("%s: warpsim exited %d: %s"
-                             % (tool, p.returncode, p.stderr.strip()))
-        with open(rep_path) as f:
-            rep = json.load(f)
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    write_json({
-        "generated_by": "vulkan_ref/experiments/%s model" % tool,
-        "command": "warpsim run %s --timing --gpu-config h200" %
-                   os.path.relpath(scene, ROOT),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
-            timespec="seconds"),
-        "warpsim_commit": commit + ("-dirty" if dirty else ""),
-        # The last of a pipeline's runs (the second).
-        "cycles": {d["pipeline"]: d["cycles"]
-                   for d in rep["draws"] + rep.get("dispatches", [])},
-    }, out)
-    return 0
+    """Runs SCENE in timing mode (the h200 preset) and records each run's
+    cycles in OUT, with the warpsim commit, the date and the command."""
+    return record_model_run(warpsim, scene, out, tool, ROOT)
 
 
 def model_table(record, model_json):
@@ -260,24 +230,9 @@ def model_table(record, model_json):
 
 
 def main():
-    if len(sys.argv) >= 2 and sys.argv[1] in ("model", "model-table"):
-        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-        ap.add_argument("cmd")
-        if sys.argv[1] == "model":
-            ap.add_argument("--warpsim", required=True)
-            ap.add_argument("-o", "--out", default=MODEL_JSON)
-            args = ap.parse_args()
-            return model(args.warpsim, args.out)
-        ap.add_argument("record")
-        ap.add_argument("model_json", nargs="?", default=MODEL_JSON)
-        ap.add_argument("--update")
-        ap.add_argument("--check")
-        args = ap.parse_args()
-        return table_section_main(model_table(args.record, args.model_json),
-                                  "e24-model", "e24_chase_steps.py",
-                                  args.check, args.update)
-    return scene_summary_table_main(__doc__, scene, summary, table, "e24",
-                                    "e24_chase_steps.py")
+    return experiment_main(__doc__, scene, summary, table, "e24",
+                           "e24_chase_steps.py", MODEL_JSON, model,
+                           model_table)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ the scene in timing mode with the h200 preset (e24_chase_steps.py's);
 
 Standard library only.
 """
-import argparse
 import json
 import os
 import re
@@ -41,8 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import (  # noqa: E402
-    scene_summary_table_main, table_section_main)
+from readme_section import experiment_main  # noqa: E402
 import e24_chase_steps as e24  # noqa: E402
 
 SIDES = (8, 16, 32, 64, 128)
@@ -173,25 +171,12 @@ def model_table(record, model_json):
 
 
 def main():
-    if len(sys.argv) >= 2 and sys.argv[1] in ("model", "model-table"):
-        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-        ap.add_argument("cmd")
-        if sys.argv[1] == "model":
-            ap.add_argument("--warpsim", required=True)
-            ap.add_argument("-o", "--out", default=MODEL_JSON)
-            args = ap.parse_args()
-            return e24.model(args.warpsim, args.out, SCENE,
-                             "e25_chase_warps.py")
-        ap.add_argument("record")
-        ap.add_argument("model_json", nargs="?", default=MODEL_JSON)
-        ap.add_argument("--update")
-        ap.add_argument("--check")
-        args = ap.parse_args()
-        return table_section_main(model_table(args.record, args.model_json),
-                                  "e25-model", "e25_chase_warps.py",
-                                  args.check, args.update)
-    return scene_summary_table_main(__doc__, scene, summary, table, "e25",
-                                    "e25_chase_warps.py")
+    return experiment_main(
+        __doc__, scene, summary, table, "e25", "e25_chase_warps.py",
+        MODEL_JSON,
+        lambda warpsim, out: e24.model(warpsim, out, SCENE,
+                                       "e25_chase_warps.py"),
+        model_table)
 
 
 if __name__ == "__main__":
