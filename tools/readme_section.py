@@ -4,6 +4,7 @@ results (tools/bench_table.py, tools/fuzz_table.py,
 vulkan_ref/results/e10_table.py, samples/*/compare.py)."""
 import argparse
 import json
+import os
 import sys
 
 
@@ -123,7 +124,7 @@ def scene_summary_table_main(description, scene, summary, table, section,
     """The command line of a vulkan_ref experiment that writes one scene
     and reads one record: `scene OUT.amber`, `summary RECORD [-o OUT.json]`,
     `table RECORD [--update README | --check README]`. scene() gives the
-    scene's text, summary(record) the record's data, table(data) its
+    scene's text (or a dict of scenes by name, written as OUT/NAME.amber), summary(record) the record's data, table(data) its
     Markdown (table_section_main with SECTION and TOOL). Returns the exit
     status."""
     ap = argparse.ArgumentParser(
@@ -141,8 +142,16 @@ def scene_summary_table_main(description, scene, summary, table, section,
     t.add_argument("--check")
     args = ap.parse_args()
     if args.cmd == "scene":
+        text = scene()
+        if isinstance(text, dict):
+            # One scene per name: OUT is their folder.
+            os.makedirs(args.out, exist_ok=True)
+            for name, body in text.items():
+                with open(os.path.join(args.out, name + ".amber"), "w") as f:
+                    f.write(body)
+            return 0
         with open(args.out, "w") as f:
-            f.write(scene())
+            f.write(text)
         return 0
     if args.cmd == "summary":
         write_json(summary(args.record), args.out)
@@ -152,35 +161,39 @@ def scene_summary_table_main(description, scene, summary, table, section,
 
 
 def record_model_run(warpsim, scene, out, tool, root, extra=None):
-    """`warpsim run SCENE --timing --gpu-config h200`, recorded in OUT as
-    JSON: each draw's and dispatch's cycles by pipeline (the last run of a
-    pipeline), the clock, the warpsim commit (-dirty with uncommitted
-    changes under ROOT), the date and the command; extra(report) adds
+    """`warpsim run SCENE --timing --gpu-config h200` (SCENE a path or a
+    list of paths, each run on its own), recorded in OUT as JSON: each
+    draw's and dispatch's cycles by pipeline (the last run of a pipeline),
+    the clock, the warpsim commit (-dirty with uncommitted changes under
+    ROOT), the date and the command; extra(report) adds
     fields. Exits with a message naming TOOL when warpsim fails."""
     import datetime
-    import os
     import subprocess
     import tempfile
+    scenes = [scene] if isinstance(scene, str) else list(scene)
+    runs = []
     with tempfile.TemporaryDirectory() as tmp:
         rep_path = os.path.join(tmp, "report.json")
-        p = subprocess.run([warpsim, "run", scene, "--timing", "--gpu-config",
-                            "h200", "--quiet", "--json", rep_path],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit("%s: warpsim exited %d: %s"
-                             % (tool, p.returncode, p.stderr.strip()))
-        with open(rep_path) as f:
-            rep = json.load(f)
+        for path in scenes:
+            p = subprocess.run([warpsim, "run", path, "--timing",
+                                "--gpu-config", "h200", "--quiet", "--json",
+                                rep_path], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("%s: warpsim exited %d on %s: %s"
+                                 % (tool, p.returncode, path,
+                                    p.stderr.strip()))
+            with open(rep_path) as f:
+                rep = json.load(f)
+            runs += rep["draws"] + rep.get("dispatches", [])
     commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
                             "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
-    runs = rep["draws"] + rep.get("dispatches", [])
     data = {
         "generated_by": "vulkan_ref/experiments/%s model" % tool,
         "command": "warpsim run %s --timing --gpu-config h200" %
-                   os.path.relpath(scene, root),
+                   " | ".join(os.path.relpath(p, root) for p in scenes),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
             timespec="seconds"),
         "warpsim_commit": commit + ("-dirty" if dirty else ""),

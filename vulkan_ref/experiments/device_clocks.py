@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The SM clock a record's runs ran at, from what run_scenes_h200.sh
+wrote beside them: nvidia-smi-clocks.txt (`nvidia-smi
+--query-gpu=timestamp,clocks.sm,clocks.max.sm --format=csv -lms 20`
+through the runs) and times.txt (`STAMP, start|end, RUN` for each run, in
+nvidia-smi's timestamp format and clock).
+
+  vulkan_ref/experiments/device_clocks.py RECORD_DIR
+
+prints, per run, the samples taken while it ran and their lowest, median
+and highest SM clock. Why: on the H200 the driver lowered the SM clock
+from 1980 MHz to 400-600 MHz a few seconds into a run of a scene with
+many draws (E26's first runs, vulkan_ref/results/h200/README.md), with
+nothing in the run's own report to show it.
+
+Standard library only.
+"""
+import json
+import os
+import statistics
+import sys
+
+
+def _mhz(field):
+    return float(field.strip().split()[0])
+
+
+def samples(record):
+    """(timestamp, SM MHz, max SM MHz) of every clock sample."""
+    out = []
+    with open(os.path.join(record, "nvidia-smi-clocks.txt")) as f:
+        for line in f:
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) < 3 or not parts[1].endswith("MHz"):
+                continue
+            out.append((parts[0], _mhz(parts[1]), _mhz(parts[2])))
+    return out
+
+
+def windows(record):
+    """{run: (start, end)} from times.txt."""
+    start, out = {}, {}
+    with open(os.path.join(record, "times.txt")) as f:
+        for line in f:
+            parts = [p.strip() for p in line.split(",")]
+            if len(parts) != 3:
+                continue
+            stamp, what, run = parts
+            if what == "start":
+                start[run] = stamp
+            elif what == "end" and run in start:
+                out[run] = (start[run], stamp)
+    return out
+
+
+def run_clocks(record):
+    """{run: {"samples", "min_mhz", "median_mhz", "max_mhz",
+    "max_sm_mhz"}} of the clock samples taken while each run ran, with
+    the last before it and the first after it."""
+    all_samples = samples(record)
+    out = {}
+    for run, (a, b) in windows(record).items():
+        # The samples inside the run, and the last one before it and the
+        # first after it (a run shorter than the sampling interval gets
+        # those two).
+        before = [i for i, (t, _, _) in enumerate(all_samples) if t <= a]
+        after = [i for i, (t, _, _) in enumerate(all_samples) if t >= b]
+        lo = before[-1] if before else 0
+        hi = after[0] if after else len(all_samples) - 1
+        mhz = [m for _, m, _ in all_samples[lo:hi + 1]]
+        if not mhz:
+            continue
+        out[run] = {"samples": len(mhz), "min_mhz": min(mhz),
+                    "median_mhz": statistics.median(mhz),
+                    "max_mhz": max(mhz),
+                    "max_sm_mhz": max(x for _, _, x in all_samples)}
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.stderr.write(__doc__)
+        return 64
+    json.dump(run_clocks(sys.argv[1]), sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
