@@ -55,19 +55,18 @@ def windows(record):
 
 def run_clocks(record):
     """{run: {"samples", "min_mhz", "median_mhz", "max_mhz",
-    "max_sm_mhz"}} of the clock samples taken while each run ran, with
-    the last before it and the first after it."""
+    "max_sm_mhz"}} of the clock samples taken while each run ran (for a
+    run with none, the last before it and the first after it)."""
     all_samples = samples(record)
     out = {}
     for run, (a, b) in windows(record).items():
-        # The samples inside the run, and the last one before it and the
-        # first after it (a run shorter than the sampling interval gets
-        # those two).
-        before = [i for i, (t, _, _) in enumerate(all_samples) if t <= a]
-        after = [i for i, (t, _, _) in enumerate(all_samples) if t >= b]
-        lo = before[-1] if before else 0
-        hi = after[0] if after else len(all_samples) - 1
-        mhz = [m for _, m, _ in all_samples[lo:hi + 1]]
+        # The samples inside the run; a run shorter than the sampling
+        # interval gets the last one before it and the first after it.
+        mhz = [m for t, m, _ in all_samples if a <= t <= b]
+        if not mhz:
+            before = [m for t, m, _ in all_samples if t < a]
+            after = [m for t, m, _ in all_samples if t > b]
+            mhz = before[-1:] + after[:1]
         if not mhz:
             continue
         out[run] = {"samples": len(mhz), "min_mhz": min(mhz),
@@ -75,6 +74,18 @@ def run_clocks(record):
                     "max_mhz": max(mhz),
                     "max_sm_mhz": max(x for _, _, x in all_samples)}
     return out
+
+
+def note(runs):
+    """A phrase for a table's header: which of RUNS' scenes ({run:
+    {"clocks": {scene: run_clocks' entry}}}) had a sample below the
+    highest clock."""
+    lows = ["%s/%s %.0f" % (run, sc, c["min_mhz"])
+            for run, r in sorted(runs.items())
+            for sc, c in sorted(r["clocks"].items())
+            if c["min_mhz"] < c["max_sm_mhz"]]
+    return ("samples below the highest clock: " + ", ".join(lows) + " MHz"
+            if lows else "every sample at the highest clock")
 
 
 def main():

@@ -205,10 +205,6 @@ def summary(record):
 
 def table(s):
     run1, run2 = s["runs"]["run1"], s["runs"]["run2"]
-    lows = ["%s/%s %.0f" % (run, name, c["min_mhz"])
-            for run in ("run1", "run2")
-            for name, c in s["runs"][run]["clocks"].items()
-            if c["min_mhz"] < c["max_sm_mhz"]]
     out = ["Device: %s, driver %s; `%s`, run1 (run2 beside it). Times in SM "
            "cycles at the SM clock sampled while each scene ran (every 20 "
            "ms, the median; %s). Cycles per step: (time at 1024 steps - "
@@ -216,10 +212,7 @@ def table(s):
            "each of the %d graphics SMs gets; excess at 64: the 64-step "
            "draw's cycles beyond the 0-step draw's and 64 steps.\n" %
            (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
-            s["record"],
-            "samples below the highest clock: " + ", ".join(lows) + " MHz"
-            if lows else "every sample at the highest clock",
-            GRAPHICS_SMS),
+            s["record"], device_clocks.note(s["runs"]), GRAPHICS_SMS),
            "| variant | square | warps | ns at 0 | ns at 64 | ns at 1024 | "
            "cycles per step | run2 | per warp load on one SM | excess at 64 "
            "|", "|---|---|---|---|---|---|---|---|---|---|"]

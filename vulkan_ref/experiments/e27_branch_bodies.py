@@ -22,7 +22,8 @@ the branch alone.
 OUT_DIR/always.amber): E24's `ring` walk (idx = d[idx] through
 consecutive words) in a fragment shader on 256x256 pixels (2048 warps, 64
 resident on each of the H200's 4 graphics SMs, FINDINGS.md Q1 and Q2), and
-after each load `if (idx == u.never) { B multiply-adds on a float }`
+after each load `if (idx == u.never) { B integer multiply-adds, each
+acc = acc * idx + k }`
 (never taken) or `if (idx != u.never) { ... }` (always taken), B = 1 to
 32, each at 64 and 1024 steps; never.amber also has the walk without a
 branch (B = 0). Each draw runs twice (the second counts). The run
@@ -58,11 +59,23 @@ WARPS_PER_SM = SIDE * SIDE // 32 // GRAPHICS_SMS
 def loop(test, body):
     if test is None:
         return "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"
-    adds = "".join("      hit = hit * 1.25 + %d.0;\n" % (k + 1)
+    # Integer multiply-adds by the loaded value, each on the last: a chain
+    # no compiler folds (a chain of float multiply-adds by constants, the
+    # first version of this scene, the H200's compiler folded to about one
+    # instruction whatever its length).
+    adds = "".join("      acc = acc * idx + %du;\n" % (k + 1)
                    for k in range(body))
     return ("  for (int i = 0; i < u.n; ++i) {\n"
             "    idx = data.d[idx];\n"
             "    if (idx %s u.never) {\n%s    }\n  }\n" % (test, adds))
+
+
+def shader(body):
+    return ("#version 450\nlayout(location = 0) out vec4 color;\n" +
+            e24.PARAMS + "void main() {\n  uint acc = 1u;\n"
+            "  uint idx = uint(gl_FragCoord.y) >> 3;\n" + body +
+            "  color = vec4(float(idx & 255u) / 255.0, float(acc & 255u) / "
+            "255.0, 0.0, 1.0);\n}\n")
 
 
 def variants():
@@ -88,7 +101,7 @@ def scene():
             if sc != scene_name:
                 continue
             lines.append("SHADER fragment s_%s GLSL\n%sEND" % (
-                name, e24.shader("fragment", loop(test, b))))
+                name, shader(loop(test, b))))
         for n in STEPS:
             lines.append("BUFFER n%d DATA_TYPE uint32 DATA %d 4294967295 END"
                          % (n, n))
@@ -154,15 +167,6 @@ def summary(record):
             "runs": runs}
 
 
-def clock_note(runs):
-    lows = ["%s/%s %.0f" % (run, sc, c["min_mhz"])
-            for run, r in sorted(runs.items())
-            for sc, c in sorted(r["clocks"].items())
-            if c["min_mhz"] < c["max_sm_mhz"]]
-    return ("samples below the highest clock: " + ", ".join(lows) + " MHz"
-            if lows else "every sample at the highest clock")
-
-
 def table(s):
     run1, run2 = s["runs"]["run1"], s["runs"]["run2"]
     out = ["Device: %s, driver %s; `%s`, run1 (run2 beside it). SM cycles at "
@@ -171,7 +175,7 @@ def table(s):
            "/ 960; issue slots per warp and trip: that over the %d warps "
            "each SM gets, times its %d schedulers.\n" %
            (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
-            s["record"], clock_note(s["runs"]), WARPS_PER_SM, SCHEDULERS),
+            s["record"], device_clocks.note(s["runs"]), WARPS_PER_SM, SCHEDULERS),
            "| variant | branch | body (multiply-adds) | cycles per step | run2 "
            "| issue slots per warp and trip |", "|---|---|---|---|---|---|"]
     for r, r2 in zip(run1["rows"], run2["rows"]):
