@@ -775,6 +775,41 @@ def same_sector_word(vk_dir, t, src):
         f"= {extra:.1f}")
 
 
+def predication(vk_dir, t, src):
+    """The largest selection NVIDIA's compiler predicates, from E27
+    (vulkan_ref/experiments/e27_branch_bodies.py), the latest
+    e27-branch-bodies-* record: a loop of E24's walk with, after each
+    load, a branch nobody takes whose body is B dependent integer
+    multiply-adds. A predicated body issues on every trip, so its cost
+    grows with B; a branched one costs the same whatever B. The largest B
+    whose never-taken loop costs more than 1.1 times the loop with the
+    largest body is the most instructions the model predicates."""
+    record, s = latest_vk_summary(vk_dir, "e27-branch-bodies",
+                                  "e27_branch_bodies")
+    rows = [r for r in s["runs"]["run1"]["rows"]
+            if r["taken"] == "never"]
+    if not rows:
+        fail(f"{rel(record)}: no never-taken variants")
+    branched = max(rows, key=lambda r: r["body"])
+    predicated = [r for r in rows
+                  if r["slots_per_warp_trip"] >
+                  1.1 * branched["slots_per_warp_trip"]]
+    if not predicated:
+        fail(f"{rel(record)}: no body costs more than the largest one's")
+    most = max(r["body"] for r in predicated)
+    t["predicate_max_instructions"] = most
+    src["predicate_max_instructions"] = (
+        f"{rel(record)} (E27, e27_branch_bodies.py summary, run1): issue "
+        "slots per warp and trip of a loop whose never-taken branch holds B "
+        "integer multiply-adds, 512 warps per SM: "
+        + ", ".join(f"B={r['body']} {r['slots_per_warp_trip']:.2f}"
+                    for r in rows)
+        + f"; up to B = {most} the cost grows with the body (issued on "
+        f"every trip: predicated), from the next on it is about B = "
+        f"{branched['body']}'s {branched['slots_per_warp_trip']:.2f} "
+        "(branched around)")
+
+
 def instruction_cache(run, t, src):
     """The sub-partition's instruction cache from E19
     (cuda_ref/src/e19_instruction_fetch.cu), the latest
@@ -889,6 +924,7 @@ def generate(run, vk_dir, out_path):
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
     same_sector_word(vk_dir, t, src)
+    predication(vk_dir, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

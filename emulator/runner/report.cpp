@@ -47,6 +47,8 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["unrolled_loop_instructions"] = t.unrolled_loop_instructions;
   j["redundant_instructions"] = t.redundant_instructions;
   j["register_moves"] = t.register_moves;
+  j["predicated_branches"] = t.predicated_branches;
+  j["predicated_off_instructions"] = t.predicated_off_instructions;
   j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
   j["memory"] = {
@@ -285,7 +287,8 @@ std::string TimingRunsCsv(const RunReport& report) {
       "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
       "layout_branches,unrolled_loop_instructions,redundant_instructions,"
-      "register_moves,fma_pipe_adds" +
+      "register_moves,predicated_branches,predicated_off_instructions,"
+      "fma_pipe_adds" +
       StallHeader() +
       ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses"
       "\n";
@@ -307,6 +310,8 @@ std::string TimingRunsCsv(const RunReport& report) {
            std::to_string(t.unrolled_loop_instructions) + "," +
            std::to_string(t.redundant_instructions) + "," +
            std::to_string(t.register_moves) + "," +
+           std::to_string(t.predicated_branches) + "," +
+           std::to_string(t.predicated_off_instructions) + "," +
            std::to_string(t.fma_pipe_adds) + StallColumns(t.stall_cycles) +
            "," + std::to_string(t.memory.requests) + "," +
            std::to_string(t.memory.sectors) + "," +

@@ -41,6 +41,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   // model needs them.)
   MarkLayoutFreeBranches(&program);
   MarkRedundant(&program);
+  MarkPredicated(&program);
   program.source_lines.resize(program.code.size(), 0);
   return program;
 }

@@ -85,6 +85,10 @@ void MarkUnrolledLoops(Program* p);
 // Sets Program::redundant (program.h).
 void MarkRedundant(Program* p);
 
+// Sets Program::predicated_selections and predicated (program.h), after
+// the marks above and register_private.
+void MarkPredicated(Program* p);
+
 // Lowers and register-allocates one entry point.
 Result<Program> LowerProgram(const spirv::Module& module,
                              const LowerOptions& options);

@@ -155,3 +155,121 @@ void MarkLayoutFreeBranches(Program* p) {
 }
 
 }  // namespace warpsim::simt
+
+namespace warpsim::simt {
+
+namespace {
+
+// Appends to *out the instructions of [begin, end) that NVIDIA's code
+// would issue if it predicated them (each loop in it that the compiler
+// unrolls completely once per trip); false when the range holds anything
+// else: memory accesses, barriers, atomics, nested selections, loops with
+// a trip count not known at compile time, an exit from the range other
+// than to `merge` (its merge block), or more than
+// PredicatedSelection::kMaxInstructions instructions.
+bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
+                       uint32_t first_block, uint32_t end_block, uint32_t merge,
+                       std::vector<uint32_t>* out) {
+  auto flag = [](const std::vector<uint8_t>& v, uint32_t pc) {
+    return pc < v.size() && v[pc] != 0;
+  };
+  for (uint32_t pc = begin; pc < end; ++pc) {
+    const Instr& in = p.code[pc];
+    const uint32_t tag = pc < p.loop_control.size() ? p.loop_control[pc] : 0;
+    const bool full_control = tag != 0 && tag <= p.unrolled_loops.size() &&
+                              p.unrolled_loops[tag - 1].full;
+    if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+        in.exec == ExecSwitch) {
+      if (in.exec != ExecBranch && !full_control) return false;
+      if (in.aux >= p.branches.size()) return false;
+      for (uint32_t t : p.branches[in.aux].targets) {
+        if (t != merge && (t < first_block || t >= end_block)) return false;
+      }
+      continue;  // no instruction of predicated code
+    }
+    if (in.pipe == Pipe::kBranch || in.pipe == Pipe::kSync || IsAtomic(in.op)) {
+      return false;  // returns, kills, barriers, calls, subgroup operations
+    }
+    if (in.pipe == Pipe::kNone) continue;  // no issue slot
+    const bool free_move = flag(p.register_private, pc);
+    if ((in.pipe == Pipe::kLsu || in.pipe == Pipe::kTex) && !free_move) {
+      return false;
+    }
+    if (free_move || full_control || flag(p.layout_free, pc) ||
+        flag(p.redundant, pc)) {
+      continue;
+    }
+    // Once per trip of every loop around it in the range, each unrolled
+    // completely.
+    uint32_t times = 1;
+    for (const LoopRange& loop : p.loops) {
+      if (loop.begin < begin || loop.end > end || pc < loop.begin ||
+          pc >= loop.end) {
+        continue;
+      }
+      if (!loop.constant || loop.trips == 0) return false;
+      times *= loop.trips;
+      if (times > PredicatedSelection::kMaxInstructions) return false;
+    }
+    if (out->size() + times > PredicatedSelection::kMaxInstructions) {
+      return false;
+    }
+    out->insert(out->end(), times, pc);
+  }
+  return true;
+}
+
+}  // namespace
+
+void MarkPredicated(Program* p) {
+  p->predicated_selections.clear();
+  p->predicated.clear();
+  const uint32_t nblocks = static_cast<uint32_t>(p->blocks.size());
+  const uint32_t ncode = static_cast<uint32_t>(p->code.size());
+  auto first = [&](uint32_t b) {
+    return b < nblocks ? p->blocks[b].first_instr : ncode;
+  };
+  for (uint32_t h = 0; h < nblocks; ++h) {
+    const BlockInfo& hb = p->blocks[h];
+    const uint32_t merge = hb.merge_block;
+    // Selection headers (a loop header's merge is the loop's).
+    if (merge == kNoBlock || hb.continue_block != kNoBlock || merge <= h ||
+        merge >= nblocks) {
+      continue;
+    }
+    const uint32_t end = first(h + 1);
+    if (end == hb.first_instr) continue;
+    const Instr& br = p->code[end - 1];
+    if (br.exec != ExecBranchConditional || br.aux >= p->branches.size()) {
+      continue;
+    }
+    const std::vector<uint32_t>& targets = p->branches[br.aux].targets;
+    if (targets.size() != 2) continue;
+    PredicatedSelection sel;
+    sel.branch = end - 1;
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; ++k) {
+      const uint32_t t = targets[k];
+      const uint32_t other = targets[1 - k];
+      if (t == merge) continue;
+      if (t <= h || t > merge) {
+        ok = false;
+        break;
+      }
+      // A side's blocks: from its target to the other side's or the merge.
+      const uint32_t stop = other > t && other < merge ? other : merge;
+      ok = CollectPredicated(*p, first(t), first(stop), t, stop, merge,
+                             &sel.side[k]);
+    }
+    if (!ok || sel.size() == 0 ||
+        sel.size() > PredicatedSelection::kMaxInstructions) {
+      continue;
+    }
+    if (p->predicated.empty()) p->predicated.assign(ncode, 0);
+    p->predicated_selections.push_back(std::move(sel));
+    p->predicated[end - 1] =
+        static_cast<uint32_t>(p->predicated_selections.size());
+  }
+}
+
+}  // namespace warpsim::simt

@@ -134,6 +134,21 @@ struct LoopRange {
   bool whole = false;
 };
 
+// A selection NVIDIA's compiler may turn into predicated code
+// (Program::predicated): the instructions its code has on each side, in
+// order, those of a loop it unrolls completely once per trip.
+struct PredicatedSelection {
+  uint32_t branch = 0;  // the header's conditional branch
+  // Per side (the branch's true and false targets): the instructions that
+  // issue when the warp runs it; empty where the target is the merge.
+  std::vector<uint32_t> side[2];
+  uint32_t size() const {
+    return static_cast<uint32_t>(side[0].size() + side[1].size());
+  }
+  // The most instructions a selection may have to be listed.
+  static constexpr uint32_t kMaxInstructions = 64;
+};
+
 struct BlockInfo {
   uint32_t first_instr = 0;            // index into Program::code
   uint32_t label = 0;                  // SPIR-V label id
@@ -257,6 +272,16 @@ struct Program {
   // `fract(3.0 * d) * fract(3.0 * d)` as two of each). The timing model
   // issues it with the instruction before it (TimingConfig::cse).
   std::vector<uint8_t> redundant;
+  // Selections whose sides hold only arithmetic, moves through variables
+  // held in registers and loops unrolled completely, at most
+  // PredicatedSelection::kMaxInstructions of them (lower_model.cpp), and
+  // per instruction 0 or 1 + the index of the one whose conditional branch
+  // it is. NVIDIA's compiler predicates such a selection when it is small
+  // (vulkan_ref's E27): no branch, and the warp issues both sides whichever
+  // its lanes take. The timing model does so up to
+  // TimingConfig::predicate_max_instructions.
+  std::vector<PredicatedSelection> predicated_selections;
+  std::vector<uint32_t> predicated;
   // Per instruction: the source line it came from (the module's OpLine:
   // GLSL compiled with -g), 0 where none; and the module's source text by
   // line (spirv::Module::SourceLines), empty when it has none. For viewers

@@ -88,6 +88,16 @@ struct RunTiming {
   // instructions = issued + fused + layout branches + unrolled loop
   // instructions + redundant instructions + these.
   uint64_t register_moves = 0;
+  // And the conditional branches of selections the model predicates
+  // (TimingConfig::predicate_max_instructions), issued with the
+  // instruction before them: warp instructions = issued + fused + layout
+  // branches + unrolled loop instructions + redundant instructions +
+  // register moves + these.
+  uint64_t predicated_branches = 0;
+  // The issue slots the predicated selections' sides that no lane took
+  // used (no warp instruction: they write nothing); selected cycles =
+  // issued + these.
+  uint64_t predicated_off_instructions = 0;
   // Integer adds issued to the FMA pipe (TimingConfig::split_int_adds);
   // counted in the issued ones.
   uint64_t fma_pipe_adds = 0;

@@ -148,6 +148,13 @@ struct TimingConfig {
   // trip in loop_unroll, and not at all in a loop with a constant trip
   // count (unrolled completely). 1: every trip (no unrolling).
   uint32_t loop_unroll = 1;
+  // Predicate a selection whose sides NVIDIA's compiler can predicate
+  // (simt::Program::predicated_selections) when they hold at most this many
+  // instructions together: its conditional branch issues with the
+  // instruction before it, and a side no lane of the warp takes still
+  // issues, each of its instructions one issue slot on its pipe, writing
+  // nothing (the report's predicated_off_instructions). 0: none.
+  uint32_t predicate_max_instructions = 0;
   // Issue with the instruction before it an arithmetic instruction that
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.

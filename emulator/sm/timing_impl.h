@@ -81,6 +81,11 @@ struct WarpState {
   // lane, or ~0 (its lanes read several; none yet):
   // MemoryTiming::same_sector_word_cycles.
   uint64_t last_load_word = ~uint64_t{0};
+  // The side of a predicated selection that none of its lanes took
+  // (TimingConfig::predicate_max_instructions), still to issue from
+  // ghost_next on: one issue slot each, writing nothing. nullptr: none.
+  const std::vector<uint32_t>* ghost = nullptr;
+  uint32_t ghost_next = 0;
   // Per unrolled loop of its program (simt::Program::unrolled_loops), two
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
@@ -541,6 +546,11 @@ struct TimingModel::Impl {
     return {};
   }
   // Issues `w`'s next instruction at `now`.
+  // After `rec`, the conditional branch of a selection the model
+  // predicates: the side no lane takes is still to issue (w.ghost).
+  void AfterPredicatedBranch(WarpState& w, const simt::InstrRecord& rec);
+  // Issues one instruction of w.ghost.
+  void IssueGhost(WarpState& w, SubPartition& sp, RunTiming& run);
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
                uint64_t& lanes);
   void RetireWarp(WarpState& w);

@@ -19,7 +19,92 @@ bool RegisterMove(const simt::Program& p, uint32_t pc) {
   return pc < p.register_private.size() && p.register_private[pc] != 0;
 }
 
+// Whether instruction side[i] of a predicated side issues with side[i - 1]
+// (not itself the second of a pair) as one (TimingConfig::fuse_pairs).
+bool FusesWithPrevious(const simt::Program& p,
+                       const std::vector<uint32_t>& side, size_t i) {
+  if (i == 0 || side[i] != side[i - 1] + 1) return false;
+  const simt::Instr& prev = p.code[side[i - 1]];
+  const simt::Instr& in = p.code[side[i]];
+  return prev.dst != simt::kNoReg && BeginsPair(prev.op) &&
+         Fusible(prev.op, in.op) &&
+         std::find(std::begin(in.src), std::end(in.src), prev.dst) !=
+             std::end(in.src);
+}
+
+// The issue slots of a predicated side: its instructions, less the
+// second of each fused pair with `fuse`.
+uint32_t SideSlots(const simt::Program& p, const std::vector<uint32_t>& side,
+                   bool fuse) {
+  uint32_t n = 0;
+  for (size_t i = 0; i < side.size(); ++i) {
+    n += 1;
+    // (The pair's second goes with it, as IssueGhost issues them.)
+    if (fuse && i + 1 < side.size() && FusesWithPrevious(p, side, i + 1)) {
+      ++i;
+    }
+  }
+  return n;
+}
+
+// The selection whose conditional branch is instruction `pc` of `p`, when
+// the model predicates it (at most `max` issue slots), else nullptr.
+const simt::PredicatedSelection* Predicated(const simt::Program& p, uint32_t pc,
+                                            uint32_t max, bool fuse) {
+  if (max == 0 || pc >= p.predicated.size() || p.predicated[pc] == 0) {
+    return nullptr;
+  }
+  const simt::PredicatedSelection& s =
+      p.predicated_selections[p.predicated[pc] - 1];
+  if (s.size() <= max) return &s;
+  if (!fuse) return nullptr;
+  return SideSlots(p, s.side[0], fuse) + SideSlots(p, s.side[1], fuse) <= max
+             ? &s
+             : nullptr;
+}
+
 }  // namespace
+
+void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
+                                              const simt::InstrRecord& rec) {
+  if (rec.op != spv::Op::OpBranchConditional) return;
+  const simt::PredicatedSelection* sel =
+      Predicated(w.warp->program(), rec.pc, config.predicate_max_instructions,
+                 config.fuse_pairs);
+  if (sel == nullptr || rec.active == 0) return;
+  // (Lanes split between the sides: the executor runs both.)
+  const int skipped = rec.taken == 0 ? 0 : rec.taken == rec.active ? 1 : -1;
+  if (skipped < 0 || sel->side[skipped].empty()) return;
+  w.ghost = &sel->side[skipped];
+  w.ghost_next = 0;
+}
+
+void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
+                                   RunTiming& run) {
+  const simt::Program& prog = w.warp->program();
+  const simt::Instr& in = prog.code[(*w.ghost)[w.ghost_next]];
+  ++w.ghost_next;
+  // The second of a fused pair goes with it.
+  if (config.fuse_pairs && w.ghost_next < w.ghost->size() &&
+      FusesWithPrevious(prog, *w.ghost, w.ghost_next)) {
+    ++w.ghost_next;
+  }
+  if (w.ghost_next == w.ghost->size()) w.ghost = nullptr;
+  simt::InstrRecord rec;
+  rec.op = in.op;
+  rec.ext = in.ext;
+  rec.pipe = in.pipe;
+  const PipeTiming& timing = TimingOf(rec);
+  sp.pipe_free[static_cast<size_t>(in.pipe)] =
+      now + std::max(1u, timing.interval);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(in.pipe);
+  if (sp.last != &w) run.warp_switches += 1;
+  sp.last = &w;
+  run.predicated_off_instructions += 1;
+  w.next_issue = now + 1;
+  w.next_issue_reason = StallReason::kWait;
+  Refresh(w);
+}
 
 // A move through a variable held in registers (RegisterMove), a
 // constant-bank operand (its value there at once), or an
@@ -78,8 +163,21 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     sp.SetReadyAt(w.slot, kNever, now);
     return;
   }
-  const simt::InstrPeek p = w.warp->Peek();
   const uint64_t bit = uint64_t{1} << w.slot;
+  if (w.ghost != nullptr) {
+    // A predicated-off instruction: its pipe, no operands to wait for.
+    const simt::Pipe pipe =
+        w.warp->program().code[(*w.ghost)[w.ghost_next]].pipe;
+    sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
+    sp.on_pipe[static_cast<size_t>(pipe)] |= bit;
+    sp.pipe_of[w.slot] = pipe;
+    sp.either_pipe &= ~bit;
+    w.ready_at = w.next_issue;
+    w.why = w.next_issue_reason;
+    sp.SetReadyAt(w.slot, w.ready_at, now);
+    return;
+  }
+  const simt::InstrPeek p = w.warp->Peek();
   sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
   sp.on_pipe[static_cast<size_t>(p.pipe)] |= bit;
   sp.pipe_of[w.slot] = p.pipe;
@@ -177,6 +275,11 @@ const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
     }
     if (config.free_register_moves &&
         RegisterMove(p, static_cast<uint32_t>(i))) {
+      takes = false;
+    }
+    if (Predicated(p, static_cast<uint32_t>(i),
+                   config.predicate_max_instructions,
+                   config.fuse_pairs) != nullptr) {
       takes = false;
     }
     code.offset[i] = static_cast<uint32_t>(
@@ -548,12 +651,17 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   Account(w, now);
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
   w.since = now + 1;
+  if (w.ghost != nullptr) {
+    IssueGhost(w, sp, run);
+    return {};
+  }
   if (sp.icache != nullptr) {
     const uint64_t line = w.NextLine();
     if (line != w.line) UseLine(sp, w, line);
   }
   const simt::InstrRecord rec = w.warp->Step();
   CountLoopControl(w, rec.pc);
+  AfterPredicatedBranch(w, rec);
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
   w.issued += 1;
@@ -639,7 +747,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
   }
   if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse ||
-       config.free_register_moves) &&
+       config.free_register_moves || config.predicate_max_instructions > 0) &&
       rec.blocking == simt::Blocking::kNone) {
     // Branches the compiler's block layout removes, the control of an
     // unrolled loop on the trips its code has none for, repeats of a
@@ -657,7 +765,11 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           !layout && config.cse && pc < redundant.size() && redundant[pc] != 0;
       const bool renamed = !layout && !repeat && config.free_register_moves &&
                            RegisterMove(prog, pc);
-      if (!layout && !repeat && !renamed &&
+      const bool predicated =
+          !layout && !repeat && !renamed &&
+          Predicated(prog, pc, config.predicate_max_instructions,
+                     config.fuse_pairs) != nullptr;
+      if (!layout && !repeat && !renamed && !predicated &&
           LoopControlIssues(w, pc, config.loop_unroll)) {
         break;
       }
@@ -666,7 +778,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       const simt::InstrRecord extra = w.warp->Step();
       CountLoopControl(w, extra.pc);
       run.warp_instructions += 1;
-      if (renamed) {
+      if (predicated) {
+        run.predicated_branches += 1;
+        AfterPredicatedBranch(w, extra);
+      } else if (renamed) {
         // Its value is ready when the stored one was (or now).
         uint64_t value = 0;
         MoveThroughRegisters(w, extra, &value);

@@ -1,9 +1,12 @@
 // Tests of emulator/simt/lower_model.cpp's MarkRedundant: an arithmetic
 // instruction that repeats an earlier one of its block on the same values
 // is marked (the compiler computes it once), a repeat of a repeat too; not
-// across a new value of an operand, not a memory access.
+// across a new value of an operand, not a memory access. And of
+// MarkPredicated: which selections NVIDIA's compiler could predicate, and
+// the instructions of each side.
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 
 #include "common/test_util.h"
 #include "simt/program.h"
@@ -48,6 +51,59 @@ TEST_CASE("a repeated computation is marked once it repeats", "[simt][cse]") {
   // Loads are never marked, even of the same word (Redundant checks that
   // no marked instruction is a memory access); the second g + 1u is.
   CHECK(Redundant(Build("  d = b.v[g + 1u] * b.v[g + 1u];\n")) == 1);
+}
+
+// The one selection MarkPredicated listed (its side sizes), or {-1, -1}
+// when it listed none; exactly one branch is marked per listing.
+std::pair<int, int> PredicatedSides(const Program& p) {
+  if (p.predicated_selections.empty()) {
+    CHECK(p.predicated.empty());
+    return {-1, -1};
+  }
+  REQUIRE(p.predicated_selections.size() == 1);
+  const PredicatedSelection& s = p.predicated_selections[0];
+  REQUIRE(p.predicated.size() == p.code.size());
+  CHECK(p.predicated[s.branch] == 1);
+  CHECK(p.code[s.branch].op == spv::Op::OpBranchConditional);
+  for (int k = 0; k < 2; ++k) {
+    for (uint32_t pc : s.side[k]) {
+      CHECK(p.code[pc].pipe != Pipe::kBranch);
+      CHECK(p.code[pc].pipe != Pipe::kLsu);
+    }
+  }
+  return {static_cast<int>(s.side[0].size()),
+          static_cast<int>(s.side[1].size())};
+}
+
+TEST_CASE("selections of arithmetic are listed for predication",
+          "[simt][predicate]") {
+  // Three adds on the true side, none on the false (its target is the
+  // merge).
+  CHECK(PredicatedSides(Build("  if (d == 7.0) { d += 1.0; d += 2.0; "
+                              "d += 3.0; }\n")) == std::pair{3, 0});
+  // Both sides.
+  CHECK(PredicatedSides(Build("  if (d == 7.0) { d += 1.0; } else { "
+                              "d *= 3.0; d -= 2.0; }\n")) == std::pair{1, 2});
+  // A loop of a constant 4 trips in it: the compiler unrolls it
+  // completely, its body once per trip, its control not at all.
+  CHECK(PredicatedSides(
+            Build("  if (d == 7.0) {\n"
+                  "    for (int k = 0; k < 4; ++k) d = d * 1.5 + 1.0;\n"
+                  "  }\n")) == std::pair{8, 0});
+  // Not: a store, a load, a loop with a run-time trip count.
+  CHECK(PredicatedSides(Build("  if (d == 7.0) b.v[g + 64u] = 1.0;\n")) ==
+        std::pair{-1, -1});
+  CHECK(PredicatedSides(Build("  if (d == 7.0) d += b.v[g + 64u];\n")) ==
+        std::pair{-1, -1});
+  CHECK(PredicatedSides(Build("  if (d == 7.0) {\n"
+                              "    for (uint k = 0u; k < g; ++k) d += 1.0;\n"
+                              "  }\n")) == std::pair{-1, -1});
+  // More than PredicatedSelection::kMaxInstructions.
+  std::string many = "  if (d == 7.0) {\n";
+  for (uint32_t k = 0; k <= PredicatedSelection::kMaxInstructions; ++k) {
+    many += "    d += " + std::to_string(k + 1) + ".0;\n";
+  }
+  CHECK(PredicatedSides(Build(many + "  }\n")) == std::pair{-1, -1});
 }
 
 }  // namespace

@@ -66,14 +66,16 @@ struct Timed {
   uint64_t warp_instructions = 0;
 };
 
-// Every warp instruction either issued (a selected cycle) or went with
-// the one before it (fused, a layout branch, unrolled loop control, a
-// repeated computation, a register move): the run's sum of those.
+// Every warp instruction either issued (a selected cycle that was not a
+// predicated-off one) or went with the one before it (fused, a layout
+// branch, unrolled loop control, a repeated computation, a register move,
+// a predicated selection's branch): the run's sum of those.
 uint64_t IssuedOrFree(const RunTiming& run) {
-  return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] +
-         run.fused_instructions + run.layout_branches +
-         run.unrolled_loop_instructions + run.redundant_instructions +
-         run.register_moves;
+  return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] -
+         run.predicated_off_instructions + run.fused_instructions +
+         run.layout_branches + run.unrolled_loop_instructions +
+         run.redundant_instructions + run.register_moves +
+         run.predicated_branches;
 }
 
 // Dispatches `groups` workgroups of `source` on the timing model (or, with
@@ -777,6 +779,51 @@ TEST_CASE(
   const Timed d_renamed = Run(divergent, 1, on);
   CHECK(d_renamed.run.cycles == d_waits.run.cycles);
   CHECK(d_renamed.buffer == d_waits.buffer);
+}
+
+TEST_CASE(
+    "a small selection is predicated: its branch goes with the instruction "
+    "before it, a side no lane takes still issues",
+    "[sm][timing]") {
+  // 16 trips (n from the buffer); each adds three times to y when x is
+  // -1, which it never is. Predicated (vulkan_ref's E27: the H200 issues
+  // such a body on every trip), each trip's branch issues with the
+  // compare and the three adds take an issue slot each, writing nothing.
+  const std::string never =
+      OnX("  float y = 0.0;\n"
+          "  for (int r = 0; r < n; ++r) {\n"
+          "    x = x * 0.5 + 1.0;\n"
+          "    if (x == -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+          "  }\n  x += y;\n");
+  TimingConfig off = TestConfig();
+  TimingConfig on = TestConfig();
+  on.predicate_max_instructions = 16;
+  const Timed branched = Run(never, 1, off);
+  const Timed predicated = Run(never, 1, on);
+  CHECK(branched.run.predicated_branches == 0);
+  CHECK(branched.run.predicated_off_instructions == 0);
+  CHECK(predicated.run.predicated_branches == 16);
+  CHECK(predicated.run.predicated_off_instructions == 16 * 3);
+  CHECK(predicated.warp_instructions == branched.warp_instructions);
+  CHECK(IssuedOrFree(predicated.run) == predicated.warp_instructions);
+  CHECK(IssuedOrFree(branched.run) == branched.warp_instructions);
+  CHECK(predicated.buffer == branched.buffer);
+  // At most 2 instructions: not predicated.
+  TimingConfig small = TestConfig();
+  small.predicate_max_instructions = 2;
+  CHECK(Run(never, 1, small).run.predicated_branches == 0);
+  // Always taken: the branch goes with the compare, nothing more issues.
+  const std::string always =
+      OnX("  float y = 0.0;\n"
+          "  for (int r = 0; r < n; ++r) {\n"
+          "    x = x * 0.5 + 1.0;\n"
+          "    if (x != -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+          "  }\n  x += y;\n");
+  const Timed taken = Run(always, 1, on);
+  CHECK(taken.run.predicated_branches == 16);
+  CHECK(taken.run.predicated_off_instructions == 0);
+  CHECK(IssuedOrFree(taken.run) == taken.warp_instructions);
+  CHECK(taken.run.cycles < Run(always, 1, off).run.cycles);
 }
 
 }  // namespace
