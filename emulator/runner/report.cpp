@@ -287,38 +287,38 @@ std::string TimingRunsCsv(const RunReport& report) {
       "registers_per_thread,vertex_registers_per_thread,peak_warps_per_sm,"
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
       "layout_branches,unrolled_loop_instructions,redundant_instructions,"
-      "register_moves,predicated_branches,predicated_off_instructions,"
-      "fma_pipe_adds" +
+      "register_moves,fma_pipe_adds,predicated_branches,"
+      "predicated_off_instructions" +
       StallHeader() +
       ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses"
       "\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
-    out += std::string(kind) + "," + std::to_string(i) + "," +
-           Quoted(pipeline) + "," + std::to_string(t.begin) + "," +
-           std::to_string(t.cycles) + "," +
-           std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
-           std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) +
-           "," + Num(t.achieved_occupancy) + "," + t.limiter + "," +
-           std::to_string(t.registers_per_thread) + "," +
-           std::to_string(t.vertex_registers_per_thread) + "," +
-           std::to_string(t.peak_warps_per_sm) + "," +
-           std::to_string(t.peak_fragment_warps_per_sm) + "," +
-           std::to_string(t.warp_switches) + "," +
-           std::to_string(t.fused_instructions) + "," +
-           std::to_string(t.layout_branches) + "," +
-           std::to_string(t.unrolled_loop_instructions) + "," +
-           std::to_string(t.redundant_instructions) + "," +
-           std::to_string(t.register_moves) + "," +
-           std::to_string(t.predicated_branches) + "," +
-           std::to_string(t.predicated_off_instructions) + "," +
-           std::to_string(t.fma_pipe_adds) + StallColumns(t.stall_cycles) +
-           "," + std::to_string(t.memory.requests) + "," +
-           std::to_string(t.memory.sectors) + "," +
-           std::to_string(t.memory.l1_hits) + "," +
-           std::to_string(t.memory.l1_misses) + "," +
-           std::to_string(t.memory.l2_hits) + "," +
-           std::to_string(t.memory.l2_misses) + "\n";
+    out +=
+        std::string(kind) + "," + std::to_string(i) + "," + Quoted(pipeline) +
+        "," + std::to_string(t.begin) + "," + std::to_string(t.cycles) + "," +
+        std::to_string(t.warp_instructions) + "," + Num(t.ipc) + "," +
+        std::to_string(t.sms_used) + "," + Num(t.theoretical_occupancy) + "," +
+        Num(t.achieved_occupancy) + "," + t.limiter + "," +
+        std::to_string(t.registers_per_thread) + "," +
+        std::to_string(t.vertex_registers_per_thread) + "," +
+        std::to_string(t.peak_warps_per_sm) + "," +
+        std::to_string(t.peak_fragment_warps_per_sm) + "," +
+        std::to_string(t.warp_switches) + "," +
+        std::to_string(t.fused_instructions) + "," +
+        std::to_string(t.layout_branches) + "," +
+        std::to_string(t.unrolled_loop_instructions) + "," +
+        std::to_string(t.redundant_instructions) + "," +
+        std::to_string(t.register_moves) + "," +
+        std::to_string(t.fma_pipe_adds) + "," +
+        std::to_string(t.predicated_branches) + "," +
+        std::to_string(t.predicated_off_instructions) +
+        StallColumns(t.stall_cycles) + "," + std::to_string(t.memory.requests) +
+        "," + std::to_string(t.memory.sectors) + "," +
+        std::to_string(t.memory.l1_hits) + "," +
+        std::to_string(t.memory.l1_misses) + "," +
+        std::to_string(t.memory.l2_hits) + "," +
+        std::to_string(t.memory.l2_misses) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first
   // cycles order them.

@@ -103,8 +103,11 @@ TEST_CASE(
         CHECK(d["achieved_occupancy"].get<double>() <=
               d["theoretical_occupancy"].get<double>() + 1e-9);
         // Every warp-cycle is in one state; the selected ones are the
-        // issued instructions (a fused pair issues once).
-        CHECK(d["stall_cycles"]["selected"].get<uint64_t>() +
+        // issued instructions (a fused pair issues once) and the
+        // predicated-off ones.
+        CHECK(d["stall_cycles"]["selected"].get<uint64_t>() -
+                  d["predicated_off_instructions"].get<uint64_t>() +
+                  d["predicated_branches"].get<uint64_t>() +
                   d["fused_instructions"].get<uint64_t>() +
                   d["layout_branches"].get<uint64_t>() +
                   d["unrolled_loop_instructions"].get<uint64_t>() +
@@ -327,10 +330,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 22 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][22] == "stall_selected");
+  // After the 24 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][24] == "stall_selected");
   CHECK(
-      runs[1][22] ==
+      runs[1][24] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==

@@ -105,7 +105,9 @@ TEST_CASE("a live run pauses, steps and plays to the end", "[viz][live]") {
             d.report["draws"][0]["redundant_instructions"].get<uint64_t>() -
             d.report["draws"][1]["redundant_instructions"].get<uint64_t>() -
             d.report["draws"][0]["register_moves"].get<uint64_t>() -
-            d.report["draws"][1]["register_moves"].get<uint64_t>());
+            d.report["draws"][1]["register_moves"].get<uint64_t>() -
+            d.report["draws"][0]["predicated_branches"].get<uint64_t>() -
+            d.report["draws"][1]["predicated_branches"].get<uint64_t>());
 }
 
 TEST_CASE("a live run that is stopped ends with a message", "[viz][live]") {
