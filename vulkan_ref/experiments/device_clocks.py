@@ -76,6 +76,34 @@ def run_clocks(record):
     return out
 
 
+def scene_runs(record, scenes, rows_of, tool, runs=("run1", "run2")):
+    """What run_scenes_h200.sh recorded in RECORD (RUN/SCENE.json for each
+    run and scene, the clock samples beside them), as an experiment's
+    summary: {"device", "record" (RECORD), "runs": {run: {"rows":
+    rows_of(times, scale), "clocks": {scene: run_clocks' entry}}}}, where
+    times are each pipeline's GPU time (ns; the last of its draws) and
+    scale, per scene, the median SM clock while it ran in cycles per ns.
+    Exits with a message naming TOOL when a run has no clock sample."""
+    clocks = run_clocks(record)
+    out, device = {}, {}
+    for run in runs:
+        times, scale, mhz = {}, {}, {}
+        for scene in scenes:
+            with open(os.path.join(record, run, scene + ".json")) as f:
+                report = json.load(f)
+            device = report.get("device", device)
+            c = clocks.get("%s/%s" % (run, scene))
+            if c is None:
+                raise SystemExit("%s: no clock sample while %s/%s ran (%s)"
+                                 % (tool, run, scene, record))
+            mhz[scene] = c
+            scale[scene] = c["median_mhz"] / 1000
+            for d in report["draws"]:
+                times[d["pipeline"]] = d["gpu_time_ns"]
+        out[run] = {"rows": rows_of(times, scale), "clocks": mhz}
+    return {"device": device, "record": record, "runs": out}
+
+
 def note(runs):
     """A phrase for a table's header: which of RUNS' scenes ({run:
     {"clocks": {scene: run_clocks' entry}}}) had a sample below the

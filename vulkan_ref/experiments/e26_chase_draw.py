@@ -179,28 +179,9 @@ def rows_of(times, scale):
 def summary(record):
     """RECORD: what run_scenes_h200.sh wrote (run1/, run2/: each variant's
     report; the clock samples and run times beside them)."""
-    clocks = device_clocks.run_clocks(record)
-    runs = {}
-    device = {}
-    for run in ("run1", "run2"):
-        times, scale, mhz = {}, {}, {}
-        for name in VARIANTS:
-            path = os.path.join(record, run, name + ".json")
-            with open(path) as f:
-                report = json.load(f)
-            device = report.get("device", device)
-            c = clocks.get("%s/%s" % (run, name))
-            if c is None:
-                raise SystemExit("e26_chase_draw.py: no clock sample while "
-                                 "%s/%s ran (%s)" % (run, name, record))
-            mhz[name] = c
-            scale[name] = c["median_mhz"] / 1000
-            # The last of a pipeline's runs (the second).
-            for d in report["draws"]:
-                times[d["pipeline"]] = d["gpu_time_ns"]
-        runs[run] = {"rows": rows_of(times, scale), "clocks": mhz}
-    return {"device": device, "record": os.path.relpath(record, ROOT),
-            "runs": runs}
+    s = device_clocks.scene_runs(record, VARIANTS, rows_of, "e26_chase_draw.py")
+    s["record"] = os.path.relpath(record, ROOT)
+    return s
 
 
 def table(s):

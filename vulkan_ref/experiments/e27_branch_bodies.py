@@ -145,26 +145,9 @@ def rows_of(times, scale):
 def summary(record):
     """RECORD: what run_scenes_h200.sh wrote (run1/, run2/: each scene's
     report; the clock samples and run times beside them)."""
-    clocks = device_clocks.run_clocks(record)
-    runs, device = {}, {}
-    for run in ("run1", "run2"):
-        times, scale, mhz = {}, {}, {}
-        for sc in ("never", "always"):
-            with open(os.path.join(record, run, sc + ".json")) as f:
-                report = json.load(f)
-            device = report.get("device", device)
-            c = clocks.get("%s/%s" % (run, sc))
-            if c is None:
-                raise SystemExit("e27_branch_bodies.py: no clock sample while "
-                                 "%s/%s ran (%s)" % (run, sc, record))
-            mhz[sc] = c
-            scale[sc] = c["median_mhz"] / 1000
-            # The last of a pipeline's runs (the second).
-            for d in report["draws"]:
-                times[d["pipeline"]] = d["gpu_time_ns"]
-        runs[run] = {"rows": rows_of(times, scale), "clocks": mhz}
-    return {"device": device, "record": os.path.relpath(record, ROOT),
-            "runs": runs}
+    s = device_clocks.scene_runs(record, ("never", "always"), rows_of, "e27_branch_bodies.py")
+    s["record"] = os.path.relpath(record, ROOT)
+    return s
 
 
 def table(s):
