@@ -7,6 +7,10 @@ issue slots.
   vulkan_ref/experiments/e28_branch_warps.py summary RECORD_DIR [-o OUT.json]
   vulkan_ref/experiments/e28_branch_warps.py table RECORD_DIR
       [--update README.md | --check README.md]
+  vulkan_ref/experiments/e28_branch_warps.py model --warpsim BIN
+      [-o samples/h200/e28_branch_warps/timing-vs-h200.json]
+  vulkan_ref/experiments/e28_branch_warps.py model-table RECORD
+      [MODEL.json] [--update README.md | --check README.md]
 
 Why: E27 (e27_branch_bodies.py) found, with 512 warps per graphics SM, a
 never-taken branch around a body of 24 or more multiply-adds costing the
@@ -23,10 +27,13 @@ B integer multiply-adds: none, never B = 1, 8, 24, 32, always B = 8, 24,
 32), at 1024 and 2048 steps, each draw run twice (the second counts).
 The run (run_e28_h200.sh, through run_scenes_h200.sh) samples the SM
 clock. `summary` gives per variant and square the cycles per step (the
-two draws' difference over 1024 steps).
+two draws' difference over 1024 steps). `model` runs the scenes in
+timing mode with the h200 preset; `model-table` puts the model's steps
+beside the H200's.
 
 Standard library only.
 """
+import json
 import os
 import sys
 
@@ -34,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import experiment_main  # noqa: E402
+from readme_section import experiment_main, record_model_run  # noqa: E402
 import device_clocks  # noqa: E402
 import e24_chase_steps as e24  # noqa: E402
 import e27_branch_bodies as e27  # noqa: E402
@@ -131,9 +138,40 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+SCENES = os.path.join(ROOT, "samples", "h200", "e28_branch_warps")
+MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
+
+
+def model(warpsim, out):
+    return record_model_run(
+        warpsim, [os.path.join(SCENES, scene_name(x) + ".amber")
+                  for x in SIDES], out, "e28_branch_warps.py", ROOT)
+
+
+def model_table(record, model_json):
+    s = summary(record)
+    with open(model_json) as f:
+        m = json.load(f)
+    mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
+    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Cycles per step "
+           "as above, on each side.\n" %
+           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
+            m["date"], m["command"], s["record"]),
+           "| variant | branch | body | 8x8 H200 | 8x8 model | model / H200 "
+           "| 64x64 H200 | 64x64 model | model / H200 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in s["runs"]["run1"]["rows"]:
+        h, e = r["cycles_per_step"], mrows[r["variant"]]["cycles_per_step"]
+        out.append("| %s | %s | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |"
+                   % (r["variant"], r["taken"], r["body"], h["8"], e["8"],
+                      e["8"] / h["8"], h["64"], e["64"], e["64"] / h["64"]))
+    return "\n".join(out) + "\n"
+
+
 def main():
     return experiment_main(__doc__, scene, summary, table, "e28",
-                           "e28_branch_warps.py", None)
+                           "e28_branch_warps.py", MODEL_JSON, model,
+                           model_table)
 
 
 if __name__ == "__main__":
