@@ -206,6 +206,17 @@ def record_model_run(warpsim, scene, out, tool, root, extra=None):
     return 0
 
 
+def model_caption(model_json, root):
+    """The model run recorded in MODEL_JSON (record_model_run) and the
+    opening of a model table's caption: "Model: `PATH` (warpsim COMMIT,
+    DATE; COMMAND)", PATH relative to ROOT."""
+    with open(model_json) as f:
+        m = json.load(f)
+    return m, "Model: `%s` (warpsim %s, %s; %s)" % (
+        os.path.relpath(model_json, root), m["warpsim_commit"][:12],
+        m["date"], m["command"])
+
+
 def experiment_main(doc, scene, summary, table, section, tool, model_json,
                     model=None, model_table=None):
     """scene_summary_table_main's commands, and where the experiment has

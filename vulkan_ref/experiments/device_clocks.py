@@ -17,6 +17,7 @@ Standard library only.
 """
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -74,6 +75,21 @@ def run_clocks(record):
                     "max_mhz": max(mhz),
                     "max_sm_mhz": max(x for _, _, x in all_samples)}
     return out
+
+
+def record_report(record, name, tool):
+    """(report, MHz) of a record that run_scene_h200.sh wrote: NAME.json
+    and the SM clock nvidia-smi read after the runs (the last "N MHz, M
+    MHz" line of provenance.txt). Exits with a message naming TOOL when
+    there is none."""
+    with open(os.path.join(record, name + ".json")) as f:
+        report = json.load(f)
+    path = os.path.join(record, "provenance.txt")
+    with open(path) as f:
+        clocks = re.findall(r"^(\d+) MHz, (\d+) MHz$", f.read(), re.M)
+    if not clocks:
+        raise SystemExit("%s: no SM clock in %s" % (tool, path))
+    return report, float(clocks[-1][0])
 
 
 def scene_runs(record, scenes, rows_of, tool, runs=("run1", "run2")):

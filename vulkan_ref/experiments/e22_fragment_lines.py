@@ -57,14 +57,15 @@ Standard library only.
 import glob
 import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
 from readme_section import (  # noqa: E402
-    experiment_main, record_model_run)
+    experiment_main, record_model_run, model_caption)
+import device_clocks  # noqa: E402
 
 SIZE = 256
 LOADS = 16
@@ -151,17 +152,7 @@ def slope(xs, ys):
 
 
 def summary(record):
-    report_path = os.path.join(record, "e22.json")
-    with open(report_path) as f:
-        report = json.load(f)
-    with open(os.path.join(record, "provenance.txt")) as f:
-        prov = f.read()
-    # nvidia-smi's "clocks.sm [MHz], clocks.max.sm [MHz]" lines: the last.
-    clocks = re.findall(r"^(\d+) MHz, (\d+) MHz$", prov, re.M)
-    if not clocks:
-        raise SystemExit("e22_fragment_lines.py: no SM clock in %s"
-                         % os.path.join(record, "provenance.txt"))
-    mhz = float(clocks[-1][0])
+    report, mhz = device_clocks.record_report(record, "e22", "e22_fragment_lines.py")
     times = {d["pipeline"]: d["gpu_time_ns"] for d in report["draws"]}
     missing = [v[0] for v in variants() if v[0] not in times]
     if missing:
@@ -248,15 +239,13 @@ def model_table(record, model_json):
     """The timing model's draws beside the H200's: each variant's time
     over `none`'s on both, and the cycles each takes over `none`."""
     s = summary(record)
-    with open(model_json) as f:
-        m = json.load(f)
+    m, caption = model_caption(model_json, ROOT)
     cyc = m["cycles"]
     h200_none = s["none_ns"]
-    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Time / none: the "
+    out = ["%s; H200: `%s`. Time / none: the "
            "draw's time over `none`'s, on each side; cycles over none: in "
            "SM cycles (the H200's at %.0f MHz).\n" %
-           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-            m["date"], m["command"], s["record"], s["sm_mhz"]),
+           (caption, s["record"], s["sm_mhz"]),
            "| variant | lines per load | H200 time / none | model time / "
            "none | model / H200 | H200 cycles over none | model cycles over "
            "none |",

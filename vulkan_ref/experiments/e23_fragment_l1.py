@@ -39,16 +39,16 @@ model's the same way and puts both side by side.
 
 Standard library only.
 """
-import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
 from readme_section import (  # noqa: E402
-    experiment_main, record_model_run)
+    experiment_main, record_model_run, model_caption)
+import device_clocks  # noqa: E402
 
 SIZE = 256
 LOADS = 64
@@ -136,16 +136,7 @@ def fit(points):
 
 
 def summary(record):
-    report_path = os.path.join(record, "e23.json")
-    with open(report_path) as f:
-        report = json.load(f)
-    with open(os.path.join(record, "provenance.txt")) as f:
-        prov = f.read()
-    clocks = re.findall(r"^(\d+) MHz, (\d+) MHz$", prov, re.M)
-    if not clocks:
-        raise SystemExit("e23_fragment_l1.py: no SM clock in %s"
-                         % os.path.join(record, "provenance.txt"))
-    mhz = float(clocks[-1][0])
+    report, mhz = device_clocks.record_report(record, "e23", "e23_fragment_l1.py")
     times = {d["pipeline"]: d["gpu_time_ns"] for d in report["draws"]}
     missing = [v[0] for v in variants() if v[0] not in times]
     if missing:
@@ -206,17 +197,15 @@ def model(warpsim, out):
 def model_table(record, model_json):
     """Both fits, and each footprint's time over the smallest's on both."""
     s = summary(record)
-    with open(model_json) as f:
-        m = json.load(f)
+    m, caption = model_caption(model_json, ROOT)
     cyc = m["cycles"]
     mc, ma, mb, _ = fit([(fp, cyc[n]) for n, fp in variants()])
     first = variants()[0][0]
     h0 = s["rows"][0]["gpu_time_ns"]
-    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. The same fit on "
+    out = ["%s; H200: `%s`. The same fit on "
            "each side: C = %d KB on the H200, %d KB in the model. Time / %s: "
            "the draw's time over the smallest footprint's.\n" %
-           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-            m["date"], m["command"], s["record"], s["fit"]["l1_bytes"] // 1024,
+           (caption, s["record"], s["fit"]["l1_bytes"] // 1024,
             mc // 1024, first),
            "| variant | footprint KB | H200 time / %s | model time / %s "
            "| model / H200 | model miss fraction (fit) | model L1 hits "

@@ -46,16 +46,16 @@ steps beside the H200's.
 
 Standard library only.
 """
-import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
 from readme_section import (  # noqa: E402
-    experiment_main, record_model_run)
+    experiment_main, record_model_run, model_caption)
+import device_clocks  # noqa: E402
 
 WORDS = 4096
 STEPS = (1024, 2048)
@@ -166,16 +166,7 @@ def steps_of(times, scale):
 
 
 def summary(record):
-    report_path = os.path.join(record, "e24.json")
-    with open(report_path) as f:
-        report = json.load(f)
-    with open(os.path.join(record, "provenance.txt")) as f:
-        prov = f.read()
-    clocks = re.findall(r"^(\d+) MHz, (\d+) MHz$", prov, re.M)
-    if not clocks:
-        raise SystemExit("e24_chase_steps.py: no SM clock in %s"
-                         % os.path.join(record, "provenance.txt"))
-    mhz = float(clocks[-1][0])
+    report, mhz = device_clocks.record_report(record, "e24", "e24_chase_steps.py")
     # The last of a pipeline's runs (the second).
     times = {d["pipeline"]: d["gpu_time_ns"]
              for d in report["draws"] + report.get("dispatches", [])}
@@ -213,13 +204,11 @@ def model(warpsim, out, scene=SCENE, tool="e24_chase_steps.py"):
 
 def model_table(record, model_json):
     s = summary(record)
-    with open(model_json) as f:
-        m = json.load(f)
+    m, caption = model_caption(model_json, ROOT)
     model_steps = steps_of(m["cycles"], 1.0)
-    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Cycles per step, "
+    out = ["%s; H200: `%s`. Cycles per step, "
            "as above, on each side.\n" %
-           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-            m["date"], m["command"], s["record"]),
+           (caption, s["record"]),
            "| variant | stage | H200 cycles per step | model cycles per step "
            "| model / H200 |", "|---|---|---|---|---|"]
     for name, (stage, _, _) in VARIANTS.items():

@@ -31,16 +31,16 @@ the scene in timing mode with the h200 preset (e24_chase_steps.py's);
 
 Standard library only.
 """
-import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import experiment_main  # noqa: E402
+from readme_section import (  # noqa: E402
+    experiment_main, model_caption)
+import device_clocks  # noqa: E402
 import e24_chase_steps as e24  # noqa: E402
 
 SIDES = (8, 16, 32, 64, 128)
@@ -99,16 +99,7 @@ def scene():
 
 
 def summary(record):
-    report_path = os.path.join(record, "e25.json")
-    with open(report_path) as f:
-        report = json.load(f)
-    with open(os.path.join(record, "provenance.txt")) as f:
-        prov = f.read()
-    clocks = re.findall(r"^(\d+) MHz, (\d+) MHz$", prov, re.M)
-    if not clocks:
-        raise SystemExit("e25_chase_warps.py: no SM clock in %s"
-                         % os.path.join(record, "provenance.txt"))
-    mhz = float(clocks[-1][0])
+    report, mhz = device_clocks.record_report(record, "e25", "e25_chase_warps.py")
     # The last of a pipeline's runs (the second).
     times = {d["pipeline"]: d["gpu_time_ns"] for d in report["draws"]}
     rows = []
@@ -151,13 +142,11 @@ MODEL_JSON = os.path.join(ROOT, "samples", "h200", "e25_chase_warps",
 
 def model_table(record, model_json):
     s = summary(record)
-    with open(model_json) as f:
-        m = json.load(f)
+    m, caption = model_caption(model_json, ROOT)
     cyc = m["cycles"]
-    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Cycles per step, "
+    out = ["%s; H200: `%s`. Cycles per step, "
            "as above, on each side.\n" %
-           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-            m["date"], m["command"], s["record"]),
+           (caption, s["record"]),
            "| walk | square | warps | H200 cycles per step | model cycles "
            "per step | model / H200 |", "|---|---|---|---|---|---|"]
     for r in s["rows"]:

@@ -48,7 +48,6 @@ and steps beside the H200's.
 
 Standard library only.
 """
-import json
 import os
 import re
 import sys
@@ -57,7 +56,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import experiment_main, record_model_run  # noqa: E402
+from readme_section import (  # noqa: E402
+    experiment_main, record_model_run, model_caption)
 import device_clocks  # noqa: E402
 import e24_chase_steps as e24  # noqa: E402
 
@@ -221,14 +221,12 @@ def model(warpsim, out):
 
 def model_table(record, model_json):
     s = summary(record)
-    with open(model_json) as f:
-        m = json.load(f)
+    m, caption = model_caption(model_json, ROOT)
     mrows = {(r["variant"], r["side"]): r for r in rows_of(m["cycles"], 1.0)}
-    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Cycles per step "
+    out = ["%s; H200: `%s`. Cycles per step "
            "and excess at 64 as above; draw at 64: the 64-step draw's "
            "cycles, model over H200.\n" %
-           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-            m["date"], m["command"], s["record"]),
+           (caption, s["record"]),
            "| variant | square | H200 cycles per step | model cycles per step "
            "| model / H200 | H200 excess at 64 | model excess at 64 | draw at "
            "64, model / H200 |", "|---|---|---|---|---|---|---|---|"]

@@ -36,7 +36,6 @@ preset; `model-table` puts the model's figures beside the H200's.
 
 Standard library only.
 """
-import json
 import os
 import sys
 
@@ -44,7 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import experiment_main, record_model_run  # noqa: E402
+from readme_section import (  # noqa: E402
+    experiment_main, record_model_run, model_caption)
 import device_clocks  # noqa: E402
 import e24_chase_steps as e24  # noqa: E402
 
@@ -181,13 +181,11 @@ def model(warpsim, out):
 
 def model_table(record, model_json):
     s = summary(record)
-    with open(model_json) as f:
-        m = json.load(f)
+    m, caption = model_caption(model_json, ROOT)
     mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
-    out = ["Model: `%s` (warpsim %s, %s; %s); H200: `%s`. Issue slots per "
+    out = ["%s; H200: `%s`. Issue slots per "
            "warp and trip as above, on each side.\n" %
-           (os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-            m["date"], m["command"], s["record"]),
+           (caption, s["record"]),
            "| variant | branch | body | H200 slots | model slots | model / "
            "H200 (cycles per step) |", "|---|---|---|---|---|---|"]
     for r in s["runs"]["run1"]["rows"]:
