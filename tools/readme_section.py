@@ -160,13 +160,16 @@ def scene_summary_table_main(description, scene, summary, table, section,
                               args.check, args.update)
 
 
-def record_model_run(warpsim, scene, out, tool, root, extra=None):
+def record_model_run(warpsim, scene, out, tool, root, extra=None,
+                     draw_fields=()):
     """`warpsim run SCENE --timing --gpu-config h200` (SCENE a path or a
     list of paths, each run on its own), recorded in OUT as JSON: each
     draw's and dispatch's cycles by pipeline (the last run of a pipeline),
     the clock, the warpsim commit (-dirty with uncommitted changes under
-    ROOT), the date and the command; extra(report) adds
-    fields. Exits with a message naming TOOL when warpsim fails."""
+    ROOT), the date and the command; extra(report) adds fields, and
+    DRAW_FIELDS names report fields of each draw kept by pipeline
+    ("draws": {pipeline: {field: value}}). Exits with a message naming
+    TOOL when warpsim fails."""
     import datetime
     import subprocess
     import tempfile
@@ -200,6 +203,9 @@ def record_model_run(warpsim, scene, out, tool, root, extra=None):
         "clock_mhz": rep["timing"]["clock_mhz"],
         "cycles": {d["pipeline"]: d["cycles"] for d in runs},
     }
+    if draw_fields:
+        data["draws"] = {d["pipeline"]: {k: d.get(k) for k in draw_fields}
+                         for d in runs}
     if extra is not None:
         data.update(extra(rep))
     write_json(data, out)

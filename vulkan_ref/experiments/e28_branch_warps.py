@@ -11,6 +11,8 @@ issue slots.
       [-o samples/h200/e28_branch_warps/timing-vs-h200.json]
   vulkan_ref/experiments/e28_branch_warps.py model-table RECORD
       [MODEL.json] [--update README.md | --check README.md]
+  vulkan_ref/experiments/e28_branch_warps.py placement RECORD OBSERVED
+      [MODEL.json] [--update README.md | --check README.md]
 
 Why: E27 (e27_branch_bodies.py) found, with 512 warps per graphics SM, a
 never-taken branch around a body of 24 or more multiply-adds costing the
@@ -20,8 +22,9 @@ issue slot cost or a wait of the warp (a jump's fetch) shows when the
 warps are too few to hide waits.
 
 `scene` writes one AmberScript scene per square (OUT_DIR/s8.amber: 8x8
-pixels, 2 fragment warps on one SM; OUT_DIR/s64.amber: 64x64, 128 warps,
-32 on each of the H200's 4 graphics SMs) of some of E27's loops (E24's
+pixels, 2 fragment warps on one SM; OUT_DIR/s64.amber: 64x64, about 130
+warps, as the diagonal's quads are shaded for both triangles: about 33
+for each of the H200's 4 graphics SMs if spread evenly) of some of E27's loops (E24's
 walk with, after each load, a branch never or always taken whose body is
 B integer multiply-adds: none, never B = 1, 8, 24, 32, always B = 8, 24,
 32), at 1024 and 2048 steps, each draw run twice (the second counts).
@@ -29,10 +32,17 @@ The run (run_e28_h200.sh, through run_scenes_h200.sh) samples the SM
 clock. `summary` gives per variant and square the cycles per step (the
 two draws' difference over 1024 steps). `model` runs the scenes in
 timing mode with the h200 preset; `model-table` puts the model's steps
-beside the H200's.
+beside the H200's. `placement` reads a run of s64.amber with
+`warpsim-vkref run --observe` (OBSERVED/s64: report.json, observe.bin.gz)
+for where the H200 put each 64x64 draw's fragment warps: per SM, and on
+the busiest sub-partition (the warp slot, gl_WarpIDNV, mod 4: E4's rule
+for compute warps, assumed for fragment warps), beside the model's
+placement and both sides' cycles per step.
 
 Standard library only.
 """
+import collections
+import json
 import os
 import sys
 
@@ -41,10 +51,11 @@ ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 from readme_section import (  # noqa: E402
-    experiment_main, record_model_run, model_caption)
+    experiment_main, record_model_run, model_caption, table_section_main)
 import device_clocks  # noqa: E402
 import e24_chase_steps as e24  # noqa: E402
 import e27_branch_bodies as e27  # noqa: E402
+import observe_summary as obs  # noqa: E402
 
 SIDES = (8, 64)
 STEPS = (1024, 2048)
@@ -125,7 +136,8 @@ def table(s):
     out = ["Device: %s, driver %s; `%s`, run1 (run2 beside each). SM cycles "
            "at the SM clock sampled while each scene ran (every 20 ms, the "
            "median; %s). Cycles per step: (time at 2048 steps - time at "
-           "1024) / 1024; 8x8: 2 warps on one SM, 64x64: 32 on each of 4.\n"
+           "1024) / 1024; 8x8: 2 warps on one SM, 64x64: about 130 on the 4 "
+           "graphics SMs (how many on each: table e28-placement).\n"
            % (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
               s["record"], device_clocks.note(s["runs"])),
            "| variant | branch | body (multiply-adds) | 8x8 | run2 | 64x64 | "
@@ -145,7 +157,8 @@ MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
 def model(warpsim, out):
     return record_model_run(
         warpsim, [os.path.join(SCENES, scene_name(x) + ".amber")
-                  for x in SIDES], out, "e28_branch_warps.py", ROOT)
+                  for x in SIDES], out, "e28_branch_warps.py", ROOT,
+        draw_fields=("peak_fragment_warps_per_sm",))
 
 
 def model_table(record, model_json):
@@ -166,7 +179,83 @@ def model_table(record, model_json):
     return "\n".join(out) + "\n"
 
 
+def observed_placement(observed):
+    """Per pipeline of OBSERVED/s64 (its last draw): the fragment warps on
+    each SM (sorted) and the most on one sub-partition (SM, warp slot mod
+    4)."""
+    path = os.path.join(observed, scene_name(SIDES[-1]))
+    with open(os.path.join(path, "report.json")) as f:
+        draws = json.load(f)["draws"]
+    need = obs.F_FRAGMENT | obs.F_SM | obs.F_SUBGROUP
+    out = {}
+    for index, _, _, words in obs.read_observations(
+            os.path.join(path, "observe.bin.gz")):
+        if index & obs.DISPATCH:
+            continue
+        warps = {}
+        for i in range(len(words) // obs.W):
+            r = words[i * obs.W:(i + 1) * obs.W]
+            if r[0] & need == need:
+                warps[r[1]] = (r[2], r[3])
+        per_sm = collections.Counter(sm for sm, _ in warps.values())
+        per_sp = collections.Counter((sm, slot % 4)
+                                     for sm, slot in warps.values())
+        out[draws[index]["pipeline"]] = {
+            "warps_per_sm": sorted(per_sm.values()),
+            "most_per_subpartition": max(per_sp.values())}
+    return out
+
+
+def placement_table(record, observed, model_json):
+    s = summary(record)
+    placed = observed_placement(observed)
+    m, caption = model_caption(model_json, ROOT)
+    mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
+    side = SIDES[-1]
+    out = ["%s; H200: `%s` (cycles per step, run1) and `%s` (warpsim-vkref "
+           "run --observe of the same scene: where the fragment warps ran). "
+           "Warps per SM: the %d-step draw's fragment warps on each of the "
+           "4 graphics SMs, fewest first (* where the %d-step draw's "
+           "differ); busiest sub-partition: the most warps on one (warp "
+           "slot mod 4); per warp of the busiest SM: the cycles per step "
+           "over that SM's warps, model over H200.\n" %
+           (caption, s["record"], os.path.relpath(observed, ROOT), STEPS[1],
+            STEPS[0]),
+           "| variant | H200 warps per SM | busiest sub-partition | H200 "
+           "cycles per step | model warps on the busiest SM | model cycles "
+           "per step | model / H200 | per warp of the busiest SM, model / "
+           "H200 |", "|---|---|---|---|---|---|---|---|"]
+    for r in s["runs"]["run1"]["rows"]:
+        name = r["variant"]
+        a = placed["%s_s%d_%d" % (name, side, STEPS[0])]
+        b = placed["%s_s%d_%d" % (name, side, STEPS[1])]
+        h = r["cycles_per_step"][str(side)]
+        e = mrows[name]["cycles_per_step"][str(side)]
+        peak = m["draws"]["%s_s%d_%d" % (name, side, STEPS[1])][
+            "peak_fragment_warps_per_sm"]
+        most = b["warps_per_sm"][-1]
+        out.append("| %s | %s%s | %d | %.1f | %d | %.1f | %.2f | %.2f |" % (
+            name, ", ".join(map(str, b["warps_per_sm"])),
+            "" if a["warps_per_sm"] == b["warps_per_sm"] else " *",
+            b["most_per_subpartition"], h, peak, e, e / h,
+            (e / peak) / (h / most)))
+    return "\n".join(out) + "\n"
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "placement":
+        import argparse
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("cmd")
+        ap.add_argument("record")
+        ap.add_argument("observed")
+        ap.add_argument("model_json", nargs="?", default=MODEL_JSON)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        args = ap.parse_args()
+        return table_section_main(
+            placement_table(args.record, args.observed, args.model_json),
+            "e28-placement", "e28_branch_warps.py", args.check, args.update)
     return experiment_main(__doc__, scene, summary, table, "e28",
                            "e28_branch_warps.py", MODEL_JSON, model,
                            model_table)
