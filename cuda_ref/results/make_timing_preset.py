@@ -44,14 +44,15 @@ import summarize  # noqa: E402  (load, level, breakpoint, knee)
 DEFAULT = "not measured: default of sm/timing_config.h"
 # Cycles the model's sub-partition spends per warp of E15's discard shader
 # (`if (gl_FragCoord.x >= 0.0) discard;`) besides fragment_warp_cycles,
-# when launches are what limits it: the warp's 4 instructions (the load of
-# FragCoord, the compare, the branch, the discard; `warpsim disasm
+# when launches are what limits it: the warp's 3 issues (the load of
+# FragCoord, the compare with the branch, which the model predicates as
+# NVIDIA's code does a discard, and the discard; `warpsim disasm
 # samples/h200/e15_draw_cost/d256.amber`) and the cycle between a warp's
 # end and the launch of the next in its slot (sm/timing.cpp launches at the
 # start of a cycle). Subtracted from the discarded draws' cycles per warp to
 # leave the SM's own cost of a fragment warp; the e15_draw_cost_h200 test
 # holds the model's discarded draws to the record.
-DISCARD_WARP_CYCLES = 5
+DISCARD_WARP_CYCLES = 4
 # Sub-partitions (SMSPs) per SM: REFERENCE §1.2 ("Per SM: 4 processing
 # blocks (SMSPs)"); E4 is checked to agree below. Converts the per-SM
 # throughput to a per-SMSP issue interval.
@@ -311,7 +312,8 @@ def pipes(run, e3, e4, t, src):
     one("sfu_trig", "MUFU.SIN",
         lat_note=" (GLSL sin and cos: ptxas emits FMUL.RZ, the range "
         "reduction, then MUFU.SIN, two dependent instructions per step)")
-    for pipe in ("branch", "sync"):
+    src["branch.interval"] = DEFAULT
+    for pipe in ("sync",):
         src[pipe + ".latency"] = DEFAULT
         src[pipe + ".interval"] = DEFAULT
     for pipe in ("lsu", "tex"):
@@ -487,9 +489,9 @@ def graphics_units(vk_dir, t, src):
         f"{per_warp:.2f} cycles per full warp of 32 pixels on each of the "
         f"{smsps} sub-partitions of the graphics_sms SMs, less the "
         f"{DISCARD_WARP_CYCLES} cycles the model spends per warp of their "
-        "shader besides this cost (its 4 instructions: load FragCoord, "
-        "compare, branch, discard; and the cycle from a warp's end to the "
-        "next launch in its slot). "
+        "shader besides this cost (its 3 issues: load FragCoord, the "
+        "compare with its branch, predicated as a discard is, the discard; "
+        "and the cycle from a warp's end to the next launch in its slot). "
         "The cost is the SMs', added to the shading, not a rasterizer's "
         "beside it: vulkan_ref/results/h200/e16-loop-unroll-2026-12-02's "
         "trip sweep (trips*.json) takes about as many more cycles per warp "
@@ -810,6 +812,81 @@ def predication(vk_dir, t, src):
         "(branched around)")
 
 
+def branches(run, t, src):
+    """The wait after a branch and the reconvergence barrier around a
+    branched selection, from E29 (cuda_ref/src/e29_branch_bodies.cu), the
+    latest *-e29-branch-bodies directory beside RUN_DIR: one warp walks a
+    chain of L1-hit loads and after each runs a never- or always-taken
+    body of B dependent IMADs. Where the SASS predicates the body (no
+    BSSY), a trip takes the loop without the branch's plus the compare
+    (alu latency), B - 1 IMAD latencies, one issue and the wait after the
+    loop's branch: that wait is branch.latency (the median over those
+    bodies). Where the SASS branches around the body (BSSY and BSYNC), a
+    never-taken trip adds the compare, two branches' waits and BSYNC's:
+    selection_sync_latency (the median over those bodies); the BSSY and
+    BSYNC of one such kernel are selection_sync_slots."""
+    found = latest_beside(run, "e29-branch-bodies")
+    name = f"{rel(found)}/e29_branch_bodies.json"
+    doc = json.load(open(os.path.join(found, "e29_branch_bodies.json")))
+    sass = summarize.e29_sass(found)
+    if not sass:
+        fail(f"{rel(found)}: no e29_branch_bodies.sass.gz")
+    one = {}
+    for v in doc["results"]["variants"]:
+        rows = [r for r in v["rows"] if r["warps_per_sm"] == 1]
+        if rows:
+            one[v["variant"]] = (v, rows[0]["cycles_per_trip"])
+    if "none" not in one:
+        fail(f"{name}: no one-warp row of the loop without a branch")
+    base = one["none"][1]
+    alu, imad = t["alu"]["latency"], t["imul"]["latency"]
+    waits, syncs, checks, slots = [], [], [], set()
+    for v, c in one.values():
+        ops = sass.get((summarize.E29_TEST[v["branch"]], v["body"]))
+        if ops is None or v["branch"] == "-":
+            continue
+        extra = c - base
+        if ops.get("BSSY", 0) == 0 and v["branch"] == "never":
+            waits.append((v, extra - alu - imad * (v["body"] - 1) - 1))
+        elif ops.get("BSSY", 0) > 0:
+            slots.add(ops["BSSY"] + ops.get("BSYNC", 0))
+            if v["branch"] == "never":
+                syncs.append((v, extra))
+            else:
+                checks.append((v, extra))
+    if not waits or not syncs or len(slots) != 1:
+        fail(f"{name}: needs predicated and branched never-taken bodies, "
+             "each branched kernel with the same BSSY and BSYNC")
+    wait = statistics.median(w for _, w in waits)
+    sync = statistics.median(e - alu - 2 * wait for _, e in syncs)
+    t.setdefault("branch", {})["latency"] = nearest(wait)
+    t["selection_sync_slots"] = slots.pop()
+    t["selection_sync_latency"] = max(1, nearest(sync))
+    src["branch.latency"] = (
+        f"{name}: one warp's cycles per trip, none {base:.2f}; predicated "
+        "bodies (no BSSY in e29_branch_bodies.sass.gz): "
+        + ", ".join(f"{v['variant']} {base + w + alu + imad * (v['body'] - 1) + 1:.2f}"
+                    f" -> {w:.2f}" for v, w in waits)
+        + f" (trip - none - ALU latency {alu} - IMAD latency {imad} x "
+        "(B - 1) - 1 issue; alu.latency, imul.latency); the median, "
+        "rounded: the cycles from a branch to the warp's next instruction")
+    src["selection_sync_latency"] = (
+        f"{name}: one warp's cycles per trip more than none's for bodies "
+        "branched around (BSSY, BSYNC in the SASS), never taken: "
+        + ", ".join(f"{v['variant']} {e:.2f}" for v, e in syncs)
+        + f"; less the compare ({alu}) and two branches' waits "
+        f"(2 x {wait:.2f}): {sync:.2f}, the median, rounded; the same "
+        "bodies taken: "
+        + ", ".join(f"{v['variant']} {e:.2f} -> "
+                    f"{e - alu - 2 * wait - imad * (v['body'] - 1) - 1:.2f}"
+                    for v, e in checks)
+        + " (less the IMADs' latencies and an issue as well)")
+    src["selection_sync_slots"] = (
+        f"{rel(found)}/e29_branch_bodies.sass.gz: each kernel that branches "
+        "around its body holds one BSSY (before the branch) and one BSYNC "
+        "(at the merge); the predicated ones none")
+
+
 def instruction_cache(run, t, src):
     """The sub-partition's instruction cache from E19
     (cuda_ref/src/e19_instruction_fetch.cu), the latest
@@ -925,6 +1002,7 @@ def generate(run, vk_dir, out_path):
     graphics_l1_miss_lines(vk_dir, t, src)
     same_sector_word(vk_dir, t, src)
     predication(vk_dir, t, src)
+    branches(run, t, src)
     policy(src)
     command = ["cuda_ref/results/make_timing_preset.py", rel(run),
                "--vulkan-findings", rel(vk_dir)]

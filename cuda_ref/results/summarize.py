@@ -4,6 +4,9 @@
   cuda_ref/results/summarize.py RUN_DIR                 prints the markdown
   cuda_ref/results/summarize.py --update README RUN_DIR replaces the text
       between "<!-- summary -->" and "<!-- end summary -->" in README
+  cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
+      README] E29's table (a run of e29_branch_bodies alone), in README's
+      "<!-- table e29 -->" section
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -255,6 +258,61 @@ def e6(d, out):
                 "FFMAs serialized", "cycles (median)"], rows)
 
 
+def e29_sass(run):
+    """Per kernel BranchKernel<test, B> of E29's SASS dump
+    (e29_branch_bodies.sass.gz in RUN): its instructions' mnemonics
+    counted, keyed by (test, B); test 0 none, 1 never, 2 always."""
+    import collections
+    import gzip
+    import re
+    path = os.path.join(run, "e29_branch_bodies.sass.gz")
+    if not os.path.exists(path):
+        return {}
+    with gzip.open(path, "rt") as f:
+        text = f.read()
+    out = {}
+    for part in re.split(r"\n\s*Function : ", text)[1:]:
+        m = re.search(r"BranchKernelILi(\d)ELi(\d+)E", part.split("\n")[0])
+        if m:
+            out[(int(m.group(1)), int(m.group(2)))] = collections.Counter(
+                re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P[T0-9]+\s+)?"
+                           r"([A-Z][A-Z0-9]*)", part))
+    return out
+
+
+E29_TEST = {"-": 0, "never": 1, "always": 2}
+
+
+def e29_table(run):
+    """E29's table: per variant the cycles per trip of one warp, the issue
+    slots per warp and trip with 32 and 64 warps per SM, and what its
+    SASS holds (cuda_ref/src/e29_branch_bodies.cu)."""
+    d = load(run, "e29_branch_bodies")
+    sass = e29_sass(run)
+    out = ["Run: `%s` (E29, `cuda_ref/src/e29_branch_bodies.cu`); %s "
+           "trips. One warp: cycles per trip; 32 and 64 warps per SM: issue "
+           "slots per warp and trip (cycles per trip x 4 / warps); SASS: "
+           "the kernel's BSSY, BSYNC and BRA (BRA: its loop's, the zero-trip "
+           "guard's and the closing self-branch, and one around the body "
+           "where there is one).\n" % (os.path.relpath(os.path.abspath(run), os.path.join(
+               os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+               d["parameters"]["trips"])]
+    rows = []
+    for v in d["results"]["variants"]:
+        by_w = {r["warps_per_sm"]: r for r in v["rows"]}
+        ops = sass.get((E29_TEST[v["branch"]], v["body"]), {})
+        rows.append([v["variant"], v["branch"], v["body"],
+                     "%.2f" % by_w[1]["cycles_per_trip"],
+                     "%.2f" % by_w[32]["slots_per_warp_trip"],
+                     "%.2f" % by_w[64]["slots_per_warp_trip"],
+                     "%d, %d, %d" % (ops.get("BSSY", 0), ops.get("BSYNC", 0),
+                                     ops.get("BRA", 0))])
+    table(out, ["variant", "branch", "body (IMAD)", "one warp: cycles per "
+                "trip", "32 warps: slots", "64 warps: slots",
+                "SASS: BSSY, BSYNC, BRA"], rows)
+    return "\n".join(out)
+
+
 def render(run):
     out = []
     provenance(run, out)
@@ -277,6 +335,16 @@ def render(run):
 
 
 def main(argv):
+    if argv and argv[0] == "--e29":
+        # --e29 RUN [--update README | --check README]: E29's table, in
+        # README's <!-- table e29 --> section.
+        sys.path.insert(0, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "..", "..", "tools"))
+        from readme_section import table_section_main
+        opts = dict(zip(argv[2::2], argv[3::2]))
+        return table_section_main(e29_table(argv[1]) + "\n", "e29",
+                                  "summarize.py", opts.get("--check"),
+                                  opts.get("--update"))
     if len(argv) == 3 and argv[0] == "--update":
         readme, run = argv[1], argv[2]
         text = open(readme).read()

@@ -49,6 +49,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["register_moves"] = t.register_moves;
   j["predicated_branches"] = t.predicated_branches;
   j["predicated_off_instructions"] = t.predicated_off_instructions;
+  j["reconvergence_instructions"] = t.reconvergence_instructions;
   j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
   j["memory"] = {
@@ -288,7 +289,7 @@ std::string TimingRunsCsv(const RunReport& report) {
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
       "layout_branches,unrolled_loop_instructions,redundant_instructions,"
       "register_moves,fma_pipe_adds,predicated_branches,"
-      "predicated_off_instructions" +
+      "predicated_off_instructions,reconvergence_instructions" +
       StallHeader() +
       ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses"
       "\n";
@@ -312,7 +313,8 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.register_moves) + "," +
         std::to_string(t.fma_pipe_adds) + "," +
         std::to_string(t.predicated_branches) + "," +
-        std::to_string(t.predicated_off_instructions) +
+        std::to_string(t.predicated_off_instructions) + "," +
+        std::to_string(t.reconvergence_instructions) +
         StallColumns(t.stall_cycles) + "," + std::to_string(t.memory.requests) +
         "," + std::to_string(t.memory.sectors) + "," +
         std::to_string(t.memory.l1_hits) + "," +

@@ -85,8 +85,8 @@ void MarkUnrolledLoops(Program* p);
 // Sets Program::redundant (program.h).
 void MarkRedundant(Program* p);
 
-// Sets Program::predicated_selections and predicated (program.h), after
-// the marks above and register_private.
+// Sets Program::predicated_selections, predicated and selection_branches
+// (program.h), after the marks above and register_private.
 void MarkPredicated(Program* p);
 
 // Lowers and register-allocates one entry point.

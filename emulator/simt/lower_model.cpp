@@ -163,9 +163,9 @@ namespace {
 // Appends to *out the instructions of [begin, end) that NVIDIA's code
 // would issue if it predicated them (each loop in it that the compiler
 // unrolls completely once per trip); false when the range holds anything
-// else: memory accesses, barriers, atomics, nested selections, loops with
-// a trip count not known at compile time, an exit from the range other
-// than to `merge` (its merge block), or more than
+// else: memory accesses, barriers, atomics, returns, nested selections,
+// loops with a trip count not known at compile time, an exit from the
+// range other than to `merge` (its merge block) or a discard, or more than
 // PredicatedSelection::kMaxInstructions instructions.
 bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
                        uint32_t first_block, uint32_t end_block, uint32_t merge,
@@ -187,8 +187,14 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
       }
       continue;  // no instruction of predicated code
     }
-    if (in.pipe == Pipe::kBranch || in.pipe == Pipe::kSync || IsAtomic(in.op)) {
-      return false;  // returns, kills, barriers, calls, subgroup operations
+    // A discard: NVIDIA's code predicates a KILL (or EXIT) as any other
+    // instruction.
+    const bool discard = in.op == spv::Op::OpKill ||
+                         in.op == spv::Op::OpTerminateInvocation ||
+                         in.op == spv::Op::OpDemoteToHelperInvocation;
+    if (!discard && (in.pipe == Pipe::kBranch || in.pipe == Pipe::kSync ||
+                     IsAtomic(in.op))) {
+      return false;  // returns, barriers, calls, subgroup operations
     }
     if (in.pipe == Pipe::kNone) continue;  // no issue slot
     const bool free_move = flag(p.register_private, pc);
@@ -224,6 +230,7 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
 void MarkPredicated(Program* p) {
   p->predicated_selections.clear();
   p->predicated.clear();
+  p->selection_branches.clear();
   const uint32_t nblocks = static_cast<uint32_t>(p->blocks.size());
   const uint32_t ncode = static_cast<uint32_t>(p->code.size());
   auto first = [&](uint32_t b) {
@@ -245,6 +252,8 @@ void MarkPredicated(Program* p) {
     }
     const std::vector<uint32_t>& targets = p->branches[br.aux].targets;
     if (targets.size() != 2) continue;
+    if (p->selection_branches.empty()) p->selection_branches.assign(ncode, 0);
+    p->selection_branches[end - 1] = 1;
     PredicatedSelection sel;
     sel.branch = end - 1;
     bool ok = true;

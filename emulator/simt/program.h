@@ -273,7 +273,7 @@ struct Program {
   // issues it with the instruction before it (TimingConfig::cse).
   std::vector<uint8_t> redundant;
   // Selections whose sides hold only arithmetic, moves through variables
-  // held in registers and loops unrolled completely, at most
+  // held in registers, discards and loops unrolled completely, at most
   // PredicatedSelection::kMaxInstructions of them (lower_model.cpp), and
   // per instruction 0 or 1 + the index of the one whose conditional branch
   // it is. NVIDIA's compiler predicates such a selection when it is small
@@ -282,6 +282,13 @@ struct Program {
   // TimingConfig::predicate_max_instructions.
   std::vector<PredicatedSelection> predicated_selections;
   std::vector<uint32_t> predicated;
+  // Per instruction (empty when none): 1 for the conditional branch of a
+  // selection header (OpSelectionMerge), whether or not it is listed
+  // above. NVIDIA's compiler brackets such a branch, where it branches,
+  // with a reconvergence barrier (BSSY before it, BSYNC at the merge:
+  // cuda_ref's E29); the timing model issues them
+  // (TimingConfig::selection_sync_slots).
+  std::vector<uint8_t> selection_branches;
   // Per instruction: the source line it came from (the module's OpLine:
   // GLSL compiled with -g), 0 where none; and the module's source text by
   // line (spirv::Module::SourceLines), empty when it has none. For viewers

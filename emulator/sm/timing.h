@@ -98,6 +98,10 @@ struct RunTiming {
   // used (no warp instruction: they write nothing); selected cycles =
   // issued + these.
   uint64_t predicated_off_instructions = 0;
+  // The issue slots of the reconvergence instructions around selections'
+  // branches (TimingConfig::selection_sync_slots; no warp instruction);
+  // selected cycles = issued + predicated-off + these.
+  uint64_t reconvergence_instructions = 0;
   // Integer adds issued to the FMA pipe (TimingConfig::split_int_adds);
   // counted in the issued ones.
   uint64_t fma_pipe_adds = 0;

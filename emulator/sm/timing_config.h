@@ -155,6 +155,15 @@ struct TimingConfig {
   // issues, each of its instructions one issue slot on its pipe, writing
   // nothing (the report's predicated_off_instructions). 0: none.
   uint32_t predicate_max_instructions = 0;
+  // A selection's conditional branch that is not predicated
+  // (simt::Program::selection_branches) issues this many more
+  // instructions: NVIDIA's reconvergence barrier around a branch that may
+  // diverge (BSSY before the branch, BSYNC at the merge), each an issue
+  // slot on the branch pipe after the branch's own wait, the last one
+  // followed by selection_sync_latency cycles before the warp's next
+  // instruction (the report's reconvergence_instructions). 0: none.
+  uint32_t selection_sync_slots = 0;
+  uint32_t selection_sync_latency = 0;
   // Issue with the instruction before it an arithmetic instruction that
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.

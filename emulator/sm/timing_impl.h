@@ -86,6 +86,10 @@ struct WarpState {
   // ghost_next on: one issue slot each, writing nothing. nullptr: none.
   const std::vector<uint32_t>* ghost = nullptr;
   uint32_t ghost_next = 0;
+  // The reconvergence instructions still to issue after a selection's
+  // branch (TimingConfig::selection_sync_slots): one issue slot each on
+  // the branch pipe, writing nothing.
+  uint32_t sync_slots = 0;
   // Per unrolled loop of its program (simt::Program::unrolled_loops), two
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
@@ -551,6 +555,8 @@ struct TimingModel::Impl {
   void AfterPredicatedBranch(WarpState& w, const simt::InstrRecord& rec);
   // Issues one instruction of w.ghost.
   void IssueGhost(WarpState& w, SubPartition& sp, RunTiming& run);
+  // Issues one of w.sync_slots.
+  void IssueSync(WarpState& w, SubPartition& sp, RunTiming& run);
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
                uint64_t& lanes);
   void RetireWarp(WarpState& w);

@@ -106,6 +106,23 @@ void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
   Refresh(w);
 }
 
+void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
+                                  RunTiming& run) {
+  constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kBranch);
+  sp.pipe_free[kPipe] = now + std::max(1u, config.branch.interval);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
+  if (sp.last != &w) run.warp_switches += 1;
+  sp.last = &w;
+  run.reconvergence_instructions += 1;
+  --w.sync_slots;
+  // The last one (BSYNC) holds the warp's next instruction.
+  w.next_issue =
+      now +
+      (w.sync_slots == 0 ? std::max(1u, config.selection_sync_latency) : 1);
+  w.next_issue_reason = StallReason::kWait;
+  Refresh(w);
+}
+
 // A move through a variable held in registers (RegisterMove), a
 // constant-bank operand (its value there at once), or an
 // access chain only such moves use. *moved: when its result is ready
@@ -164,10 +181,13 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     return;
   }
   const uint64_t bit = uint64_t{1} << w.slot;
-  if (w.ghost != nullptr) {
-    // A predicated-off instruction: its pipe, no operands to wait for.
+  if (w.ghost != nullptr || w.sync_slots != 0) {
+    // A predicated-off or reconvergence instruction: its pipe, no operands
+    // to wait for.
     const simt::Pipe pipe =
-        w.warp->program().code[(*w.ghost)[w.ghost_next]].pipe;
+        w.ghost != nullptr
+            ? w.warp->program().code[(*w.ghost)[w.ghost_next]].pipe
+            : simt::Pipe::kBranch;
     sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
     sp.on_pipe[static_cast<size_t>(pipe)] |= bit;
     sp.pipe_of[w.slot] = pipe;
@@ -655,6 +675,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     IssueGhost(w, sp, run);
     return {};
   }
+  if (w.sync_slots != 0) {
+    IssueSync(w, sp, run);
+    return {};
+  }
   if (sp.icache != nullptr) {
     const uint64_t line = w.NextLine();
     if (line != w.line) UseLine(sp, w, line);
@@ -808,8 +832,19 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   w.next_issue = now + 1;
   w.next_issue_reason = StallReason::kWait;
   if (rec.pipe == simt::Pipe::kBranch) {
-    w.next_issue = now + std::max(1u, config.branch.latency);
-    w.next_issue_reason = StallReason::kWait;
+    const simt::Program& prog = w.warp->program();
+    const bool conditional = rec.op == spv::Op::OpBranchConditional;
+    // A predicated selection's branch is no branch in NVIDIA's code.
+    if (!conditional ||
+        Predicated(prog, rec.pc, config.predicate_max_instructions,
+                   config.fuse_pairs) == nullptr) {
+      w.next_issue = now + std::max(1u, config.branch.latency);
+      w.next_issue_reason = StallReason::kWait;
+      if (conditional && rec.pc < prog.selection_branches.size() &&
+          prog.selection_branches[rec.pc] != 0) {
+        w.sync_slots = config.selection_sync_slots;
+      }
+    }
   }
   if (long_wait && config.context_switch == ContextSwitch::kSwap) {
     // A CPU-style switch: the registers go out now and come back after

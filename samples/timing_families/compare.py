@@ -88,15 +88,6 @@ KNOWN = {
         "register_pressure.h200.json): its loop is not the other variants' "
         "loop, and held8 draws slower than held16; the model issues every "
         "variant's loop alike"),
-    ("register_pressure", 4): (
-        True, False,
-        "held8's slowness on the H200 is its own code (the difference "
-        "above); in the model held8 draws about as long as held1: it keeps "
-        "fewer warps (its register estimate), but held1's never-taken add "
-        "to a vec4 is predicated and issues on every trip (E27, "
-        "vulkan_ref/results/h200/README.md) while held8's 32 adds are "
-        "branched around, and the model charges a branch around a body "
-        "less than E27 found the H200 paying (never_b24, never_b32)"),
 }
 
 

@@ -106,7 +106,8 @@ TEST_CASE(
         // issued instructions (a fused pair issues once) and the
         // predicated-off ones.
         CHECK(d["stall_cycles"]["selected"].get<uint64_t>() -
-                  d["predicated_off_instructions"].get<uint64_t>() +
+                  d["predicated_off_instructions"].get<uint64_t>() -
+                  d["reconvergence_instructions"].get<uint64_t>() +
                   d["predicated_branches"].get<uint64_t>() +
                   d["fused_instructions"].get<uint64_t>() +
                   d["layout_branches"].get<uint64_t>() +
@@ -330,10 +331,10 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 24 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][24] == "stall_selected");
+  // After the 25 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][25] == "stall_selected");
   CHECK(
-      runs[1][24] ==
+      runs[1][25] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==

@@ -3,7 +3,7 @@
 // is marked (the compiler computes it once), a repeat of a repeat too; not
 // across a new value of an operand, not a memory access. And of
 // MarkPredicated: which selections NVIDIA's compiler could predicate, and
-// the instructions of each side.
+// the instructions of each side, and which branches are selections'.
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -104,6 +104,34 @@ TEST_CASE("selections of arithmetic are listed for predication",
     many += "    d += " + std::to_string(k + 1) + ".0;\n";
   }
   CHECK(PredicatedSides(Build(many + "  }\n")) == std::pair{-1, -1});
+}
+
+// The conditional branches MarkPredicated marks as selection headers'.
+size_t SelectionBranches(const Program& p) {
+  if (p.selection_branches.empty()) return 0;
+  REQUIRE(p.selection_branches.size() == p.code.size());
+  size_t n = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.selection_branches[i] == 0) continue;
+    ++n;
+    CHECK(p.code[i].op == spv::Op::OpBranchConditional);
+  }
+  return n;
+}
+
+TEST_CASE("selection headers' conditional branches are marked, listed or not",
+          "[simt][predicate]") {
+  // Listed for predication or not (a store), each if is marked.
+  CHECK(SelectionBranches(Build("  if (d == 7.0) d += 1.0;\n")) == 1);
+  CHECK(SelectionBranches(Build("  if (d == 7.0) b.v[g + 64u] = 1.0;\n")) == 1);
+  CHECK(SelectionBranches(Build("  if (d == 7.0) d += 1.0;\n"
+                                "  if (d == 8.0) { d += 2.0; } else { "
+                                "d *= 3.0; }\n")) == 2);
+  // A loop's exit branch is no selection's; the if inside it is.
+  CHECK(SelectionBranches(
+            Build("  for (uint k = 0u; k < g; ++k) d += 1.0;\n")) == 0);
+  CHECK(SelectionBranches(Build("  for (uint k = 0u; k < g; ++k) {\n"
+                                "    if (d == 7.0) d += 1.0;\n  }\n")) == 1);
 }
 
 }  // namespace

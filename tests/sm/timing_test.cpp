@@ -72,10 +72,10 @@ struct Timed {
 // a predicated selection's branch): the run's sum of those.
 uint64_t IssuedOrFree(const RunTiming& run) {
   return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] -
-         run.predicated_off_instructions + run.fused_instructions +
-         run.layout_branches + run.unrolled_loop_instructions +
-         run.redundant_instructions + run.register_moves +
-         run.predicated_branches;
+         run.predicated_off_instructions - run.reconvergence_instructions +
+         run.fused_instructions + run.layout_branches +
+         run.unrolled_loop_instructions + run.redundant_instructions +
+         run.register_moves + run.predicated_branches;
 }
 
 // Dispatches `groups` workgroups of `source` on the timing model (or, with
@@ -824,6 +824,39 @@ TEST_CASE(
   CHECK(taken.run.predicated_off_instructions == 0);
   CHECK(IssuedOrFree(taken.run) == taken.warp_instructions);
   CHECK(taken.run.cycles < Run(always, 1, off).run.cycles);
+}
+
+TEST_CASE(
+    "a branched selection issues its reconvergence instructions, then "
+    "waits",
+    "[sm][timing]") {
+  // The never-taken if of 16 trips, not predicated: with 2 reconvergence
+  // instructions (cuda_ref's E29: BSSY, BSYNC) each trip's branch is
+  // followed by 2 more issue slots once the branch's wait is over, the
+  // second holding the warp 5 cycles: one warp's trip is 1 + 5 cycles
+  // longer.
+  const std::string never =
+      OnX("  float y = 0.0;\n"
+          "  for (int r = 0; r < n; ++r) {\n"
+          "    x = x * 0.5 + 1.0;\n"
+          "    if (x == -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+          "  }\n  x += y;\n");
+  TimingConfig off = TestConfig();
+  TimingConfig on = TestConfig();
+  on.selection_sync_slots = 2;
+  on.selection_sync_latency = 5;
+  const Timed plain = Run(never, 1, off);
+  const Timed synced = Run(never, 1, on);
+  CHECK(plain.run.reconvergence_instructions == 0);
+  CHECK(synced.run.reconvergence_instructions == 16 * 2);
+  CHECK(synced.warp_instructions == plain.warp_instructions);
+  CHECK(IssuedOrFree(synced.run) == synced.warp_instructions);
+  CHECK(synced.buffer == plain.buffer);
+  CHECK(synced.run.cycles ==
+        plain.run.cycles + 16 * (1 + on.selection_sync_latency));
+  // A predicated selection has no branch: nothing to reconverge.
+  on.predicate_max_instructions = 16;
+  CHECK(Run(never, 1, on).run.reconvergence_instructions == 0);
 }
 
 }  // namespace
