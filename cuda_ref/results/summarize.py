@@ -6,7 +6,7 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section
+      "<!-- table e29 -->" section; --e30 the same for E30
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -313,6 +313,29 @@ def e29_table(run):
     return "\n".join(out)
 
 
+def e30_table(run):
+    """E30's table: one warp's cycles per trip of each loop and what the
+    differences say (cuda_ref/src/e30_branch_waits.cu)."""
+    d = load(run, "e30_branch_waits")
+    c = {r["name"]: r["cycles_per_trip"] for r in d["results"]["loops"]}
+    lop = (c["lop16"] - c["lop8"]) / 8
+    out = ["Run: `%s` (E30, `cuda_ref/src/e30_branch_waits.cu`); one warp, "
+           "%s trips.\n" % (os.path.relpath(os.path.abspath(run), os.path.join(
+               os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+               d["parameters"]["trips"])]
+    table(out, ["loop", "cycles per trip"],
+          [[k, "%.2f" % v] for k, v in c.items()])
+    table(out, ["what", "rule", "cycles"], [
+        ["LOP3 latency", "(lop16 - lop8) / 8", "%.2f" % lop],
+        ["the branch back's wait beyond the last LOP3's", "lop8 - 8 x LOP3",
+         "%.2f" % (c["lop8"] - 8 * lop)],
+        ["a step through a predicate beyond a LOP3", "(sel8 - lop8) / 8",
+         "%.2f" % ((c["sel8"] - c["lop8"]) / 8)],
+        ["compare, branch around, BSYNC", "skip8 - lop8",
+         "%.2f" % (c["skip8"] - c["lop8"])]])
+    return "\n".join(out)
+
+
 def render(run):
     out = []
     provenance(run, out)
@@ -335,14 +358,16 @@ def render(run):
 
 
 def main(argv):
-    if argv and argv[0] == "--e29":
-        # --e29 RUN [--update README | --check README]: E29's table, in
-        # README's <!-- table e29 --> section.
+    if argv and argv[0] in ("--e29", "--e30"):
+        # --e29 / --e30 RUN [--update README | --check README]: E29's or
+        # E30's table, in README's <!-- table e29 --> / e30 section.
         sys.path.insert(0, os.path.join(os.path.dirname(
             os.path.abspath(__file__)), "..", "..", "tools"))
         from readme_section import table_section_main
         opts = dict(zip(argv[2::2], argv[3::2]))
-        return table_section_main(e29_table(argv[1]) + "\n", "e29",
+        name = argv[0][2:]
+        make = e29_table if name == "e29" else e30_table
+        return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))
     if len(argv) == 3 and argv[0] == "--update":
