@@ -225,6 +225,30 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
   return true;
 }
 
+// Whether every path from [begin, end) (the blocks first_block up to
+// end_block) stays in the range or goes to `merge`: no return, discard
+// or branch out of the construct (a loop's break or continue).
+bool ReachesMerge(const Program& p, uint32_t begin, uint32_t end,
+                  uint32_t first_block, uint32_t end_block, uint32_t merge) {
+  for (uint32_t pc = begin; pc < end; ++pc) {
+    const Instr& in = p.code[pc];
+    const spv::Op op = in.op;
+    if (op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
+        op == spv::Op::OpKill || op == spv::Op::OpTerminateInvocation ||
+        op == spv::Op::OpUnreachable) {
+      return false;
+    }
+    if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+        in.exec == ExecSwitch) {
+      if (in.aux >= p.branches.size()) return false;
+      for (uint32_t t : p.branches[in.aux].targets) {
+        if (t != merge && (t < first_block || t >= end_block)) return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void MarkPredicated(Program* p) {
@@ -252,8 +276,23 @@ void MarkPredicated(Program* p) {
     }
     const std::vector<uint32_t>& targets = p->branches[br.aux].targets;
     if (targets.size() != 2) continue;
-    if (p->selection_branches.empty()) p->selection_branches.assign(ncode, 0);
-    p->selection_branches[end - 1] = 1;
+    // A reconvergence barrier where both sides come back to the merge
+    // (cuda_ref's E29 measured one around such a body).
+    bool rejoin = true;
+    for (int k = 0; k < 2 && rejoin; ++k) {
+      const uint32_t t = targets[k];
+      const uint32_t other = targets[1 - k];
+      if (t == merge) continue;
+      const uint32_t stop = other > t && other < merge ? other : merge;
+      rejoin = t > h && t < merge &&
+               ReachesMerge(*p, first(t), first(stop), t, stop, merge);
+    }
+    if (rejoin) {
+      if (p->selection_branches.empty()) {
+        p->selection_branches.assign(ncode, 0);
+      }
+      p->selection_branches[end - 1] = 1;
+    }
     PredicatedSelection sel;
     sel.branch = end - 1;
     bool ok = true;

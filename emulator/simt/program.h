@@ -283,8 +283,9 @@ struct Program {
   std::vector<PredicatedSelection> predicated_selections;
   std::vector<uint32_t> predicated;
   // Per instruction (empty when none): 1 for the conditional branch of a
-  // selection header (OpSelectionMerge), whether or not it is listed
-  // above. NVIDIA's compiler brackets such a branch, where it branches,
+  // selection header (OpSelectionMerge) whose sides both come back to its
+  // merge (no return, discard, break or continue), whether or not it is
+  // listed above. NVIDIA's compiler brackets such a branch, where it branches,
   // with a reconvergence barrier (BSSY before it, BSYNC at the merge:
   // cuda_ref's E29); the timing model issues them
   // (TimingConfig::selection_sync_slots).

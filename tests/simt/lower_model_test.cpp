@@ -132,6 +132,13 @@ TEST_CASE("selection headers' conditional branches are marked, listed or not",
             Build("  for (uint k = 0u; k < g; ++k) d += 1.0;\n")) == 0);
   CHECK(SelectionBranches(Build("  for (uint k = 0u; k < g; ++k) {\n"
                                 "    if (d == 7.0) d += 1.0;\n  }\n")) == 1);
+  // A side that leaves the construct (a return, a break) does not come
+  // back to the merge: not marked.
+  CHECK(SelectionBranches(Build("  if (d == 7.0) { b.v[g] = d; return; }\n")) ==
+        0);
+  CHECK(SelectionBranches(Build("  for (uint k = 0u; k < g; ++k) {\n"
+                                "    if (d == 7.0) break;\n"
+                                "    d += 1.0;\n  }\n")) == 0);
 }
 
 }  // namespace
