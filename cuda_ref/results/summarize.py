@@ -314,27 +314,46 @@ def e29_table(run):
 
 
 def e30_table(run):
-    """E30's table: one warp's cycles per trip of each loop and what the
-    differences say (cuda_ref/src/e30_branch_waits.cu)."""
+    """E30's table: one warp's cycles per trip of each loop, and the waits
+    they give by the rules below (cuda_ref/src/e30_branch_waits.cu; the
+    rules follow the run's SASS: ptxas folded each loop's even number of
+    xors by one value into one LOP3, so lop8 and lop16 are both a loop of
+    one LOP3, the counter's add (VIADD), the exit compare and the branch
+    back; sel8 is 8 steps of ISETP then a predicated LOP3)."""
     d = load(run, "e30_branch_waits")
     c = {r["name"]: r["cycles_per_trip"] for r in d["results"]["loops"]}
-    lop = (c["lop16"] - c["lop8"]) / 8
+    # The h200 preset's alu.latency (E3's LOP3 chain, make_timing_preset.py).
+    preset = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                          "..", "emulator", "runner", "presets",
+                          "h200_timing.json")
+    with open(preset) as f:
+        alu = json.load(f)["timing"]["alu"]["latency"]
+    # lop8: add (alu) + compare's predicate (P) + branch (L) per trip;
+    # sel8: 8 x (P + alu) + (L + 1 - alu): the branch back holds the next
+    # trip's first compare past the last LOP3's result.
+    pl = c["lop8"] - alu
+    p = (c["sel8"] - 8 * alu - pl - 1 + alu) / 7
+    branch = pl - p
+    sync = c["skip8"] - alu - p - 2 * branch
     out = ["Run: `%s` (E30, `cuda_ref/src/e30_branch_waits.cu`); one warp, "
-           "%s trips.\n" % (os.path.relpath(os.path.abspath(run), os.path.join(
-               os.path.dirname(os.path.abspath(__file__)), "..", "..")),
-               d["parameters"]["trips"])]
+           "%s trips. In the SASS (`e30_branch_waits.sass.gz`) ptxas folded "
+           "each loop's even number of xors by one value into one LOP3: lop8 "
+           "and lop16 are both a loop of one LOP3, the counter's add, the "
+           "exit compare and the branch back. The add and the LOP3 are taken "
+           "to wait the h200 preset's ALU latency, %d cycles (E3).\n" % (
+               os.path.relpath(os.path.abspath(run), os.path.join(
+                   os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+               d["parameters"]["trips"], alu)]
     table(out, ["loop", "cycles per trip"],
           [[k, "%.2f" % v] for k, v in c.items()])
     table(out, ["what", "rule", "cycles"], [
-        ["LOP3 latency", "(lop16 - lop8) / 8", "%.2f" % lop],
-        ["the branch back's wait beyond the last LOP3's", "lop8 - 8 x LOP3",
-         "%.2f" % (c["lop8"] - 8 * lop)],
-        ["a step through a predicate beyond a LOP3", "(sel8 - lop8) / 8",
-         "%.2f" % ((c["sel8"] - c["lop8"]) / 8)],
-        ["compare, branch around, BSYNC", "skip8 - lop8",
-         "%.2f" % (c["skip8"] - c["lop8"])]])
+        ["compare's predicate + branch back", "lop8 - ALU", "%.2f" % pl],
+        ["compare's predicate (ISETP to a predicated LOP3)",
+         "(sel8 - 8 ALU - (predicate + branch) - 1 + ALU) / 7", "%.2f" % p],
+        ["branch (to the next instruction)", "(predicate + branch) - "
+         "predicate", "%.2f" % branch],
+        ["BSYNC", "skip8 - ALU - predicate - 2 branches", "%.2f" % sync]])
     return "\n".join(out)
-
 
 def render(run):
     out = []
