@@ -290,6 +290,17 @@ struct Program {
   // cuda_ref's E29); the timing model issues them
   // (TimingConfig::selection_sync_slots).
   std::vector<uint8_t> selection_branches;
+  // Per instruction (empty when none): 1 + the index in `loops` of the loop
+  // whose test it is, for a loop tested at its top (glslang's `for` and
+  // `while`): the first conditional branch of the loop, in its header or
+  // the block the header goes to, that leaves it for its merge block, and
+  // the compare that writes the branch's condition in those blocks. NVIDIA's
+  // compiler rotates such a loop and computes the next trip's test among the
+  // body's first instructions (cuda_ref's E6 SASS: the counter's UIADD3 and
+  // the ISETP between the first two of 8 dependent FFMA), so the test waits
+  // out its predicate's latency while the body runs
+  // (TimingConfig::predicate_latency).
+  std::vector<uint32_t> loop_tests;
   // Per instruction: the source line it came from (the module's OpLine:
   // GLSL compiled with -g), 0 where none; and the module's source text by
   // line (spirv::Module::SourceLines), empty when it has none. For viewers

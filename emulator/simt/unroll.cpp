@@ -101,6 +101,8 @@ class LoopFinder {
     // a loop holds only loops the compiler unrolls completely depends on
     // them. (Try() marks a loop constant when it finds its trip count.)
     for (size_t k = headers.size(); k-- > 0;) Try(headers[k], k);
+    p_.loop_tests.clear();
+    for (size_t k = 0; k < headers.size(); ++k) MarkTest(headers[k], k);
     // A constant loop is unrolled with what it holds when every loop inside
     // it is constant too.
     for (LoopRange& l : p_.loops) {
@@ -129,6 +131,44 @@ class LoopFinder {
     const InstrOperands& o = p_.operands[i];
     const uint32_t* w = p_.reg_lists.data() + o.first + o.reads;
     return {w, w + o.writes};
+  }
+
+  // Marks the test of loop `range` (header block h) in p_.loop_tests when
+  // the loop is tested at its top (Program::loop_tests): the first branch
+  // from the header on, past unconditional ones, is a conditional branch
+  // with one target the merge block and the other inside the loop (not
+  // the header: a back edge), and a
+  // compare before it in the loop writes its condition.
+  void MarkTest(uint32_t h, size_t range) {
+    const uint32_t m = p_.blocks[h].merge_block;
+    const uint32_t begin = First(h), end = First(m);
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      if (EndsInvocation(in.op)) return;
+      if (!IsBranch(p_, in)) continue;
+      if (in.op == spv::Op::OpBranch) continue;
+      if (in.op != spv::Op::OpBranchConditional) return;
+      const auto& t = p_.branches[in.aux].targets;
+      const bool leaves = t[0] == m || t[1] == m;
+      const uint32_t other = t[0] == m ? t[1] : t[0];
+      // (The other target the header: a back edge, the loop tested at its
+      // bottom, as a do-while.)
+      if (!leaves || other == m || other <= h || other >= m) return;
+      const uint32_t cond = in.src[0];
+      for (uint32_t c = i; c-- > begin;) {
+        if (p_.code[c].dst != cond) continue;
+        const auto op = static_cast<uint32_t>(p_.code[c].op);
+        if (op < static_cast<uint32_t>(spv::Op::OpAny) ||
+            op > static_cast<uint32_t>(spv::Op::OpFUnordGreaterThanEqual) ||
+            p_.code[c].op == spv::Op::OpSelect) {
+          return;  // not a compare: no predicate of its own
+        }
+        if (p_.loop_tests.empty()) p_.loop_tests.assign(p_.code.size(), 0);
+        p_.loop_tests[c] = p_.loop_tests[i] = static_cast<uint32_t>(range + 1);
+        return;
+      }
+      return;
+    }
   }
 
   // `range`: the loop's p_.loops entry.

@@ -6,6 +6,8 @@
 // (E21), or one marked [[dont_unroll]].
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/test_util.h"
 #include "simt/program.h"
@@ -222,6 +224,44 @@ TEST_CASE("every loop, nested or not, is listed with its trip count",
   REQUIRE(r.loops.size() == 1);
   CHECK_FALSE(r.loops[0].constant);
   CHECK_FALSE(r.loops[0].whole);
+}
+
+// The loops tested at their top (Program::loop_tests): per marked loop, its
+// compare and its conditional branch, in that order, with the loop's index.
+std::vector<std::pair<spv::Op, uint32_t>> Tests(const Program& p) {
+  std::vector<std::pair<spv::Op, uint32_t>> out;
+  if (p.loop_tests.empty()) return out;
+  REQUIRE(p.loop_tests.size() == p.code.size());
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.loop_tests[i] != 0) out.emplace_back(p.code[i].op, p.loop_tests[i]);
+  }
+  return out;
+}
+
+TEST_CASE("a loop tested at its top marks its compare and branch",
+          "[simt][unroll]") {
+  using T = std::vector<std::pair<spv::Op, uint32_t>>;
+  const spv::Op kBranch = spv::Op::OpBranchConditional;
+  // for and while loops, rolled or not, by any compare.
+  CHECK(Tests(Build("  for (int i = 0; i < n; ++i) x = x * x + 0.25;\n")) ==
+        T{{spv::Op::OpSLessThan, 1}, {kBranch, 1}});
+  CHECK(Tests(Build("  [[dont_unroll]] for (int i = 0; i < n; ++i) "
+                    "x = x * x + 0.25;\n")) ==
+        T{{spv::Op::OpSLessThan, 1}, {kBranch, 1}});
+  CHECK(Tests(Build("  while (x < u.limit) x = x * x + 0.25;\n")) ==
+        T{{spv::Op::OpFOrdLessThan, 1}, {kBranch, 1}});
+  // Nested: each loop its own, by its index in Program::loops.
+  CHECK(Tests(Build("  for (int i = 0; i < n; ++i)\n"
+                    "    for (int j = 0; j < i; ++j) x = x * x + 0.25;\n")) ==
+        T{{spv::Op::OpSLessThan, 1},
+          {kBranch, 1},
+          {spv::Op::OpSLessThan, 2},
+          {kBranch, 2}});
+  // Tested at the bottom (do-while): not at its top.
+  CHECK(Tests(Build("  do { x = x * x + 0.25; } while (x < u.limit);\n"))
+            .empty());
+  // No loop.
+  CHECK(Tests(Build("  if (x < u.limit) x = x * x;\n")).empty());
 }
 
 }  // namespace
