@@ -177,6 +177,11 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
       ws.ahead_at.assign(prog.unrolled_loops.size(), 0);
       ws.ahead_group.assign(prog.unrolled_loops.size(), 0);
     }
+    if (config.predicate_latency > 0 && !prog.loop_tests.empty()) {
+      ws.loop_tests = prog.loop_tests.data();
+      ws.loop_tests_size = static_cast<uint32_t>(prog.loop_tests.size());
+      ws.loop_top.assign(prog.loops.size(), 0);
+    }
     if (!prog.unrolled_loops.empty()) {
       ws.loop_control = prog.loop_control.data();
       ws.loop_control_size = static_cast<uint32_t>(prog.loop_control.size());

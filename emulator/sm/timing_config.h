@@ -164,6 +164,13 @@ struct TimingConfig {
   // instruction (the report's reconvergence_instructions). 0: none.
   uint32_t selection_sync_slots = 0;
   uint32_t selection_sync_latency = 0;
+  // The cycles from an instruction that writes a bool (a compare, a
+  // logical operation: in NVIDIA's code a predicate register, ISETP,
+  // FSETP, PLOP3) to the first instruction that can use it: a branch, a
+  // select, an instruction of a predicated side (the warp's next
+  // instruction after a predicated selection's branch waits for it). 0:
+  // the pipe's latency, as any other result.
+  uint32_t predicate_latency = 0;
   // Issue with the instruction before it an arithmetic instruction that
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.

@@ -102,6 +102,15 @@ struct WarpState {
   // nullptr (the per-issue check is one compare then).
   const uint32_t* loop_control = nullptr;
   uint32_t loop_control_size = 0;
+  // Its program's loop_tests when TimingConfig::predicate_latency is set
+  // and the program has loops tested at their top, else nullptr; and per
+  // loop of the program (simt::Program::loops) the cycle its test's branch
+  // last issued while the warp stays in the loop (0: not in it, or on its
+  // first trip): the next trip's test, hoisted into this trip's body by
+  // the compiler, is computed from then on (Impl::HoistedTest).
+  const uint32_t* loop_tests = nullptr;
+  uint32_t loop_tests_size = 0;
+  std::vector<uint64_t> loop_top;
   // Its program's code (TimingConfig::icache_bytes): the first line, the
   // last line + 1, each instruction's line from the first (Impl::Code),
   // and the line of the instruction it last issued (~0: none).
@@ -357,6 +366,27 @@ inline bool IsSplitAdd(spv::Op op) {
   return op == spv::Op::OpIAdd || op == spv::Op::OpISub;
 }
 
+// A register's ReadyWord as a loop's test hoisted to cycle `hoisted` sees
+// it (Impl::HoistedTest): an arithmetic result (kWait) no later than then.
+inline uint64_t HoistedWord(uint64_t word, uint64_t hoisted) {
+  if (static_cast<StallReason>(word & 15) != StallReason::kWait ||
+      (word >> 4) <= hoisted) {
+    return word;
+  }
+  return hoisted << 4 | (word & 15);
+}
+
+// Whether `op` writes a bool: a compare, a logical operation, OpAny,
+// OpAll, the float classifications (SPIR-V's opcodes OpAny to
+// OpFUnordGreaterThanEqual but OpSelect). NVIDIA's code holds the result
+// in a predicate register (TimingConfig::predicate_latency).
+inline bool WritesPredicate(spv::Op op) {
+  const auto n = static_cast<uint32_t>(op);
+  return n >= static_cast<uint32_t>(spv::Op::OpAny) &&
+         n <= static_cast<uint32_t>(spv::Op::OpFUnordGreaterThanEqual) &&
+         op != spv::Op::OpSelect;
+}
+
 inline bool IsBitwise(spv::Op op) {
   return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
          op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;
@@ -453,6 +483,21 @@ struct TimingModel::Impl {
   // The figures of one instruction: its pipe's, except integer multiply
   // and sine / cosine, which have their own (on the pipe they issue to).
   const PipeTiming& TimingOf(const simt::InstrRecord& rec) const;
+  // For the compare of a loop's test at `pc` (simt::Program::loop_tests)
+  // on a trip after the warp's first: the cycle NVIDIA's code would issue
+  // it, at the top of the previous trip's body (the test's branch, its
+  // wait, the counter's step), else 0.
+  uint64_t HoistedTest(const WarpState& w, uint32_t pc) const {
+    if (w.loop_tests == nullptr || pc >= w.loop_tests_size ||
+        w.loop_tests[pc] == 0) {
+      return 0;
+    }
+    const uint64_t top = w.loop_top[w.loop_tests[pc] - 1];
+    return top == 0 ? 0 : top + config.branch.latency + config.alu.latency;
+  }
+  // After the branch of a loop's test at `pc` ran (issued or not: `issued`):
+  // notes the trip's top, or that the warp left the loop.
+  void AfterLoopTest(WarpState& w, uint32_t pc, bool issued);
   void MoveThroughRegisters(WarpState& w, const simt::InstrRecord& rec,
                             uint64_t* moved);
   uint32_t RegsPerThread(const pipeline::WorkItem& item) const;

@@ -79,6 +79,23 @@ void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
   w.ghost_next = 0;
 }
 
+void TimingModel::Impl::AfterLoopTest(WarpState& w, uint32_t pc, bool issued) {
+  if (w.loop_tests == nullptr || pc >= w.loop_tests_size ||
+      w.loop_tests[pc] == 0) {
+    return;
+  }
+  const simt::Program& p = w.warp->program();
+  if (p.code[pc].op != spv::Op::OpBranchConditional) return;
+  const uint32_t k = w.loop_tests[pc] - 1;
+  const simt::LoopRange& loop = p.loops[k];
+  const uint32_t next = w.warp->next_pc();
+  if (w.warp->done() || next < loop.begin || next >= loop.end) {
+    w.loop_top[k] = 0;  // left the loop: its next entry starts afresh
+  } else if (issued) {
+    w.loop_top[k] = now;
+  }
+}
+
 void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
                                    RunTiming& run) {
   const simt::Program& prog = w.warp->program();
@@ -220,7 +237,24 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   // A move of a variable held in registers waits for nothing: the ready
   // cycle of what it moves goes with it (Issue, MoveThroughRegisters).
   if (!RegisterMove(w.warp->program(), p.pc)) {
-    for (uint32_t r : p.reads) check(r);
+    const uint64_t hoisted = w.loop_tests != nullptr && WritesPredicate(p.op)
+                                 ? HoistedTest(w, p.pc)
+                                 : 0;
+    if (hoisted == 0) {
+      for (uint32_t r : p.reads) check(r);
+    } else {
+      // A loop's test computed at the top of the previous trip: what the
+      // arithmetic of that trip gives it was there then (the counter's
+      // step, hoisted with it); a load's result was not.
+      for (uint32_t r : p.reads) {
+        if (r >= w.ready.size()) continue;
+        const uint64_t word = HoistedWord(w.ready[r], hoisted);
+        if ((word >> 4) > deps_ready) {
+          deps_ready = word >> 4;
+          deps_reason = static_cast<StallReason>(word & 15);
+        }
+      }
+    }
   }
   if (!config.rename_registers) {
     for (uint32_t r : p.writes) check(r);
@@ -686,6 +720,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   const simt::InstrRecord rec = w.warp->Step();
   CountLoopControl(w, rec.pc);
   AfterPredicatedBranch(w, rec);
+  AfterLoopTest(w, rec.pc, true);
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
   w.issued += 1;
@@ -733,12 +768,30 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
   }
+  if (config.predicate_latency > 0 && WritesPredicate(rec.op)) {
+    // A predicate: ready predicate_latency after NVIDIA's code computes
+    // it, which for a loop's test is at the top of the previous trip.
+    latency = config.predicate_latency;
+    if (const uint64_t hoisted = HoistedTest(w, rec.pc); hoisted != 0) {
+      uint64_t at = hoisted;
+      for (uint32_t r : rec.reads) {
+        if (r < w.ready.size()) {
+          at = std::max(at, HoistedWord(w.ready[r], hoisted) >> 4);
+        }
+      }
+      at += config.predicate_latency;
+      latency = at > now ? static_cast<uint32_t>(at - now) : 1;
+    }
+  }
   latency = std::max(1u, latency);
   for (uint32_t r : rec.writes) {
     SetReady(w, r, rec.active,
              std::max(ReadyWord(now + latency, reason), moved));
   }
   bool logged = false;  // in the trace
+  // The condition of a predicated selection's branch issued with this
+  // instruction (a ReadyWord; 0: none).
+  uint64_t hold = 0;
   if (config.fuse_pairs && BeginsPair(rec.op) && rec.addresses == nullptr &&
       rec.writes.size() == 1 && rec.blocking == simt::Blocking::kNone) {
     // The compiler's fused pair: the next instruction, which reads this
@@ -801,10 +854,20 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       logged = true;
       const simt::InstrRecord extra = w.warp->Step();
       CountLoopControl(w, extra.pc);
+      AfterLoopTest(w, extra.pc, false);
       run.warp_instructions += 1;
       if (predicated) {
         run.predicated_branches += 1;
         AfterPredicatedBranch(w, extra);
+        // Its sides are predicated on its condition: the warp's next
+        // instruction waits for it.
+        // (With TimingConfig::predicate_latency.)
+        for (uint32_t r : extra.reads) {
+          if (config.predicate_latency > 0 && r < w.ready.size() &&
+              w.ready[r] > hold) {
+            hold = w.ready[r];
+          }
+        }
       } else if (renamed) {
         // Its value is ready when the stored one was (or now).
         uint64_t value = 0;
@@ -831,6 +894,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   w.next_issue = now + 1;
   w.next_issue_reason = StallReason::kWait;
+  if ((hold >> 4) > w.next_issue) {
+    w.next_issue = hold >> 4;
+    w.next_issue_reason = static_cast<StallReason>(hold & 15);
+  }
   if (rec.pipe == simt::Pipe::kBranch) {
     const simt::Program& prog = w.warp->program();
     const bool conditional = rec.op == spv::Op::OpBranchConditional;

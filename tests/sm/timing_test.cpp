@@ -859,5 +859,74 @@ TEST_CASE(
   CHECK(Run(never, 1, on).run.reconvergence_instructions == 0);
 }
 
+TEST_CASE("a compare's predicate waits predicate_latency", "[sm][timing]") {
+  // One compare of a loaded value and the branch around a body nobody
+  // takes, branched: the branch waits for the compare's predicate, 13
+  // cycles instead of the ALU's 4, so one warp takes 9 cycles longer.
+  const std::string once =
+      OnX("  float y = 0.0;\n"
+          "  if (x == -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+          "  x += y;\n");
+  TimingConfig off = TestConfig();
+  TimingConfig on = TestConfig();
+  on.predicate_latency = 13;
+  const Timed plain = Run(once, 1, off);
+  const Timed waited = Run(once, 1, on);
+  CHECK(waited.buffer == plain.buffer);
+  CHECK(waited.warp_instructions == plain.warp_instructions);
+  CHECK(waited.run.cycles == plain.run.cycles + (13 - off.alu.latency));
+  // Predicated (no branch in NVIDIA's code): the side's instructions are
+  // predicated on the compare, the first waits for its predicate. Without
+  // predicate_latency the side waits for nothing.
+  off.predicate_max_instructions = 16;
+  on.predicate_max_instructions = 16;
+  const Timed ghost_plain = Run(once, 1, off);
+  const Timed ghost_waited = Run(once, 1, on);
+  CHECK(ghost_waited.run.predicated_off_instructions == 3);
+  CHECK(ghost_waited.buffer == ghost_plain.buffer);
+  CHECK(ghost_waited.run.cycles == ghost_plain.run.cycles + 13 - 1);
+}
+
+TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
+  // A loop tested at its top whose body is one add: NVIDIA's code computes
+  // the next trip's test at the top of the body (cuda_ref's E6 SASS), so
+  // the predicate is there predicate_latency after the counter's step,
+  // which waits for the branch of the trip before: a trip takes
+  // branch.latency + alu.latency + predicate_latency cycles (cuda_ref's
+  // E30: a loop of one LOP3 and its test, 28 cycles per trip, is that sum
+  // with its figures), whatever the body's instructions take below that.
+  auto loop = [](const char* trips) {
+    return OnX(std::string("  int m = ") + trips +
+               ";\n"
+               "  for (int k = 0; k < m; ++k) x += 0.25;\n");
+  };
+  TimingConfig on = TestConfig();
+  on.predicate_latency = 13;
+  const Timed t16 = Run(loop("n * 1"), 1, on);
+  const Timed t32 = Run(loop("n * 2"), 1, on);
+  CHECK(t32.run.cycles - t16.run.cycles ==
+        16 * (on.branch.latency + on.alu.latency + on.predicate_latency));
+  // A body longer than that: its test waits for nothing (the compare
+  // issues once the ALU pipe takes it after the step, the branch the cycle
+  // after the compare): each trip is 5 cycles shorter than without
+  // predicate_latency, where the compare waits for the step's result and
+  // the branch for the compare's (4 + 4 against 2 + 1).
+  auto body = [](const char* trips) {
+    std::string s = std::string("  int m = ") + trips +
+                    ";\n  for (int k = 0; k < m; ++k) {\n";
+    for (int j = 0; j < 8; ++j) s += "    x = x * 1.5 + 0.25;\n";
+    return OnX(s + "  }\n");
+  };
+  TimingConfig off = TestConfig();
+  const Timed long16 = Run(body("n"), 1, on);
+  const Timed long32 = Run(body("2 * n"), 1, on);
+  const Timed plain16 = Run(body("n"), 1, off);
+  const Timed plain32 = Run(body("2 * n"), 1, off);
+  CHECK(long32.buffer == plain32.buffer);
+  CHECK((long32.run.cycles - long16.run.cycles) +
+            16 * (2 * off.alu.latency - off.alu.interval - 1) ==
+        plain32.run.cycles - plain16.run.cycles);
+}
+
 }  // namespace
 }  // namespace warpsim::sm
