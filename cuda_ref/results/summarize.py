@@ -313,6 +313,21 @@ def e29_table(run):
     return "\n".join(out)
 
 
+def e30_waits(d, alu):
+    """E30's loops (d: e30_branch_waits.json) and the waits they give with
+    an ALU latency of `alu` cycles: (cycles per trip by loop, compare's
+    predicate + branch, predicate, branch, BSYNC)."""
+    c = {r["name"]: r["cycles_per_trip"] for r in d["results"]["loops"]}
+    # lop8: add (alu) + compare's predicate (P) + branch (L) per trip;
+    # sel8: 8 x (P + alu) + (L + 1 - alu): the branch back holds the next
+    # trip's first compare past the last LOP3's result.
+    pl = c["lop8"] - alu
+    p = (c["sel8"] - 8 * alu - pl - 1 + alu) / 7
+    branch = pl - p
+    sync = c["skip8"] - alu - p - 2 * branch
+    return c, pl, p, branch, sync
+
+
 def e30_table(run):
     """E30's table: one warp's cycles per trip of each loop, and the waits
     they give by the rules below (cuda_ref/src/e30_branch_waits.cu; the
@@ -321,20 +336,13 @@ def e30_table(run):
     one LOP3, the counter's add (VIADD), the exit compare and the branch
     back; sel8 is 8 steps of ISETP then a predicated LOP3)."""
     d = load(run, "e30_branch_waits")
-    c = {r["name"]: r["cycles_per_trip"] for r in d["results"]["loops"]}
     # The h200 preset's alu.latency (E3's LOP3 chain, make_timing_preset.py).
     preset = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                           "..", "emulator", "runner", "presets",
                           "h200_timing.json")
     with open(preset) as f:
         alu = json.load(f)["timing"]["alu"]["latency"]
-    # lop8: add (alu) + compare's predicate (P) + branch (L) per trip;
-    # sel8: 8 x (P + alu) + (L + 1 - alu): the branch back holds the next
-    # trip's first compare past the last LOP3's result.
-    pl = c["lop8"] - alu
-    p = (c["sel8"] - 8 * alu - pl - 1 + alu) / 7
-    branch = pl - p
-    sync = c["skip8"] - alu - p - 2 * branch
+    c, pl, p, branch, sync = e30_waits(d, alu)
     out = ["Run: `%s` (E30, `cuda_ref/src/e30_branch_waits.cu`); one warp, "
            "%s trips. In the SASS (`e30_branch_waits.sass.gz`) ptxas folded "
            "each loop's even number of xors by one value into one LOP3: lop8 "
