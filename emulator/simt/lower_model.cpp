@@ -160,6 +160,17 @@ namespace warpsim::simt {
 
 namespace {
 
+// Whether every target of the branch `in` lies in the blocks first_block
+// up to end_block or is `merge`: a branch that stays in a selection's side.
+bool StaysInSide(const Program& p, const Instr& in, uint32_t first_block,
+                 uint32_t end_block, uint32_t merge) {
+  if (in.aux >= p.branches.size()) return false;
+  for (uint32_t t : p.branches[in.aux].targets) {
+    if (t != merge && (t < first_block || t >= end_block)) return false;
+  }
+  return true;
+}
+
 // Appends to *out the instructions of [begin, end) that NVIDIA's code
 // would issue if it predicated them (each loop in it that the compiler
 // unrolls completely once per trip); false when the range holds anything
@@ -181,10 +192,7 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
     if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
         in.exec == ExecSwitch) {
       if (in.exec != ExecBranch && !full_control) return false;
-      if (in.aux >= p.branches.size()) return false;
-      for (uint32_t t : p.branches[in.aux].targets) {
-        if (t != merge && (t < first_block || t >= end_block)) return false;
-      }
+      if (!StaysInSide(p, in, first_block, end_block, merge)) return false;
       continue;  // no instruction of predicated code
     }
     // A discard: NVIDIA's code predicates a KILL (or EXIT) as any other
@@ -238,12 +246,10 @@ bool ReachesMerge(const Program& p, uint32_t begin, uint32_t end,
         op == spv::Op::OpUnreachable) {
       return false;
     }
-    if (in.exec == ExecBranch || in.exec == ExecBranchConditional ||
-        in.exec == ExecSwitch) {
-      if (in.aux >= p.branches.size()) return false;
-      for (uint32_t t : p.branches[in.aux].targets) {
-        if (t != merge && (t < first_block || t >= end_block)) return false;
-      }
+    if ((in.exec == ExecBranch || in.exec == ExecBranchConditional ||
+         in.exec == ExecSwitch) &&
+        !StaysInSide(p, in, first_block, end_block, merge)) {
+      return false;
     }
   }
   return true;
