@@ -720,7 +720,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   const simt::InstrRecord rec = w.warp->Step();
   CountLoopControl(w, rec.pc);
   AfterPredicatedBranch(w, rec);
-  AfterLoopTest(w, rec.pc, true);
+  if (w.loop_tests != nullptr) AfterLoopTest(w, rec.pc, true);
   run.warp_instructions += 1;
   lanes += PopCount32(rec.active);
   w.issued += 1;
@@ -854,7 +854,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       logged = true;
       const simt::InstrRecord extra = w.warp->Step();
       CountLoopControl(w, extra.pc);
-      AfterLoopTest(w, extra.pc, false);
+      if (w.loop_tests != nullptr) AfterLoopTest(w, extra.pc, false);
       run.warp_instructions += 1;
       if (predicated) {
         run.predicated_branches += 1;
