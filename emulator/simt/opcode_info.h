@@ -45,6 +45,17 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float);
 // OpUDiv, OpSDiv, OpUMod, OpSMod, OpSRem.
 bool IsIntegerDivision(spv::Op op);
 
+// Whether `op` writes a bool: a compare, a logical operation, OpAny,
+// OpAll, the float classifications (SPIR-V's opcodes OpAny to
+// OpFUnordGreaterThanEqual but OpSelect). NVIDIA's code holds the result
+// in a predicate register (ISETP, FSETP, PLOP3).
+inline bool WritesPredicate(spv::Op op) {
+  const auto n = static_cast<uint32_t>(op);
+  return n >= static_cast<uint32_t>(spv::Op::OpAny) &&
+         n <= static_cast<uint32_t>(spv::Op::OpFUnordGreaterThanEqual) &&
+         op != spv::Op::OpSelect;
+}
+
 // The OpAtomic* instructions (flags excepted: warpsim does not lower
 // them), float add, min and max (SPV_EXT_shader_atomic_float*) included.
 bool IsAtomic(spv::Op op);

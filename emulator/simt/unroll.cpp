@@ -157,10 +157,7 @@ class LoopFinder {
       const uint32_t cond = in.src[0];
       for (uint32_t c = i; c-- > begin;) {
         if (p_.code[c].dst != cond) continue;
-        const auto op = static_cast<uint32_t>(p_.code[c].op);
-        if (op < static_cast<uint32_t>(spv::Op::OpAny) ||
-            op > static_cast<uint32_t>(spv::Op::OpFUnordGreaterThanEqual) ||
-            p_.code[c].op == spv::Op::OpSelect) {
+        if (!WritesPredicate(p_.code[c].op)) {
           return;  // not a compare: no predicate of its own
         }
         if (p_.loop_tests.empty()) p_.loop_tests.assign(p_.code.size(), 0);

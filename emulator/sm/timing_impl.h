@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -376,15 +377,19 @@ inline uint64_t HoistedWord(uint64_t word, uint64_t hoisted) {
   return hoisted << 4 | (word & 15);
 }
 
-// Whether `op` writes a bool: a compare, a logical operation, OpAny,
-// OpAll, the float classifications (SPIR-V's opcodes OpAny to
-// OpFUnordGreaterThanEqual but OpSelect). NVIDIA's code holds the result
-// in a predicate register (TimingConfig::predicate_latency).
-inline bool WritesPredicate(spv::Op op) {
-  const auto n = static_cast<uint32_t>(op);
-  return n >= static_cast<uint32_t>(spv::Op::OpAny) &&
-         n <= static_cast<uint32_t>(spv::Op::OpFUnordGreaterThanEqual) &&
-         op != spv::Op::OpSelect;
+// The latest of `reads`' ReadyWords in `w` as a loop's test hoisted to
+// cycle `hoisted` sees them (HoistedWord; kNever: as they are), 0 when
+// none.
+inline uint64_t HoistedOperands(const WarpState& w,
+                                std::span<const uint32_t> reads,
+                                uint64_t hoisted) {
+  uint64_t latest = 0;
+  for (uint32_t r : reads) {
+    if (r < w.ready.size()) {
+      latest = std::max(latest, HoistedWord(w.ready[r], hoisted));
+    }
+  }
+  return latest;
 }
 
 inline bool IsBitwise(spv::Op op) {

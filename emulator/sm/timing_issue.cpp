@@ -226,34 +226,29 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   // When the operands are ready, and what the last of them waits for.
   uint64_t deps_ready = 0;
   StallReason deps_reason = StallReason::kWait;
-  auto check = [&](uint32_t r) {
-    if (r >= w.ready.size()) return;
-    const uint64_t word = w.ready[r];
+  auto take = [&](uint64_t word) {
     if ((word >> 4) > deps_ready) {
       deps_ready = word >> 4;
       deps_reason = static_cast<StallReason>(word & 15);
     }
   };
+  auto check = [&](uint32_t r) {
+    if (r < w.ready.size()) take(w.ready[r]);
+  };
   // A move of a variable held in registers waits for nothing: the ready
   // cycle of what it moves goes with it (Issue, MoveThroughRegisters).
   if (!RegisterMove(w.warp->program(), p.pc)) {
-    const uint64_t hoisted = w.loop_tests != nullptr && WritesPredicate(p.op)
-                                 ? HoistedTest(w, p.pc)
-                                 : 0;
+    const uint64_t hoisted =
+        w.loop_tests != nullptr && simt::WritesPredicate(p.op)
+            ? HoistedTest(w, p.pc)
+            : 0;
     if (hoisted == 0) {
       for (uint32_t r : p.reads) check(r);
     } else {
       // A loop's test computed at the top of the previous trip: what the
       // arithmetic of that trip gives it was there then (the counter's
       // step, hoisted with it); a load's result was not.
-      for (uint32_t r : p.reads) {
-        if (r >= w.ready.size()) continue;
-        const uint64_t word = HoistedWord(w.ready[r], hoisted);
-        if ((word >> 4) > deps_ready) {
-          deps_ready = word >> 4;
-          deps_reason = static_cast<StallReason>(word & 15);
-        }
-      }
+      take(HoistedOperands(w, p.reads, hoisted));
     }
   }
   if (!config.rename_registers) {
@@ -261,13 +256,7 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   }
   // A warp ends when the values stored in its variables held in
   // registers are there (a fragment shader's outputs among them).
-  if (p.op == spv::Op::OpReturn && w.private_latest != 0) {
-    const uint64_t word = w.private_latest;
-    if ((word >> 4) > deps_ready) {
-      deps_ready = word >> 4;
-      deps_reason = static_cast<StallReason>(word & 15);
-    }
-  }
+  if (p.op == spv::Op::OpReturn) take(w.private_latest);
   // (Its pipe being busy is the scheduler's to see: Pick.)
   uint64_t t = w.next_issue;
   StallReason why = w.next_issue_reason;
@@ -768,18 +757,14 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
   }
-  if (config.predicate_latency > 0 && WritesPredicate(rec.op)) {
+  if (config.predicate_latency > 0 && simt::WritesPredicate(rec.op)) {
     // A predicate: ready predicate_latency after NVIDIA's code computes
     // it, which for a loop's test is at the top of the previous trip.
     latency = config.predicate_latency;
     if (const uint64_t hoisted = HoistedTest(w, rec.pc); hoisted != 0) {
-      uint64_t at = hoisted;
-      for (uint32_t r : rec.reads) {
-        if (r < w.ready.size()) {
-          at = std::max(at, HoistedWord(w.ready[r], hoisted) >> 4);
-        }
-      }
-      at += config.predicate_latency;
+      const uint64_t at =
+          std::max(hoisted, HoistedOperands(w, rec.reads, hoisted) >> 4) +
+          config.predicate_latency;
       latency = at > now ? static_cast<uint32_t>(at - now) : 1;
     }
   }
@@ -859,14 +844,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       if (predicated) {
         run.predicated_branches += 1;
         AfterPredicatedBranch(w, extra);
-        // Its sides are predicated on its condition: the warp's next
-        // instruction waits for it.
-        // (With TimingConfig::predicate_latency.)
-        for (uint32_t r : extra.reads) {
-          if (config.predicate_latency > 0 && r < w.ready.size() &&
-              w.ready[r] > hold) {
-            hold = w.ready[r];
-          }
+        // Its sides are predicated on its condition: with
+        // predicate_latency, the warp's next instruction waits for it.
+        if (config.predicate_latency > 0) {
+          hold = std::max(hold, HoistedOperands(w, extra.reads, kNever));
         }
       } else if (renamed) {
         // Its value is ready when the stored one was (or now).
