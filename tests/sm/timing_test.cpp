@@ -781,6 +781,19 @@ TEST_CASE(
   CHECK(d_renamed.buffer == d_waits.buffer);
 }
 
+// 16 trips (n from the buffer) of x = x * 0.5 + 1.0, each then adding three
+// times to y when x `op` -1 ("==": never, "!=": always).
+std::string LoopWithIf(const std::string& op) {
+  return OnX(
+      "  float y = 0.0;\n"
+      "  for (int r = 0; r < n; ++r) {\n"
+      "    x = x * 0.5 + 1.0;\n"
+      "    if (x " +
+      op +
+      " -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+      "  }\n  x += y;\n");
+}
+
 TEST_CASE(
     "a small selection is predicated: its branch goes with the instruction "
     "before it, a side no lane takes still issues",
@@ -789,12 +802,7 @@ TEST_CASE(
   // -1, which it never is. Predicated (vulkan_ref's E27: the H200 issues
   // such a body on every trip), each trip's branch issues with the
   // compare and the three adds take an issue slot each, writing nothing.
-  const std::string never =
-      OnX("  float y = 0.0;\n"
-          "  for (int r = 0; r < n; ++r) {\n"
-          "    x = x * 0.5 + 1.0;\n"
-          "    if (x == -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
-          "  }\n  x += y;\n");
+  const std::string never = LoopWithIf("==");
   TimingConfig off = TestConfig();
   TimingConfig on = TestConfig();
   on.predicate_max_instructions = 16;
@@ -813,12 +821,7 @@ TEST_CASE(
   small.predicate_max_instructions = 2;
   CHECK(Run(never, 1, small).run.predicated_branches == 0);
   // Always taken: the branch goes with the compare, nothing more issues.
-  const std::string always =
-      OnX("  float y = 0.0;\n"
-          "  for (int r = 0; r < n; ++r) {\n"
-          "    x = x * 0.5 + 1.0;\n"
-          "    if (x != -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
-          "  }\n  x += y;\n");
+  const std::string always = LoopWithIf("!=");
   const Timed taken = Run(always, 1, on);
   CHECK(taken.run.predicated_branches == 16);
   CHECK(taken.run.predicated_off_instructions == 0);
@@ -835,12 +838,7 @@ TEST_CASE(
   // followed by 2 more issue slots once the branch's wait is over, the
   // second holding the warp 5 cycles: one warp's trip is 1 + 5 cycles
   // longer.
-  const std::string never =
-      OnX("  float y = 0.0;\n"
-          "  for (int r = 0; r < n; ++r) {\n"
-          "    x = x * 0.5 + 1.0;\n"
-          "    if (x == -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
-          "  }\n  x += y;\n");
+  const std::string never = LoopWithIf("==");
   TimingConfig off = TestConfig();
   TimingConfig on = TestConfig();
   on.selection_sync_slots = 2;
