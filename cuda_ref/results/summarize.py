@@ -6,7 +6,8 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section; --e30 the same for E30
+      "<!-- table e29 -->" section; --e30 and --e31 the same for E30
+      and E31
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -363,6 +364,66 @@ def e30_table(run):
         ["BSYNC", "skip8 - ALU - predicate - 2 branches", "%.2f" % sync]])
     return "\n".join(out)
 
+
+def e31_table(run):
+    """E31's table: per walk and body the cycles per trip at each warps per
+    SM, and what the branch and the next-word walk add to the loop
+    (cuda_ref/src/e31_chase_branch.cu)."""
+    import collections
+    import gzip
+    import re
+    d = load(run, "e31_chase_branch")
+    sass = {}
+    path = os.path.join(run, "e31_chase_branch.sass.gz")
+    if os.path.exists(path):
+        with gzip.open(path, "rt") as f:
+            for part in re.split(r"\n\s*Function : ", f.read())[1:]:
+                m = re.search(r"ChaseKernelILi(\d+)E", part.split("\n")[0])
+                if m:
+                    sass[int(m.group(1))] = collections.Counter(re.findall(
+                        r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P[T0-9]+\s+)?"
+                        r"([A-Z][A-Z0-9]*)", part))
+    variants = d["results"]["variants"]
+    ws = [r["warps_per_sm"] for r in variants[0]["rows"]]
+    cyc = {(v["walk"], v["body"]): {r["warps_per_sm"]: r["cycles_per_trip"]
+                                    for r in v["rows"]} for v in variants}
+    out = ["Run: `%s` (E31, `cuda_ref/src/e31_chase_branch.cu`); %s trips, "
+           "every lane of a warp one address, L1 hits. Cycles per trip at "
+           "W warps per SM (the SMs' mean span over the trips); SASS: the "
+           "kernel's BSSY, BSYNC and BRA.\n" % (
+               os.path.relpath(os.path.abspath(run), os.path.join(
+                   os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+               d["parameters"]["trips"])]
+    rows = []
+    for v in variants:
+        ops = sass.get(v["multiply_adds"], {})
+        rows.append([v["walk"], v["body"]] +
+                    ["%.2f" % cyc[(v["walk"], v["body"])][w] for w in ws] +
+                    ["%d, %d, %d" % (ops.get("BSSY", 0), ops.get("BSYNC", 0),
+                                     ops.get("BRA", 0))])
+    table(out, ["walk", "body", *("W = %d" % w for w in ws),
+                "SASS: BSSY, BSYNC, BRA"], rows)
+    walks = sorted({v["walk"] for v in variants},
+                   key=[v["walk"] for v in variants].index)
+    bodies = sorted({v["body"] for v in variants},
+                    key=[v["body"] for v in variants].index)
+    rows = []
+    for walk in walks:
+        for body in bodies[1:]:
+            rows.append(["%s: %s - none" % (walk, body)] + [
+                "%.2f" % (cyc[(walk, body)][w] - cyc[(walk, "none")][w])
+                for w in ws])
+    for body in bodies:
+        for walk in walks[1:]:
+            rows.append(["%s: %s - same" % (body, walk)] + [
+                "%.2f" % (cyc[(walk, body)][w] - cyc[("same", body)][w])
+                for w in ws])
+    out.append("What a body and a walk add to a trip (differences of the "
+               "rows above, cycles per trip):\n")
+    table(out, ["difference", *("W = %d" % w for w in ws)], rows)
+    return "\n".join(out)
+
+
 def render(run):
     out = []
     provenance(run, out)
@@ -385,15 +446,16 @@ def render(run):
 
 
 def main(argv):
-    if argv and argv[0] in ("--e29", "--e30"):
-        # --e29 / --e30 RUN [--update README | --check README]: E29's or
-        # E30's table, in README's <!-- table e29 --> / e30 section.
+    if argv and argv[0] in ("--e29", "--e30", "--e31"):
+        # --e29 / --e30 / --e31 RUN [--update README | --check README]: the
+        # experiment's table, in README's <!-- table e29 --> (e30, e31)
+        # section.
         sys.path.insert(0, os.path.join(os.path.dirname(
             os.path.abspath(__file__)), "..", "..", "tools"))
         from readme_section import table_section_main
         opts = dict(zip(argv[2::2], argv[3::2]))
         name = argv[0][2:]
-        make = e29_table if name == "e29" else e30_table
+        make = {"e29": e29_table, "e30": e30_table, "e31": e31_table}[name]
         return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))
