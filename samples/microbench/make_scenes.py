@@ -615,6 +615,65 @@ sum of its chains; the EXPECTs check all 128.
     return s
 
 
+# ---------------------------------------------------------------- E31
+
+E31_TRIPS = 256  # CUDA: 4096 (timing_vs_h200.py differences two lengths)
+E31_WORDS = 4096  # cuda_ref e31 kWords
+E31_WALKS = [("same", 0), ("next", 1), ("line", 32)]
+E31_BODIES = [("none", 0), ("never_b1", 1), ("never_b24", 24)]
+E31_WARPS = [1, 16, 32]  # CUDA also 64: two blocks of 1024 on one SM
+
+
+def e31_result(step, warp, trips):
+    mask = E31_WORDS - 1
+    idx = ((warp & 63) + step) & mask  # data[warp & 63] & mask
+    idx = (idx + trips * step) & mask
+    return idx ^ 1  # acc stays 1: no word equals `never`
+
+
+def scene_e31():
+    s = Scene("e31_chase_branch", f"""
+E31 chase with a branch: ChaseKernel<B> of cuda_ref/src/e31_chase_branch.cu
+(results/h200/2026-12-05-e31-chase-branch/e31_chase_branch.json, warps per
+SM {', '.join(map(str, E31_WARPS))}), the loop of samples/timing_families'
+register_pressure draws. One workgroup of W warps; every lane of a warp
+walks {E31_TRIPS} steps idx = data[idx] through one of three buffers of
+{E31_WORDS} words (data[i] = i + step: same word, next word, next line),
+testing each loaded word against `never` around no body, one multiply-add
+or 24. Pipelines WALK_BODY_wW (SPECIALIZE 0: the workgroup size, 1: the
+body). The EXPECTs check every invocation's idx ^ acc.
+""")
+    s.add(shader("e31_chase_branch"))
+    s.add(f"BUFFER params DATA_TYPE uint32 DATA {E31_TRIPS} {U32} "
+          f"{E31_WORDS - 1} END")
+    for walk, step in E31_WALKS:
+        s.add(f"BUFFER data_{walk} DATA_TYPE uint32 DATA")
+        s.add(data_lines([str((i + step) % E31_WORDS)
+                          for i in range(E31_WORDS)]))
+        s.add("END")
+    s.add("")
+    runs, expects = [], []
+    for walk, step in E31_WALKS:
+        for body, b in E31_BODIES:
+            for w in E31_WARPS:
+                pname = f"{walk}_{body}_w{w}"
+                s.add(f"BUFFER out_{pname} DATA_TYPE uint32 SIZE {32 * w} "
+                      f"FILL {U32}")
+                s.add(pipeline(
+                    pname,
+                    f"e31_chase_branch SPECIALIZE 0 AS uint32 {32 * w} "
+                    f"SPECIALIZE 1 AS uint32 {b}",
+                    ["params", f"data_{walk}", f"out_{pname}"]))
+                runs.append(f"RUN {pname} 1 1 1")
+                for g in range(w):
+                    v = e31_result(step, g, E31_TRIPS)
+                    expects.append(f"EXPECT out_{pname} IDX {4 * 32 * g} EQ "
+                                   + " ".join([str(v)] * 32))
+    s.add("\n".join(runs) + "\n")
+    s.add("\n".join(expects))
+    return s
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -624,7 +683,7 @@ def all_scenes():
     scenes += [scene_e5_ffma(), scene_e5_loads()]
     scenes += [scene_e6_two_way(), scene_e6_paths(), scene_e6_nested(),
                scene_e6_loops()]
-    scenes += [scene_e19()]
+    scenes += [scene_e19(), scene_e31()]
     return scenes
 
 

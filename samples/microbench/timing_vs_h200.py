@@ -457,9 +457,53 @@ E19_NOTE = ("the sub-partition's instruction cache (icache_bytes, 4 ways, "
             "LRU) and one line fetched at a time (icache_fill_cycles)")
 
 
+E31_RUN = "cuda_ref/results/h200/2026-12-05-e31-chase-branch"
+
+
+def e31(warpsim):
+    """register_pressure's loop as a compute chase (E31): one workgroup of
+    W warps walking the same word, the next word or the next line, with no
+    test, a predicated and a branched never-taken body; cycles per trip
+    from two runs of different trip counts."""
+    with open(ROOT / E31_RUN / "e31_chase_branch.json") as f:
+        ref = {(v["walk"], v["body"], r["warps_per_sm"]): r["cycles_per_trip"]
+               for v in json.load(f)["results"]["variants"] for r in v["rows"]}
+    # CUDA times warm caches (a warm-up launch first). Here every dispatch
+    # may find another SM's L1, so both runs first walk a whole lap of the
+    # 4096-word ring (every word it reaches, loaded once), and the 256 trips
+    # the longer adds are the second lap's: L1 hits, as CUDA's.
+    lap = make_scenes.E31_WORDS
+    short = with_setting("E31_TRIPS", lap,
+                         lambda: run_scene(warpsim, make_scenes.scene_e31()))
+    long_ = with_setting("E31_TRIPS", lap + 256,
+                         lambda: run_scene(warpsim, make_scenes.scene_e31()))
+    rows = []
+    for (name, c1), (_, c2) in zip(short, long_):
+        walk, rest = name.split("_", 1)
+        body, w = rest.rsplit("_w", 1)
+        rows.append({
+            "experiment": "E31",
+            "what": "chase through the %s, body %s, %s warp%s" % (
+                {"same": "same word", "next": "next word",
+                 "line": "next line"}[walk], body, w,
+                "" if w == "1" else "s"),
+            "unit": "cycles per trip",
+            "emulated": (c2 - c1) / 256,
+            "h200": ref.get((walk, body, int(w))),
+            "h200_source": "%s/e31_chase_branch.json walk %s body %s "
+                           "warps_per_sm %s" % (E31_RUN, walk, body, w),
+            "note": E31_NOTE})
+    return rows
+
+
+E31_NOTE = ("register_pressure's loop: same_sector_word_cycles, the "
+            "branch waits (branch, selection_sync_*, predicate_latency)")
+
+
 def measure(args):
     rows = (e2(args.warpsim) + e2_beyond_l2(args.warpsim) + e3(args.warpsim) +
-            e6(args.warpsim) + e18(args.warpsim) + e19(args.warpsim))
+            e6(args.warpsim) + e18(args.warpsim) + e19(args.warpsim) +
+            e31(args.warpsim))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
