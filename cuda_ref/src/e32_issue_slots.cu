@@ -188,8 +188,7 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaMemcpy(host.data(), recs, n_warps * sizeof(WarpRec),
                               cudaMemcpyDeviceToHost));
         bool placed = true;
-        values.push_back(cuda_ref::MeanSmSpan(host, w, sms, &placed) /
-                         kTrips);
+        values.push_back(cuda_ref::MeanSmSpan(host, w, sms, &placed) / kTrips);
         ok &= placed;
       }
       const double median = cuda_ref::Median(values);
@@ -203,8 +202,7 @@ int main(int argc, char** argv) {
       std::printf(
           "E32 %-13s W=%2d: %8.2f cycles per trip, %6.2f slots per warp "
           "trip%s\n",
-          v.name, w, median, median * 4.0 / w,
-          ok ? "" : " PLACEMENT FAILED");
+          v.name, w, median, median * 4.0 / w, ok ? "" : " PLACEMENT FAILED");
       per_w.push_back(std::move(r));
     }
     Json entry = Json::Object();
