@@ -13,8 +13,6 @@
 //                    back (K = 8, 16, 32, 64): the slope over K is an FFMA's
 //                    slots, the rest the loop's own (3 instructions and
 //                    whatever the taken branch takes beyond its slot);
-//     ffma_unrolled  the same 64 FFMA per trip as ffma_k16 four times, in one
-//                    trip of 64 (one branch per 64 FFMA, not per 16);
 //     ldg_k16        ffma_k16 and one load (ld.global.ca, every lane one
 //                    word, an L1 hit) whose value the next trip's FFMA add;
 //     imadw_k16      ffma_k16 and one IMAD.WIDE (mul.wide.u32) whose value
@@ -33,7 +31,7 @@
 // Results, per variant and W: cycles_per_trip (the SMs' mean span over the
 //   trips), slots_per_warp_trip (that x 4 / W), reps, placement_ok.
 //
-// Run time (H200): 10 variants x 3 W x 4 launches, each under 20 ms.
+// Run time (H200): 8 variants x 3 W x 4 launches, each under 20 ms.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -73,7 +71,7 @@ __device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
   return v;
 }
 
-enum Kind { kFfma, kUnrolled, kLdg, kImadWide, kLop, kBra };
+enum Kind { kFfma, kLdg, kImadWide, kLop, kBra };
 
 template <Kind kKind, int kK>
 __global__ void __launch_bounds__(1024, 2)
@@ -87,9 +85,7 @@ __global__ void __launch_bounds__(1024, 2)
   const uint64_t c0 = cuda_ref::ClockAfterMemory();
 #pragma unroll 1
   for (uint32_t t = 0; t < trips; ++t) {
-    if constexpr (kKind == kUnrolled) {
-      Ffmas<kK * 4>(x, a, b);
-    } else if constexpr (kKind == kBra) {
+    if constexpr (kKind == kBra) {
       Ffmas<kK / 2>(x, a, b);
       if (u + t == never) {
         Mads(acc, u, std::make_integer_sequence<int, 24>{});
@@ -135,7 +131,6 @@ const Variant kVariants[] = {
     {"ffma_k16", "-", 16, SlotKernel<kFfma, 16>},
     {"ffma_k32", "-", 32, SlotKernel<kFfma, 32>},
     {"ffma_k64", "-", 64, SlotKernel<kFfma, 64>},
-    {"ffma_unrolled", "-", 64, SlotKernel<kUnrolled, 16>},
     {"ldg_k16", "LDG", 16, SlotKernel<kLdg, 16>},
     {"imadw_k16", "IMAD.WIDE", 16, SlotKernel<kImadWide, 16>},
     {"lop_k16", "LOP3", 16, SlotKernel<kLop, 16>},
