@@ -750,31 +750,36 @@ def graphics_l1_miss_lines(vk_dir, t, src):
         f"{fit.get('s4', float('nan')):.3f})")
 
 
-def same_sector_word(vk_dir, t, src):
+def same_sector_word(run, vk_dir, t, src):
     """What a load of one word costs more when the warp's last load read
-    another word of the same sector, from E24
-    (vulkan_ref/experiments/e24_chase_steps.py), the latest
-    e24-chase-steps-* record: chains of dependent loads (every lane the
-    same word) in a fragment shader, cycles per step. `ring` steps to the
-    next word, 7 steps in 8 within the sector; `ring_line`, `ring_sector`
-    and `ring_self` step to another line, another sector, the same word.
-    With base the mean of those three, a step within the sector costs
-    base + x where 7 x / 8 = ring - base."""
+    another word of the same sector. cuda_ref's E31
+    (cuda_ref/src/e31_chase_branch.cu, the latest *-e31-chase-branch
+    directory beside RUN_DIR): one warp's chain of dependent L1-hit loads,
+    every lane one word, through the next word (7 steps in 8 within the
+    sector) and through the same word, in the same loop; the model charges
+    the step within the sector x more, and nothing for the step to the next
+    sector, so 7 x / 8 = next - same. vulkan_ref's E24 and E25 timed such
+    walks in fragment shaders (named beside it: E24's ring step is longer
+    than E25's in scenes that differ only in their size, not explained)."""
+    found = latest_beside(run, "e31-chase-branch")
+    cyc = e31_cycles(found)
+    same, nxt = cyc[("same", "none")][1], cyc[("next", "none")][1]
+    extra = (nxt - same) * 8 / 7
+    t.setdefault("memory", {})["same_sector_word_cycles"] = max(0, round(extra))
     record, s = latest_vk_summary(vk_dir, "e24-chase-steps", "e24_chase_steps")
     steps = s["cycles_per_step"]
     fast = ("ring_line", "ring_sector", "ring_self")
     base = sum(steps[v] for v in fast) / len(fast)
-    extra = (steps["ring"] - base) * 8 / 7
-    t.setdefault("memory", {})["same_sector_word_cycles"] = max(0, round(extra))
     src["memory.same_sector_word_cycles"] = (
-        f"{rel(record)}/e24.json (E24, e24_chase_steps.py summary): a chain "
-        f"of dependent loads, every lane one word, in a fragment shader, "
-        f"cycles per step at {s['sm_mhz']:.0f} MHz: next word (ring) "
-        f"{steps['ring']:.1f}; another line {steps['ring_line']:.1f}, "
-        f"another sector {steps['ring_sector']:.1f}, the same word "
-        f"{steps['ring_self']:.1f} (mean {base:.1f}); 7 of ring's 8 steps "
-        f"stay in their sector: ({steps['ring']:.1f} - {base:.1f}) x 8 / 7 "
-        f"= {extra:.1f}")
+        f"{rel(found)}/e31_chase_branch.json (E31): one warp's chase loop, "
+        f"every lane one word, cycles per trip: next word {nxt:.2f}, the "
+        f"same word {same:.2f}; 7 of the next-word walk's 8 steps stay in "
+        f"their sector: ({nxt:.2f} - {same:.2f}) x 8 / 7 = {extra:.1f}. "
+        f"Fragment shaders: {rel(record)}/e24.json (E24) next word "
+        f"{steps['ring']:.1f}, other steps {base:.1f} cycles, "
+        f"(ring - base) x 8 / 7 = {(steps['ring'] - base) * 8 / 7:.1f}; "
+        "E25's ring step at 2 to 128 warps is shorter than E24's "
+        "(vulkan_ref/results/h200/README.md, E25)")
 
 
 def predication(vk_dir, t, src):
@@ -818,15 +823,11 @@ def branches(run, t, src):
     BSYNC of a kernel whose SASS branches around its body are
     selection_sync_slots. E30 (cuda_ref/src/e30_branch_waits.cu, the latest
     *-e30-branch-waits directory) times a compare's predicate, the branch
-    and BSYNC apart (summarize.e30_waits, with the ALU latency above). The
-    model has the three (predicate_latency, branch.latency,
-    selection_sync_latency, and the loop test NVIDIA's code computes a trip
-    ahead), but the preset keeps their defaults for now: with E30's
-    figures the register_pressure family's loops of a dependent load and a
-    branch come out slower than the H200's relative to its loop without
-    the held values, where the chase step itself, not the branch, is the
-    model's error (E25, E26); the sources give E30's figures beside
-    each."""
+    and BSYNC apart (summarize.e30_waits, with the ALU latency above):
+    predicate_latency, branch.latency and selection_sync_latency, with the
+    loop test NVIDIA's code computes a trip ahead. E31
+    (cuda_ref/src/e31_chase_branch.cu) confirms that they add to a chase
+    loop's load rather than overlap it."""
     found = latest_beside(run, "e29-branch-bodies")
     name = f"{rel(found)}/e29_branch_bodies.json"
     doc = json.load(open(os.path.join(found, "e29_branch_bodies.json")))
@@ -854,16 +855,41 @@ def branches(run, t, src):
     _, _, pred, branch, sync = summarize.e30_waits(
         json.load(open(os.path.join(e30, "e30_branch_waits.json"))),
         t["alu"]["latency"])
-    why = ("kept at the default until the model's chase step is fixed "
-           "(make_timing_preset.py branches())")
+    # E31 (the latest *-e31-chase-branch directory): one warp's chase loop
+    # with the never-taken branched body against the same loop without it,
+    # on each walk; the body's waits add to the load's.
+    e31 = latest_beside(run, "e31-chase-branch")
+    cyc = e31_cycles(e31)
+    adds = ", ".join(
+        f"{walk} {cyc[(walk, 'never_b24')][1] - cyc[(walk, 'none')][1]:.2f}"
+        for walk in ("same", "next", "line"))
+    confirm = (f"; {rel(e31)}/e31_chase_branch.json (E31): one warp's "
+               f"chase loop, the branched never-taken body adds per trip "
+               f"{adds} cycles to the walks without it (same word, next "
+               f"word, next line): these waits add to the load's")
+    t.setdefault("branch", {})["latency"] = round(branch)
+    t["branch"]["interval"] = 1
+    t["selection_sync_latency"] = round(sync)
+    t["predicate_latency"] = round(pred)
     src["branch.latency"] = (
-        DEFAULT + f" ({why}; {e30_name}: the branch to the next instruction "
-        f"{branch:.2f} cycles, summarize.py --e30)")
+        f"{e30_name} (E30, summarize.py --e30): the branch to the next "
+        f"instruction {branch:.2f} cycles, rounded" + confirm)
     src["selection_sync_latency"] = (
-        DEFAULT + f" ({why}; {e30_name}: BSYNC {sync:.2f} cycles)")
+        f"{e30_name} (E30, summarize.py --e30): BSYNC {sync:.2f} cycles, "
+        "rounded" + confirm)
     src["predicate_latency"] = (
-        DEFAULT + f" ({why}; {e30_name}: a compare's predicate, ISETP to a "
-        f"predicated LOP3, {pred:.2f} cycles)")
+        f"{e30_name} (E30, summarize.py --e30): a compare's predicate, "
+        f"ISETP to a predicated LOP3, {pred:.2f} cycles, rounded; the loop "
+        "test the model computes a trip ahead (NVIDIA's code, E6's SASS)"
+        + confirm)
+
+
+def e31_cycles(found):
+    """{(walk, body): {warps per SM: cycles per trip}} of an E31 record."""
+    doc = json.load(open(os.path.join(found, "e31_chase_branch.json")))
+    return {(v["walk"], v["body"]): {r["warps_per_sm"]: r["cycles_per_trip"]
+                                     for r in v["rows"]}
+            for v in doc["results"]["variants"]}
 
 
 def instruction_cache(run, t, src):
@@ -979,7 +1005,7 @@ def generate(run, vk_dir, out_path):
     instruction_cache(run, t, src)
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
-    same_sector_word(vk_dir, t, src)
+    same_sector_word(run, vk_dir, t, src)
     predication(vk_dir, t, src)
     branches(run, t, src)
     policy(src)
