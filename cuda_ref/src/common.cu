@@ -184,6 +184,25 @@ Json ArrayOf(const std::vector<double>& v) {
   return a;
 }
 
+TripGrid TripGridFor(int w, int sms, int pad) {
+  TripGrid g;
+  g.blocks = w <= 32 ? sms : 2 * sms;
+  g.threads = w <= 32 ? 32 * w : 1024;
+  g.shared = w <= 32 ? pad : 0;
+  g.warps = size_t(g.blocks) * g.threads / 32;
+  return g;
+}
+
+Json TripRow(int w, const TripMeasure& m) {
+  Json r = Json::Object();
+  r["warps_per_sm"] = w;
+  r["cycles_per_trip"] = m.median;
+  r["slots_per_warp_trip"] = m.median * 4.0 / w;
+  r["reps"] = ArrayOf(m.values);
+  r["placement_ok"] = m.placed;
+  return r;
+}
+
 double MeanSmSpan(const std::vector<WarpSpan>& recs, int warps, int sms,
                   bool* ok) {
   std::map<uint32_t, std::pair<uint64_t, uint64_t>> span;  // first, last

@@ -129,6 +129,51 @@ double Median(std::vector<double> v);
 // A JSON array of the values.
 Json ArrayOf(const std::vector<double>& v);
 
+// One configuration of a loop experiment with W warps per SM (E31, E32):
+// W <= 32 is one block of W warps per SM, padded with `pad` bytes of
+// shared memory (OneBlockPerSmBytes); W = 64 two blocks of 1024 threads
+// per SM (kernels limited to 32 registers a thread).
+struct TripGrid {
+  int blocks = 0, threads = 0, shared = 0;
+  size_t warps = 0;  // the grid's
+};
+TripGrid TripGridFor(int w, int sms, int pad);
+
+// What MeasureTrips found: per measured launch the SMs' mean span over the
+// trips, their median, and whether every launch put W warps on every SM.
+struct TripMeasure {
+  std::vector<double> values;
+  double median = 0;
+  bool placed = true;
+};
+
+// Launches `launch(grid)` once to warm up and `reps` times more, each
+// after filling `recs` with 0xff, and reads the warps' records back.
+template <class Launch>
+TripMeasure MeasureTrips(int w, int sms, int pad, int reps, uint32_t trips,
+                         WarpSpan* recs, Launch&& launch) {
+  const TripGrid g = TripGridFor(w, sms, pad);
+  TripMeasure m;
+  for (int rep = 0; rep <= reps; ++rep) {
+    CUDA_CHECK(cudaMemset(recs, 0xff, g.warps * sizeof(WarpSpan)));
+    launch(g);
+    CUDA_CHECK_LAUNCH();
+    if (rep == 0) continue;  // the warm-up launch
+    std::vector<WarpSpan> host(g.warps);
+    CUDA_CHECK(cudaMemcpy(host.data(), recs, g.warps * sizeof(WarpSpan),
+                          cudaMemcpyDeviceToHost));
+    bool placed = true;
+    m.values.push_back(MeanSmSpan(host, w, sms, &placed) / trips);
+    m.placed &= placed;
+  }
+  m.median = Median(m.values);
+  return m;
+}
+
+// {"warps_per_sm", "cycles_per_trip" (the median), "slots_per_warp_trip"
+// (that x 4 sub-partitions / W), "reps", "placement_ok"}.
+Json TripRow(int w, const TripMeasure& m);
+
 }  // namespace cuda_ref
 
 #endif  // WARPSIM_CUDA_REF_COMMON_H_

@@ -158,42 +158,19 @@ int main(int argc, char** argv) {
     for (const Body& b : kBodies) {
       Json per_w = Json::Array();
       for (const int w : warps) {
-        // W <= 32: one block of W warps per SM, padded; 64: two blocks of
-        // 1024 threads per SM (32 registers a thread let two fit).
-        const int blocks = w <= 32 ? sms : 2 * sms;
-        const int threads = w <= 32 ? 32 * w : 1024;
-        const int shared = w <= 32 ? pad : 0;
-        const size_t n_warps = size_t(blocks) * threads / 32;
-        std::vector<double> values;
-        bool ok = true;
-        for (int rep = 0; rep <= kMeasuredReps; ++rep) {
-          CUDA_CHECK(cudaMemset(recs, 0xff, n_warps * sizeof(WarpRec)));
-          b.fn<<<blocks, threads, shared>>>(data, 0xffffffffu, kTrips, out,
-                                            recs);
-          CUDA_CHECK_LAUNCH();
-          if (rep == 0) continue;  // the warm-up launch
-          std::vector<WarpRec> host(n_warps);
-          CUDA_CHECK(cudaMemcpy(host.data(), recs, n_warps * sizeof(WarpRec),
-                                cudaMemcpyDeviceToHost));
-          bool placed = true;
-          values.push_back(cuda_ref::MeanSmSpan(host, w, sms, &placed) /
-                           kTrips);
-          ok &= placed;
-        }
-        const double median = cuda_ref::Median(values);
-        all_ok &= ok;
-        Json r = Json::Object();
-        r["warps_per_sm"] = w;
-        r["cycles_per_trip"] = median;
-        r["slots_per_warp_trip"] = median * 4.0 / w;
-        r["reps"] = cuda_ref::ArrayOf(values);
-        r["placement_ok"] = ok;
+        const cuda_ref::TripMeasure m =
+            cuda_ref::MeasureTrips(w, sms, pad, kMeasuredReps, kTrips, recs,
+                                   [&](const cuda_ref::TripGrid& g) {
+                                     b.fn<<<g.blocks, g.threads, g.shared>>>(
+                                         data, 0xffffffffu, kTrips, out, recs);
+                                   });
+        all_ok &= m.placed;
         std::printf(
             "E31 %-4s %-9s W=%2d: %8.2f cycles per trip, %6.2f slots per "
             "warp trip%s\n",
-            walk.name, b.name, w, median, median * 4.0 / w,
-            ok ? "" : " PLACEMENT FAILED");
-        per_w.push_back(std::move(r));
+            walk.name, b.name, w, m.median, m.median * 4.0 / w,
+            m.placed ? "" : " PLACEMENT FAILED");
+        per_w.push_back(cuda_ref::TripRow(w, m));
       }
       Json entry = Json::Object();
       entry["walk"] = walk.name;

@@ -167,38 +167,19 @@ int main(int argc, char** argv) {
   for (const Variant& v : kVariants) {
     Json per_w = Json::Array();
     for (const int w : warps) {
-      const int blocks = w <= 32 ? sms : 2 * sms;
-      const int threads = w <= 32 ? 32 * w : 1024;
-      const int shared = w <= 32 ? pad : 0;
-      const size_t n_warps = size_t(blocks) * threads / 32;
-      std::vector<double> values;
-      bool ok = true;
-      for (int rep = 0; rep <= kMeasuredReps; ++rep) {
-        CUDA_CHECK(cudaMemset(recs, 0xff, n_warps * sizeof(WarpRec)));
-        v.fn<<<blocks, threads, shared>>>(data, 0xffffffffu, 0.999f, 0.5f,
-                                          kTrips, out, recs);
-        CUDA_CHECK_LAUNCH();
-        if (rep == 0) continue;  // the warm-up launch
-        std::vector<WarpRec> host(n_warps);
-        CUDA_CHECK(cudaMemcpy(host.data(), recs, n_warps * sizeof(WarpRec),
-                              cudaMemcpyDeviceToHost));
-        bool placed = true;
-        values.push_back(cuda_ref::MeanSmSpan(host, w, sms, &placed) / kTrips);
-        ok &= placed;
-      }
-      const double median = cuda_ref::Median(values);
-      all_ok &= ok;
-      Json r = Json::Object();
-      r["warps_per_sm"] = w;
-      r["cycles_per_trip"] = median;
-      r["slots_per_warp_trip"] = median * 4.0 / w;
-      r["reps"] = cuda_ref::ArrayOf(values);
-      r["placement_ok"] = ok;
+      const cuda_ref::TripMeasure m = cuda_ref::MeasureTrips(
+          w, sms, pad, kMeasuredReps, kTrips, recs,
+          [&](const cuda_ref::TripGrid& g) {
+            v.fn<<<g.blocks, g.threads, g.shared>>>(data, 0xffffffffu, 0.999f,
+                                                    0.5f, kTrips, out, recs);
+          });
+      all_ok &= m.placed;
       std::printf(
           "E32 %-13s W=%2d: %8.2f cycles per trip, %6.2f slots per warp "
           "trip%s\n",
-          v.name, w, median, median * 4.0 / w, ok ? "" : " PLACEMENT FAILED");
-      per_w.push_back(std::move(r));
+          v.name, w, m.median, m.median * 4.0 / w,
+          m.placed ? "" : " PLACEMENT FAILED");
+      per_w.push_back(cuda_ref::TripRow(w, m));
     }
     Json entry = Json::Object();
     entry["variant"] = v.name;
