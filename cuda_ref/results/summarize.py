@@ -6,8 +6,8 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section; --e30 and --e31 the same for E30
-      and E31
+      "<!-- table e29 -->" section; --e30, --e31 and --e32 the same for
+      E30, E31 and E32
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -423,6 +423,94 @@ def e31_table(run):
     table(out, ["difference", *("W = %d" % w for w in ws)], rows)
     return "\n".join(out)
 
+E32_KIND = {"ffma_k8": (0, 8), "ffma_k16": (0, 16), "ffma_k32": (0, 32),
+            "ffma_k64": (0, 64), "ldg_k16": (1, 16), "imadw_k16": (2, 16),
+            "lop_k16": (3, 16), "bra_k16": (4, 16)}
+
+
+def sass_loops(path, pattern):
+    """Per kernel whose mangled name matches `pattern` (a regex with
+    groups, keyed by them as ints), the instructions one trip of its loop
+    issues in a cuobjdump -sass listing (gzipped): those from the target of
+    the last backward branch to that branch, less any block a forward
+    branch inside the loop jumps over (a body no trip runs), NOPs left
+    out; with the mnemonics counted."""
+    import collections
+    import gzip
+    import re
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with gzip.open(path, "rt") as f:
+        text = f.read()
+    for part in re.split(r"\n\s*Function : ", text)[1:]:
+        m = re.search(pattern, part.split("\n")[0])
+        if not m:
+            continue
+        ins = []
+        for line in part.split("\n"):
+            x = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T0-9]+\s+)?"
+                         r"([A-Z][A-Z0-9.]*)([^;]*);", line)
+            if x:
+                target = None
+                if x.group(3) == "BRA":
+                    t = re.search(r"0x([0-9a-f]+)", x.group(4))
+                    target = int(t.group(1), 16) if t else None
+                ins.append((int(x.group(1), 16), x.group(3), target))
+        back = [(a, t) for a, op, t in ins if op == "BRA" and t is not None
+                and t < a]
+        if not back:
+            continue
+        end, start = back[-1]
+        skip = set()
+        for a, op, t in ins:
+            if op == "BRA" and t is not None and start <= a < end and a < t:
+                skip.update(b for b, _, _ in ins if a < b < t)
+        ops = [op.split(".")[0] for a, op, _ in ins
+               if start <= a <= end and a not in skip and op != "NOP"]
+        out[tuple(int(g) for g in m.groups())] = collections.Counter(ops)
+    return out
+
+
+def e32_table(run):
+    """E32's table: per variant one warp's cycles per trip and, at 32 and
+    64 warps per SM, the issue slots per warp and trip against the
+    instructions one trip of the kernel's loop issues (its SASS)
+    (cuda_ref/src/e32_issue_slots.cu)."""
+    d = load(run, "e32_issue_slots")
+    loops = sass_loops(os.path.join(run, "e32_issue_slots.sass.gz"),
+                       r"SlotKernelIL.*?KindE(\d)ELi(\d+)E")
+    out = ["Run: `%s` (E32, `cuda_ref/src/e32_issue_slots.cu`); %s trips. "
+           "One warp: cycles per trip; 32 and 64 warps per SM: issue slots "
+           "per warp and trip (cycles per trip x 4 / warps); SASS: the "
+           "instructions one trip of the kernel's loop issues (from the "
+           "loop branch's target to it, less the block a branch inside "
+           "jumps over) and the slots beyond them at 32 and 64 warps.\n" % (
+               os.path.relpath(os.path.abspath(run), os.path.join(
+                   os.path.dirname(os.path.abspath(__file__)), "..", "..")),
+               d["parameters"]["trips"])]
+    rows = []
+    for v in d["results"]["variants"]:
+        by_w = {r["warps_per_sm"]: r for r in v["rows"]}
+        ops = loops.get(E32_KIND.get(v["variant"], (-1, -1)))
+        n = sum(ops.values()) if ops else None
+        rows.append([v["variant"], v["extra"], v["ffma"],
+                     "%.2f" % by_w[1]["cycles_per_trip"],
+                     "%.2f" % by_w[32]["slots_per_warp_trip"],
+                     "%.2f" % by_w[64]["slots_per_warp_trip"],
+                     "%d" % n if n is not None else "-",
+                     ", ".join("%s %d" % (k, c) for k, c in sorted(
+                         ops.items()) if k != "FFMA") if ops else "-",
+                     "%.2f" % (by_w[32]["slots_per_warp_trip"] - n)
+                     if n is not None else "-",
+                     "%.2f" % (by_w[64]["slots_per_warp_trip"] - n)
+                     if n is not None else "-"])
+    table(out, ["variant", "extra per trip", "FFMA", "one warp: cycles per "
+                "trip", "32 warps: slots", "64 warps: slots",
+                "SASS: instructions per trip", "of which not FFMA",
+                "32 warps: slots beyond", "64 warps: slots beyond"], rows)
+    return "\n".join(out)
+
 
 def render(run):
     out = []
@@ -446,16 +534,17 @@ def render(run):
 
 
 def main(argv):
-    if argv and argv[0] in ("--e29", "--e30", "--e31"):
-        # --e29 / --e30 / --e31 RUN [--update README | --check README]: the
-        # experiment's table, in README's <!-- table e29 --> (e30, e31)
-        # section.
+    if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32"):
+        # --e29 / --e30 / --e31 / --e32 RUN [--update README | --check
+        # README]: the experiment's table, in README's <!-- table e29 -->
+        # (e30, e31, e32) section.
         sys.path.insert(0, os.path.join(os.path.dirname(
             os.path.abspath(__file__)), "..", "..", "tools"))
         from readme_section import table_section_main
         opts = dict(zip(argv[2::2], argv[3::2]))
         name = argv[0][2:]
-        make = {"e29": e29_table, "e30": e30_table, "e31": e31_table}[name]
+        make = {"e29": e29_table, "e30": e30_table, "e31": e31_table,
+                "e32": e32_table}[name]
         return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))

@@ -674,6 +674,57 @@ body). The EXPECTs check every invocation's idx ^ acc.
     return s
 
 
+# ---------------------------------------------------------------- E32
+
+E32_TRIPS = 64  # CUDA: 2048 (timing_vs_h200.py differences two lengths)
+# (name, VARIANT, K) as SlotKernel<Kind, K> of cuda_ref e32.
+E32_VARIANTS = [("ffma_k8", 0, 8), ("ffma_k16", 0, 16), ("ffma_k32", 0, 32),
+                ("ffma_k64", 0, 64), ("ldg_k16", 1, 16), ("imadw_k16", 2, 16),
+                ("lop_k16", 3, 16), ("bra_k16", 4, 16)]
+E32_WARPS = [1, 32]  # CUDA also 64: two blocks of 1024 on one SM
+
+
+def scene_e32():
+    s = Scene("e32_issue_slots", f"""
+E32 issue slots: SlotKernel<Kind, K> of cuda_ref/src/e32_issue_slots.cu
+(results/h200/2026-12-05-e32-issue-slots/e32_issue_slots.json, warps per SM
+{', '.join(map(str, E32_WARPS))}). One workgroup of W warps; every
+invocation runs {E32_TRIPS} trips of K FFMA over 4 chains, x = fma(x, a, b),
+with one more load, integer multiply's high word, xor or never-taken
+branch around 24 multiply-adds per trip. Pipelines VARIANT_wW (SPECIALIZE
+0: the workgroup size, 1: the variant, 2: K). Here a = b = 1 (CUDA: 0.999,
+0.5; the values do not change the timing), so each chain counts its steps
+exactly; the EXPECTs check every invocation's sum of the four chains.
+""")
+    s.add(shader("e32_issue_slots"))
+    s.add(f"BUFFER params DATA_TYPE uint32 DATA 0x3f800000 0x3f800000 {U32} "
+          f"{E32_TRIPS} END")
+    s.add("# (0x3f800000 = 1.0f)")
+    s.add("BUFFER data DATA_TYPE uint32 SIZE 1024 FILL 0\n")
+    runs, expects = [], []
+    for name, variant, k in E32_VARIANTS:
+        for w in E32_WARPS:
+            pname = f"{name}_w{w}"
+            s.add(f"BUFFER out_{pname} DATA_TYPE float SIZE {32 * w} FILL 0")
+            s.add(pipeline(
+                pname,
+                f"e32_issue_slots SPECIALIZE 0 AS uint32 {32 * w} "
+                f"SPECIALIZE 1 AS uint32 {variant} SPECIALIZE 2 AS uint32 {k}",
+                ["params", "data", f"out_{pname}"]))
+            runs.append(f"RUN {pname} 1 1 1")
+            steps = k // 4 * E32_TRIPS
+            # x0 + x1 + x2 + x3, each chain + steps; integers below 2^24 add
+            # exactly; the last term's bits (u ^ acc: 0 or 1) are a
+            # denormal at most, which the sum's rounding drops.
+            vals = [(1 + i + steps) + (2 + steps) + (3 + steps) + (4 + steps)
+                    for i in range(32 * w)]
+            expects.append(f"EXPECT out_{pname} IDX 0 EQ "
+                           + " ".join(str(v) for v in vals))
+    s.add("\n".join(runs) + "\n")
+    s.add("\n".join(expects))
+    return s
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -683,7 +734,7 @@ def all_scenes():
     scenes += [scene_e5_ffma(), scene_e5_loads()]
     scenes += [scene_e6_two_way(), scene_e6_paths(), scene_e6_nested(),
                scene_e6_loops()]
-    scenes += [scene_e19(), scene_e31()]
+    scenes += [scene_e19(), scene_e31(), scene_e32()]
     return scenes
 
 

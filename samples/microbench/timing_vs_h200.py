@@ -500,10 +500,43 @@ E31_NOTE = ("register_pressure's loop: same_sector_word_cycles, the "
             "branch waits (branch, selection_sync_*, predicate_latency)")
 
 
+E32_RUN = "cuda_ref/results/h200/2026-12-05-e32-issue-slots"
+
+
+def e32(warpsim):
+    """Loops of K FFMA with one more instruction per trip (E32), one
+    workgroup of W warps: cycles per trip from two runs of different trip
+    counts."""
+    with open(ROOT / E32_RUN / "e32_issue_slots.json") as f:
+        ref = {(v["variant"], r["warps_per_sm"]): r["cycles_per_trip"]
+               for v in json.load(f)["results"]["variants"] for r in v["rows"]}
+    short = with_setting("E32_TRIPS", 64,
+                         lambda: run_scene(warpsim, make_scenes.scene_e32()))
+    long_ = with_setting("E32_TRIPS", 128,
+                         lambda: run_scene(warpsim, make_scenes.scene_e32()))
+    rows = []
+    for (name, c1), (_, c2) in zip(short, long_):
+        variant, w = name.rsplit("_w", 1)
+        rows.append({
+            "experiment": "E32",
+            "what": "%s, %s warp%s" % (variant, w, "" if w == "1" else "s"),
+            "unit": "cycles per trip",
+            "emulated": (c2 - c1) / 64,
+            "h200": ref.get((variant, int(w))),
+            "h200_source": "%s/e32_issue_slots.json variant %s "
+                           "warps_per_sm %s" % (E32_RUN, variant, w),
+            "note": E32_NOTE})
+    return rows
+
+
+E32_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
+            "selection_sync_slots")
+
+
 def measure(args):
     rows = (e2(args.warpsim) + e2_beyond_l2(args.warpsim) + e3(args.warpsim) +
             e6(args.warpsim) + e18(args.warpsim) + e19(args.warpsim) +
-            e31(args.warpsim))
+            e31(args.warpsim) + e32(args.warpsim))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
