@@ -6,15 +6,18 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section; --e30, --e31 and --e32 the same for
-      E30, E31 and E32
+      "<!-- table e29 -->" section; --e30, --e31, --e32 and --e33 the same
+      for E30, E31, E32 and E33
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
 from those files by the rule its table states; none is typed by hand.
 """
+import collections
+import gzip
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -259,26 +262,47 @@ def e6(d, out):
                 "FFMAs serialized", "cycles (median)"], rows)
 
 
+# One instruction line of a cuobjdump -sass listing: its address, guard
+# predicate, mnemonic with modifiers (LDG.E.STRONG.SM) and operands.
+SASS_LINE = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T0-9]+\s+)?"
+                       r"([A-Z][A-Z0-9.]*)([^;]*);")
+
+
+def sass_functions(path, pattern):
+    """The functions of a cuobjdump -sass listing (gzipped; none when the
+    file is missing) whose mangled name matches the regex `pattern`: per
+    function the match's groups as ints and its instructions, in order, as
+    (address, mnemonic with modifiers, operands)."""
+    if not os.path.exists(path):
+        return
+    with gzip.open(path, "rt") as f:
+        text = f.read()
+    for part in re.split(r"\n\s*Function : ", text)[1:]:
+        m = re.search(pattern, part.split("\n")[0])
+        if not m:
+            continue
+        ins = []
+        for line in part.split("\n"):
+            x = SASS_LINE.match(line)
+            if x:
+                ins.append((int(x.group(1), 16), x.group(3), x.group(4)))
+        yield tuple(int(g) for g in m.groups()), ins
+
+
+def sass_counts(path, pattern):
+    """Per function of the listing whose name matches `pattern` (keyed by
+    its groups as ints): its instructions' mnemonics, without modifiers,
+    counted."""
+    return {key: collections.Counter(op.split(".")[0] for _, op, _ in ins)
+            for key, ins in sass_functions(path, pattern)}
+
+
 def e29_sass(run):
     """Per kernel BranchKernel<test, B> of E29's SASS dump
     (e29_branch_bodies.sass.gz in RUN): its instructions' mnemonics
     counted, keyed by (test, B); test 0 none, 1 never, 2 always."""
-    import collections
-    import gzip
-    import re
-    path = os.path.join(run, "e29_branch_bodies.sass.gz")
-    if not os.path.exists(path):
-        return {}
-    with gzip.open(path, "rt") as f:
-        text = f.read()
-    out = {}
-    for part in re.split(r"\n\s*Function : ", text)[1:]:
-        m = re.search(r"BranchKernelILi(\d)ELi(\d+)E", part.split("\n")[0])
-        if m:
-            out[(int(m.group(1)), int(m.group(2)))] = collections.Counter(
-                re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P[T0-9]+\s+)?"
-                           r"([A-Z][A-Z0-9]*)", part))
-    return out
+    return sass_counts(os.path.join(run, "e29_branch_bodies.sass.gz"),
+                       r"BranchKernelILi(\d)ELi(\d+)E")
 
 
 E29_TEST = {"-": 0, "never": 1, "always": 2}
@@ -369,20 +393,9 @@ def e31_table(run):
     """E31's table: per walk and body the cycles per trip at each warps per
     SM, and what the branch and the next-word walk add to the loop
     (cuda_ref/src/e31_chase_branch.cu)."""
-    import collections
-    import gzip
-    import re
     d = load(run, "e31_chase_branch")
-    sass = {}
-    path = os.path.join(run, "e31_chase_branch.sass.gz")
-    if os.path.exists(path):
-        with gzip.open(path, "rt") as f:
-            for part in re.split(r"\n\s*Function : ", f.read())[1:]:
-                m = re.search(r"ChaseKernelILi(\d+)E", part.split("\n")[0])
-                if m:
-                    sass[int(m.group(1))] = collections.Counter(re.findall(
-                        r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P[T0-9]+\s+)?"
-                        r"([A-Z][A-Z0-9]*)", part))
+    sass = sass_counts(os.path.join(run, "e31_chase_branch.sass.gz"),
+                       r"ChaseKernelILi(\d+)E")
     variants = d["results"]["variants"]
     ws = [r["warps_per_sm"] for r in variants[0]["rows"]]
     cyc = {(v["walk"], v["body"]): {r["warps_per_sm"]: r["cycles_per_trip"]
@@ -396,7 +409,7 @@ def e31_table(run):
                d["parameters"]["trips"])]
     rows = []
     for v in variants:
-        ops = sass.get(v["multiply_adds"], {})
+        ops = sass.get((v["multiply_adds"],), {})
         rows.append([v["walk"], v["body"]] +
                     ["%.2f" % cyc[(v["walk"], v["body"])][w] for w in ws] +
                     ["%d, %d, %d" % (ops.get("BSSY", 0), ops.get("BSYNC", 0),
@@ -435,28 +448,15 @@ def sass_loops(path, pattern):
     the last backward branch to that branch, less any block a forward
     branch inside the loop jumps over (a body no trip runs), NOPs left
     out; with the mnemonics counted."""
-    import collections
-    import gzip
-    import re
     out = {}
-    if not os.path.exists(path):
-        return out
-    with gzip.open(path, "rt") as f:
-        text = f.read()
-    for part in re.split(r"\n\s*Function : ", text)[1:]:
-        m = re.search(pattern, part.split("\n")[0])
-        if not m:
-            continue
+    for key, listing in sass_functions(path, pattern):
         ins = []
-        for line in part.split("\n"):
-            x = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(@!?U?P[T0-9]+\s+)?"
-                         r"([A-Z][A-Z0-9.]*)([^;]*);", line)
-            if x:
-                target = None
-                if x.group(3) == "BRA":
-                    t = re.search(r"0x([0-9a-f]+)", x.group(4))
-                    target = int(t.group(1), 16) if t else None
-                ins.append((int(x.group(1), 16), x.group(3), target))
+        for a, op, operands in listing:
+            target = None
+            if op == "BRA":
+                t = re.search(r"0x([0-9a-f]+)", operands)
+                target = int(t.group(1), 16) if t else None
+            ins.append((a, op, target))
         back = [(a, t) for a, op, t in ins if op == "BRA" and t is not None
                 and t < a]
         if not back:
@@ -468,8 +468,42 @@ def sass_loops(path, pattern):
                 skip.update(b for b, _, _ in ins if a < b < t)
         ops = [op.split(".")[0] for a, op, _ in ins
                if start <= a <= end and a not in skip and op != "NOP"]
-        out[tuple(int(g) for g in m.groups())] = collections.Counter(ops)
+        out[key] = collections.Counter(ops)
     return out
+
+
+def repo_path(run):
+    """RUN's path from the repository's root."""
+    return os.path.relpath(os.path.abspath(run), os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def slot_table(out, d, loops, key, ffma):
+    """The rows of E32's and E33's tables, appended to `out`: per variant
+    of the result `d` one warp's cycles per trip, the issue slots per warp
+    and trip at 32 and 64 warps per SM, and the instructions one trip of
+    its kernel's loop issues (loops: sass_loops' answer, keyed by
+    key(variant name)); with an FFMA column when `ffma`."""
+    rows = []
+    for v in d["results"]["variants"]:
+        by_w = {r["warps_per_sm"]: r for r in v["rows"]}
+        ops = loops.get(key(v["variant"]))
+        n = sum(ops.values()) if ops else None
+        rows.append([v["variant"], v["extra"]] + ([v["ffma"]] if ffma else []) +
+                    ["%.2f" % by_w[1]["cycles_per_trip"],
+                     "%.2f" % by_w[32]["slots_per_warp_trip"],
+                     "%.2f" % by_w[64]["slots_per_warp_trip"],
+                     "%d" % n if n is not None else "-",
+                     ", ".join("%s %d" % (k, c) for k, c in sorted(
+                         ops.items()) if k != "FFMA") if ops else "-",
+                     "%.2f" % (by_w[32]["slots_per_warp_trip"] - n)
+                     if n is not None else "-",
+                     "%.2f" % (by_w[64]["slots_per_warp_trip"] - n)
+                     if n is not None else "-"])
+    table(out, ["variant", "extra per trip"] + (["FFMA"] if ffma else []) +
+          ["one warp: cycles per trip", "32 warps: slots", "64 warps: slots",
+           "SASS: instructions per trip", "of which not FFMA",
+           "32 warps: slots beyond", "64 warps: slots beyond"], rows)
 
 
 def e32_table(run):
@@ -486,29 +520,34 @@ def e32_table(run):
            "instructions one trip of the kernel's loop issues (from the "
            "loop branch's target to it, less the block a branch inside "
            "jumps over) and the slots beyond them at 32 and 64 warps.\n" % (
-               os.path.relpath(os.path.abspath(run), os.path.join(
-                   os.path.dirname(os.path.abspath(__file__)), "..", "..")),
-               d["parameters"]["trips"])]
-    rows = []
-    for v in d["results"]["variants"]:
-        by_w = {r["warps_per_sm"]: r for r in v["rows"]}
-        ops = loops.get(E32_KIND.get(v["variant"], (-1, -1)))
-        n = sum(ops.values()) if ops else None
-        rows.append([v["variant"], v["extra"], v["ffma"],
-                     "%.2f" % by_w[1]["cycles_per_trip"],
-                     "%.2f" % by_w[32]["slots_per_warp_trip"],
-                     "%.2f" % by_w[64]["slots_per_warp_trip"],
-                     "%d" % n if n is not None else "-",
-                     ", ".join("%s %d" % (k, c) for k, c in sorted(
-                         ops.items()) if k != "FFMA") if ops else "-",
-                     "%.2f" % (by_w[32]["slots_per_warp_trip"] - n)
-                     if n is not None else "-",
-                     "%.2f" % (by_w[64]["slots_per_warp_trip"] - n)
-                     if n is not None else "-"])
-    table(out, ["variant", "extra per trip", "FFMA", "one warp: cycles per "
-                "trip", "32 warps: slots", "64 warps: slots",
-                "SASS: instructions per trip", "of which not FFMA",
-                "32 warps: slots beyond", "64 warps: slots beyond"], rows)
+               repo_path(run), d["parameters"]["trips"])]
+    slot_table(out, d, loops, lambda name: E32_KIND.get(name, (-1, -1)),
+               ffma=True)
+    return "\n".join(out)
+
+
+# E33's variants: the Kind of their kernel MemSlotKernel<Kind>.
+E33_KIND = {"ffma_k16": 0, "ldg_word": 1, "ldg_lanes": 2, "ldg_v4": 3,
+            "ldg_two": 4, "stg_lanes": 5, "lds_word": 6, "sts_lanes": 7,
+            "red_lanes": 8}
+
+
+def e33_table(run):
+    """E33's table: E32's columns (less FFMA: 16 a trip in every variant)
+    for loops of 16 FFMA and one memory instruction of a kind a trip
+    (cuda_ref/src/e33_memory_slots.cu)."""
+    d = load(run, "e33_memory_slots")
+    loops = sass_loops(os.path.join(run, "e33_memory_slots.sass.gz"),
+                       r"MemSlotKernelILNS_4KindE(\d)E")
+    out = ["Run: `%s` (E33, `cuda_ref/src/e33_memory_slots.cu`); %s trips "
+           "of 16 FFMA and one memory instruction of a kind. One warp: "
+           "cycles per trip; 32 and 64 warps per SM: issue slots per warp "
+           "and trip (cycles per trip x 4 / warps); SASS: the instructions "
+           "one trip of the kernel's loop issues (from the loop branch's "
+           "target to it) and the slots beyond them at 32 and 64 warps.\n" % (
+               repo_path(run), d["parameters"]["trips"])]
+    slot_table(out, d, loops, lambda name: (E33_KIND.get(name, -1),),
+               ffma=False)
     return "\n".join(out)
 
 
@@ -534,17 +573,17 @@ def render(run):
 
 
 def main(argv):
-    if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32"):
-        # --e29 / --e30 / --e31 / --e32 RUN [--update README | --check
-        # README]: the experiment's table, in README's <!-- table e29 -->
-        # (e30, e31, e32) section.
+    if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32", "--e33"):
+        # --e29 / --e30 / --e31 / --e32 / --e33 RUN [--update README |
+        # --check README]: the experiment's table, in README's
+        # <!-- table e29 --> (e30, e31, e32, e33) section.
         sys.path.insert(0, os.path.join(os.path.dirname(
             os.path.abspath(__file__)), "..", "..", "tools"))
         from readme_section import table_section_main
         opts = dict(zip(argv[2::2], argv[3::2]))
         name = argv[0][2:]
         make = {"e29": e29_table, "e30": e30_table, "e31": e31_table,
-                "e32": e32_table}[name]
+                "e32": e32_table, "e33": e33_table}[name]
         return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))
