@@ -529,7 +529,7 @@ def e32_table(run):
 # E33's variants: the Kind of their kernel MemSlotKernel<Kind>.
 E33_KIND = {"ffma_k16": 0, "ldg_word": 1, "ldg_lanes": 2, "ldg_v4": 3,
             "ldg_two": 4, "stg_lanes": 5, "lds_word": 6, "sts_lanes": 7,
-            "red_lanes": 8}
+            "red_lanes": 8, "ldg_uniform": 9}
 
 
 def e33_table(run):

@@ -30,7 +30,11 @@
 //                128-byte rows every trip);
 //     red_lanes  red.global.add.u32 (an atomic without return) of the
 //                trip's counter, each lane its own word, addressed as
-//                stg_lanes.
+//                stg_lanes;
+//     ldg_uniform ld.global.ca.u32, every lane the same word, its address
+//                from the kernel's parameter and the trip counter only (no
+//                loaded value): one the compiler can know is uniform
+//                (vulkan_ref's memory_loads family reads such words).
 //   Besides, every trip has the counter's add, the exit compare and the
 //   branch back, and each memory instruction its address arithmetic. The
 //   SASS (cuobjdump, beside the result) gives each loop's instructions. The
@@ -51,7 +55,7 @@
 //   over the trips), slots_per_warp_trip (that x 4 / W), reps,
 //   placement_ok, blocks_per_sm_api.
 //
-// Run time (H200): 9 variants x 3 W x 4 launches, each under 20 ms.
+// Run time (H200): 10 variants x 3 W x 4 launches, each under 20 ms.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -122,7 +126,8 @@ enum Kind {
   kStgLanes,
   kLdsWord,
   kStsLanes,
-  kRedLanes
+  kRedLanes,
+  kLdgUniform
 };
 
 // data: 1024 words of zeros (every load reads 0, so u stays 0); sink:
@@ -180,6 +185,11 @@ __global__ void __launch_bounds__(1024, 2)
     } else if constexpr (kKind == kRedLanes) {
       mine = OtherLine(mine);
       RedAdd(mine, t);
+    } else if constexpr (kKind == kLdgUniform) {
+      // An address from the kernel's parameter and the trip counter only:
+      // the compiler may know it is the warp's one address.
+      u ^= LoadCa(data + ((t << 5) & 1023));
+      x[0] += __uint_as_float(u);
     }
   }
   out[g] = x[0] + x[1] + x[2] + x[3] + __uint_as_float(u);
@@ -212,6 +222,8 @@ const Variant kVariants[] = {
     {"lds_word", "LDS, one word", MemSlotKernel<kLdsWord>},
     {"sts_lanes", "STS, a word a lane", MemSlotKernel<kStsLanes>},
     {"red_lanes", "RED.ADD, a word a lane", MemSlotKernel<kRedLanes>},
+    {"ldg_uniform", "LDG, one word at a uniform address",
+     MemSlotKernel<kLdgUniform>},
 };
 
 }  // namespace
