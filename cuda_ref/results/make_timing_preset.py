@@ -782,6 +782,47 @@ def same_sector_word(run, vk_dir, t, src):
         "(vulkan_ref/results/h200/README.md, E25)")
 
 
+def slots_beyond(found, name, kinds, pattern, warps=64):
+    """{variant: issue slots per warp and trip beyond its loop's SASS
+    instructions at `warps` warps per SM} of an E32/E33 record (`name`:
+    its result; kinds: variant -> sass_loops key; pattern: the kernels'
+    mangled-name regex)."""
+    doc = json.load(open(os.path.join(found, name + ".json")))
+    loops = summarize.sass_loops(os.path.join(found, name + ".sass.gz"),
+                                 pattern)
+    out = {}
+    for v in doc["results"]["variants"]:
+        ops = loops.get(kinds.get(v["variant"]))
+        rows = {r["warps_per_sm"]: r for r in v["rows"]}
+        if ops and warps in rows:
+            out[v["variant"]] = (rows[warps]["slots_per_warp_trip"]
+                                 - sum(ops.values()))
+    return out
+
+
+def memory_issue(run, t, src):
+    """The cycles a memory instruction holds its sub-partition's issue
+    beyond its own slot, from cuda_ref's E32 (cuda_ref/src/
+    e32_issue_slots.cu, the latest *-e32-issue-slots directory beside
+    RUN_DIR): with 64 warps per SM, a loop of 16 FFMA and one global load
+    a trip takes more issue slots per warp and trip beyond its SASS
+    instructions than the same loop without the load; the difference is
+    the load's."""
+    found = latest_beside(run, "e32-issue-slots")
+    beyond = slots_beyond(found, "e32_issue_slots", summarize.E32_KIND,
+                          r"SlotKernelIL.*?KindE(\d)ELi(\d+)E")
+    if "ldg_k16" not in beyond or "ffma_k16" not in beyond:
+        fail(f"{rel(found)}: no ldg_k16/ffma_k16 rows with their SASS")
+    extra = beyond["ldg_k16"] - beyond["ffma_k16"]
+    t.setdefault("memory", {})["global_load_issue_cycles"] = max(
+        0, round(extra))
+    src["memory.global_load_issue_cycles"] = (
+        f"{rel(found)}/e32_issue_slots.json (E32): 64 warps per SM, issue "
+        "slots per warp and trip beyond the loop's SASS instructions "
+        f"(e32_issue_slots.sass.gz): ldg_k16 {beyond['ldg_k16']:.2f}, "
+        f"ffma_k16 {beyond['ffma_k16']:.2f}; the load's: {extra:.2f}")
+
+
 def predication(vk_dir, t, src):
     """The largest selection NVIDIA's compiler predicates, from E27
     (vulkan_ref/experiments/e27_branch_bodies.py), the latest
@@ -1006,6 +1047,7 @@ def generate(run, vk_dir, out_path):
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
     same_sector_word(run, vk_dir, t, src)
+    memory_issue(run, t, src)
     predication(vk_dir, t, src)
     branches(run, t, src)
     policy(src)

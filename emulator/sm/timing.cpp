@@ -200,10 +200,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
       // new one starts after them.
       sp.launch_busy =
           std::max(sp.launch_busy, now) + config.fragment_warp_cycles;
-      for (size_t p = 0; p < kPipes; ++p) {
-        sp.pipe_free[p] = std::max(sp.pipe_free[p], sp.launch_busy);
-      }
-      sp.busy_pipes = (1u << kPipes) - 1;
+      sp.HoldIssue(sp.launch_busy);
       ws.next_issue = sp.launch_busy;
       ws.next_issue_reason = StallReason::kNoInstruction;
     }

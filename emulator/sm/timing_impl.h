@@ -201,6 +201,12 @@ struct alignas(64) SubPartition {
   // The slots in on_pipe[ALU] whose next instruction may go to the FMA
   // pipe instead (IsSplitAdd, TimingConfig::split_int_adds).
   uint64_t either_pipe = 0;
+  // No warp issues before `until`: every pipe counts busy till then (the
+  // ready warps count as throttled by their pipes).
+  void HoldIssue(uint64_t until) {
+    for (uint64_t& free : pipe_free) free = std::max(free, until);
+    busy_pipes = (1u << kPipes) - 1;
+  }
   // The rest.
   // Until when the launches of fragment warps occupy it
   // (TimingConfig::fragment_warp_cycles).
@@ -567,6 +573,7 @@ struct TimingModel::Impl {
   // The cycles until a memory instruction's result is ready.
   // The cycles from `at` (now, or earlier for a load issued ahead: AheadAt)
   // until a memory instruction's result is ready.
+  uint32_t IssueHold(const simt::InstrRecord& rec, bool store) const;
   uint32_t MemoryLatency(WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store, uint64_t at);
   // When the copy of a load in an unrolled loop that `rec` is would have

@@ -589,6 +589,28 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
   return lat;
 }
 
+// The cycles beyond its own slot a load/store-pipe instruction holds its
+// sub-partition's issue (MemoryTiming::*_issue_cycles), by its kind and
+// the memory its first active lane addresses.
+uint32_t TimingModel::Impl::IssueHold(const simt::InstrRecord& rec,
+                                      bool store) const {
+  const MemoryTiming& m = config.memory;
+  if (rec.addresses == nullptr || rec.active == 0) return 0;
+  const uint32_t first = static_cast<uint32_t>(std::countr_zero(rec.active));
+  switch (
+      simt::SpaceOfRegion(static_cast<uint32_t>(rec.addresses[first] >> 32))) {
+    case simt::MemorySpace::kWorkgroup:
+      if (simt::IsAtomic(rec.op)) return 0;
+      return store ? m.shared_store_issue_cycles : m.shared_load_issue_cycles;
+    case simt::MemorySpace::kGlobal:
+      if (simt::IsAtomic(rec.op)) return m.global_atomic_issue_cycles;
+      return store ? m.global_store_issue_cycles : m.global_load_issue_cycles;
+    case simt::MemorySpace::kPrivate:
+      break;
+  }
+  return 0;
+}
+
 // An instruction event for the trace (--trace-detail instructions), and
 // the record for the step observer. Called once per Step().
 void TimingModel::Impl::LogInstructionTo(const WarpState& w,
@@ -756,6 +778,12 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           at + latency > now ? static_cast<uint32_t>(at + latency - now) : 1;
     }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
+    if (rec.pipe == simt::Pipe::kLsu) {
+      if (const uint32_t hold = IssueHold(rec, store); hold > 0) {
+        sp.HoldIssue(now + 1 + hold);
+        run.memory_issue_hold_cycles += hold;
+      }
+    }
   }
   if (config.predicate_latency > 0 && simt::WritesPredicate(rec.op)) {
     // A predicate: ready predicate_latency after NVIDIA's code computes

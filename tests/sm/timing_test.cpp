@@ -926,5 +926,73 @@ TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
         plain32.run.cycles - plain16.run.cycles);
 }
 
+TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",
+          "[sm][timing]") {
+  // One warp, eight independent loads of eight lines (each a DRAM miss,
+  // its data 300 cycles after its issue), then their sum: the sum's last
+  // add waits for the last load's data, so each load but the last one
+  // delays the end by the cycles it holds the issue: 7 x 3 cycles.
+  std::string s =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n";
+  for (int k = 0; k < 8; ++k) {
+    s += "  float x" + std::to_string(k) + " = b.v[" + std::to_string(k * 256) +
+         " + i];\n";
+  }
+  s += "  b.v[i + 2048] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));\n"
+       "}\n";
+  TimingConfig held = TestConfig();
+  held.memory.global_load_issue_cycles = 3;
+  const Timed plain = Run(s, 1);
+  const Timed hold = Run(s, 1, held);
+  CHECK(hold.buffer == plain.buffer);
+  CHECK(plain.run.memory_issue_hold_cycles == 0);
+  CHECK(hold.run.memory_issue_hold_cycles == 8 * 3);
+  CHECK(hold.run.cycles == plain.run.cycles + 7 * 3);
+  // Four such warps on each sub-partition: what the loads hold is the
+  // other warps' too; those ready then count as throttled by their pipes.
+  auto throttled = [](const RunTiming& run) {
+    uint64_t n = 0;
+    for (trace::StallReason r :
+         {trace::StallReason::kMathPipeThrottle,
+          trace::StallReason::kLgThrottle, trace::StallReason::kTexThrottle}) {
+      n += run.stall_cycles[static_cast<size_t>(r)];
+    }
+    return n;
+  };
+  const Timed many = Run(s, 16, held);
+  const Timed many_plain = Run(s, 16);
+  CHECK(many.run.memory_issue_hold_cycles == 16 * 8 * 3);
+  CHECK(throttled(many.run) > throttled(many_plain.run));
+  CHECK(many.run.cycles > many_plain.run.cycles);
+}
+
+TEST_CASE("each kind of memory instruction holds the issue its own cycles",
+          "[sm][timing]") {
+  // Per warp: two global loads, one global store, one atomic, one shared
+  // store and one shared load; each kind's figure a power of ten, so the
+  // run's sum shows how many of each the model counted.
+  const std::string shader =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { uint u; float v[]; } b;\n"
+      "shared float s[32];\n"
+      "void main() {\n  uint i = gl_LocalInvocationIndex;\n"
+      "  uint g = gl_GlobalInvocationID.x;\n"
+      "  s[i] = b.v[g] + b.v[g + 1024];\n  barrier();\n"
+      "  atomicAdd(b.u, 1u);\n"
+      "  b.v[g + 2048] = s[31 - i];\n}\n";
+  TimingConfig c = TestConfig();
+  c.memory.global_load_issue_cycles = 1;
+  c.memory.global_store_issue_cycles = 10;
+  c.memory.global_atomic_issue_cycles = 100;
+  c.memory.shared_store_issue_cycles = 1000;
+  c.memory.shared_load_issue_cycles = 10000;
+  const Timed t = Run(shader, 2, c);
+  const Timed f = Run(shader, 2, TestConfig(), SmLimits{}, true);
+  CHECK(t.buffer == f.buffer);
+  CHECK(t.run.memory_issue_hold_cycles == 2 * 11112);
+}
+
 }  // namespace
 }  // namespace warpsim::sm
