@@ -101,7 +101,7 @@ struct MemoryTiming {
   // ready ones count as throttled by their pipes), the issuing warp's
   // next instruction included. On the H200 a warp's global load takes
   // about three issue slots more than one when many warps share the SM
-  // (cuda_ref E32, E33). By kind: a load, store or atomic of global
+  // (cuda_ref E32). By kind: a load, store or atomic of global
   // (device) memory, a load or store of workgroup (shared) memory. A
   // lane-private variable's and an image's accesses hold nothing. 0: none.
   uint32_t global_load_issue_cycles = 0;
