@@ -96,14 +96,16 @@ struct MemoryTiming {
   // other sectors misses again, for those (REFERENCE §1.5: 128-byte lines
   // of 32-byte sectors). false: a miss brings in the whole line.
   bool l1_sector_fills = true;
-  // Cycles beyond its own issue slot that a load/store-pipe instruction
-  // holds its sub-partition's issue: no warp there issues for them (the
-  // ready ones count as throttled by their pipes), the issuing warp's
-  // next instruction included. On the H200 a warp's global load takes
-  // about three issue slots more than one when many warps share the SM
-  // (cuda_ref E32). By kind: a load, store or atomic of global
-  // (device) memory, a load or store of workgroup (shared) memory. A
-  // lane-private variable's and an image's accesses hold nothing. 0: none.
+  // Cycles beyond its own issue slot that a compute warp's load/store-pipe
+  // instruction holds its sub-partition's issue: no warp there issues for
+  // them (the ready ones count as throttled by their pipes), the issuing
+  // warp's next instruction included. On the H200 a kernel's global load
+  // takes about three issue slots more than one when many warps share the
+  // SM (cuda_ref E32), where fragment shaders' loads at high occupancy
+  // take none (vulkan_ref E26, E27): vertex and fragment warps' accesses
+  // hold nothing. By kind: a load, store or atomic of global (device)
+  // memory, a load or store of workgroup (shared) memory. A lane-private
+  // variable's and an image's accesses hold nothing. 0: none.
   uint32_t global_load_issue_cycles = 0;
   uint32_t global_store_issue_cycles = 0;
   uint32_t global_atomic_issue_cycles = 0;

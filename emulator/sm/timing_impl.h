@@ -573,7 +573,8 @@ struct TimingModel::Impl {
   // The cycles until a memory instruction's result is ready.
   // The cycles from `at` (now, or earlier for a load issued ahead: AheadAt)
   // until a memory instruction's result is ready.
-  uint32_t IssueHold(const simt::InstrRecord& rec, bool store) const;
+  uint32_t IssueHold(const WarpState& w, const simt::InstrRecord& rec,
+                     bool store) const;
   uint32_t MemoryLatency(WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store, uint64_t at);
   // When the copy of a load in an unrolled loop that `rec` is would have

@@ -589,13 +589,18 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
   return lat;
 }
 
-// The cycles beyond its own slot a load/store-pipe instruction holds its
-// sub-partition's issue (MemoryTiming::*_issue_cycles), by its kind and
-// the memory its first active lane addresses.
-uint32_t TimingModel::Impl::IssueHold(const simt::InstrRecord& rec,
+// The cycles beyond its own slot a load/store-pipe instruction of a
+// compute warp holds its sub-partition's issue
+// (MemoryTiming::*_issue_cycles), by its kind and the memory its first
+// active lane addresses.
+uint32_t TimingModel::Impl::IssueHold(const WarpState& w,
+                                      const simt::InstrRecord& rec,
                                       bool store) const {
   const MemoryTiming& m = config.memory;
-  if (rec.addresses == nullptr || rec.active == 0) return 0;
+  if (rec.addresses == nullptr || rec.active == 0 ||
+      w.item->item->kind != pipeline::WorkKind::kComputeWorkgroup) {
+    return 0;
+  }
   const uint32_t first = static_cast<uint32_t>(std::countr_zero(rec.active));
   switch (
       simt::SpaceOfRegion(static_cast<uint32_t>(rec.addresses[first] >> 32))) {
@@ -779,7 +784,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
     if (rec.pipe == simt::Pipe::kLsu) {
-      if (const uint32_t hold = IssueHold(rec, store); hold > 0) {
+      if (const uint32_t hold = IssueHold(w, rec, store); hold > 0) {
         sp.HoldIssue(now + 1 + hold);
         run.memory_issue_hold_cycles += hold;
       }

@@ -88,15 +88,6 @@ KNOWN = {
         "register_pressure.h200.json): its loop is not the other variants' "
         "loop, and held8 draws slower than held16; the model issues every "
         "variant's loop alike"),
-    ("memory_loads", 3): (
-        True, False,
-        "the model's rolled 8-load loop takes less than the H200's time "
-        "and its 16-load loop more (the table above): with the issue "
-        "cycles a global load holds "
-        "(memory.global_load_issue_cycles, cuda_ref's E32) the unrolled "
-        "16-load loop costs the model as much as the rolled one; what the "
-        "H200's rolled loop takes beyond the model's, its L2 hits one "
-        "after the other, is not known"),
 }
 
 

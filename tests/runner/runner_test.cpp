@@ -554,3 +554,66 @@ TEST_CASE(
         a.dispatches[1].timing->cycles + 14 * 50);
   CHECK(b.dispatches[3].timing->cycles == a.dispatches[3].timing->cycles);
 }
+
+TEST_CASE("only compute warps' loads hold the issue their *_issue_cycles",
+          "[runner][timing]") {
+  // The same loads of a storage buffer in a fragment shader and in a
+  // compute shader: with global_load_issue_cycles, the dispatch's loads
+  // hold their sub-partitions' issue, the draw's do not (its cycles are
+  // those without it).
+  const std::string amber = R"(#!amber
+SHADER vertex vs PASSTHROUGH
+SHADER fragment fs GLSL
+#version 450
+layout(location = 0) out vec4 c;
+layout(set = 0, binding = 0) readonly buffer B { float v[]; } b;
+void main() {
+  int i = int(gl_FragCoord.x) + 16 * int(gl_FragCoord.y);
+  c = vec4(b.v[i] + b.v[i + 256], 0.0, 0.0, 1.0);
+}
+END
+SHADER compute cs GLSL
+#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer B { float v[]; } b;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  b.v[i + 512] = b.v[i] + b.v[i + 256];
+}
+END
+BUFFER fb FORMAT R8G8B8A8_UNORM
+BUFFER buf DATA_TYPE float SIZE 1024 FILL 0.25
+PIPELINE graphics g
+  ATTACH vs
+  ATTACH fs
+  FRAMEBUFFER_SIZE 16 16
+  BIND BUFFER fb AS color LOCATION 0
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+PIPELINE compute p
+  ATTACH cs
+  BIND BUFFER buf AS storage DESCRIPTOR_SET 0 BINDING 0
+END
+RUN g DRAW_RECT POS 0 0 SIZE 16 16
+RUN p 1 1 1
+EXPECT buf IDX 2048 EQ 0.5
+)";
+  warpsim::runner::RunOptions off;
+  off.timing_mode = true;
+  warpsim::runner::RunOptions on = off;
+  on.timing.memory.global_load_issue_cycles = 3;
+  const auto a = Run(amber, off);
+  const auto b = Run(amber, on);
+  INFO(Describe(b));
+  REQUIRE(a.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(b.status == warpsim::runner::RunStatus::kPass);
+  REQUIRE(b.draws.size() == 1);
+  REQUIRE(b.dispatches.size() == 1);
+  REQUIRE(a.draws[0].timing);
+  REQUIRE(b.draws[0].timing);
+  REQUIRE(b.dispatches[0].timing);
+  CHECK(b.draws[0].timing->memory_issue_hold_cycles == 0);
+  CHECK(b.draws[0].timing->cycles == a.draws[0].timing->cycles);
+  // Two warps, two loads each.
+  CHECK(b.dispatches[0].timing->memory_issue_hold_cycles == 2 * 2 * 3);
+}
