@@ -497,7 +497,8 @@ def e31(warpsim):
 
 
 E31_NOTE = ("register_pressure's loop: same_sector_word_cycles, the "
-            "branch waits (branch, selection_sync_*, predicate_latency)")
+            "branch waits (branch, selection_sync_*, predicate_latency), "
+            "global_load_issue_cycles")
 
 
 E32_RUN = "cuda_ref/results/h200/2026-12-05-e32-issue-slots"
@@ -530,7 +531,7 @@ def e32(warpsim):
 
 
 E32_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
-            "selection_sync_slots")
+            "selection_sync_slots, global_load_issue_cycles")
 
 
 def measure(args):
