@@ -69,6 +69,23 @@ __device__ __forceinline__ uint64_t ClockAfterMemory() {
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(r)::"memory");
   return r;
 }
+// One ld.global.ca of a word, kept in order with the thread's other
+// memory accesses (a "memory" clobber).
+__device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// x = x * a + b, one FFMA the compiler neither merges nor drops.
+__device__ __forceinline__ void Ffma(float& x, float a, float b) {
+  asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));
+}
+// K FFMA over 4 independent chains.
+template <int kK>
+__device__ __forceinline__ void Ffmas(float (&x)[4], float a, float b) {
+#pragma unroll
+  for (int i = 0; i < kK; ++i) Ffma(x[i & 3], a, b);
+}
 __device__ __forceinline__ uint64_t GlobalTimer() {
   uint64_t r;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(r));

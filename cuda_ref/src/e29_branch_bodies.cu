@@ -48,17 +48,13 @@ using cuda_ref::Json;
 
 namespace {
 
+using cuda_ref::LoadCa;
+
 constexpr int kMeasuredReps = 3;
 constexpr uint32_t kTrips = 4096;
 constexpr uint32_t kWords = 64;
 
 using WarpRec = cuda_ref::WarpSpan;
-
-__device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 
 template <int kK>
 __device__ __forceinline__ void Mad(uint32_t& acc, uint32_t idx) {

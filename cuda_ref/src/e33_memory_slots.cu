@@ -66,6 +66,10 @@ using cuda_ref::Json;
 
 namespace {
 
+using cuda_ref::Ffma;
+using cuda_ref::Ffmas;
+using cuda_ref::LoadCa;
+
 constexpr int kMeasuredReps = 3;
 constexpr uint32_t kTrips = 2048;
 constexpr int kFfmaPerTrip = 16;
@@ -74,20 +78,6 @@ constexpr uint32_t kSharedWords = 256;
 
 using WarpRec = cuda_ref::WarpSpan;
 
-__device__ __forceinline__ void Ffma(float& x, float a, float b) {
-  asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));
-}
-// K FFMA over 4 independent chains.
-template <int kK>
-__device__ __forceinline__ void Ffmas(float (&x)[4], float a, float b) {
-#pragma unroll
-  for (int i = 0; i < kK; ++i) Ffma(x[i & 3], a, b);
-}
-__device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 __device__ __forceinline__ uint32_t LoadCaV4Xor(const uint32_t* p) {
   uint32_t v0, v1, v2, v3;
   asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];"

@@ -56,6 +56,8 @@ using cuda_ref::Median;
 
 namespace {
 
+using cuda_ref::Ffma;
+
 constexpr int kBodySteps = 256;
 constexpr int kIlp = 4;
 constexpr unsigned kMagic = 0xE4C0FFEEu;
@@ -64,10 +66,6 @@ struct WarpRec {
   unsigned long long t0, t1;
   unsigned smid, warpid, warpid_end, active, magic, pad;
 };
-
-__device__ __forceinline__ void Ffma(float& x, float a, float b) {
-  asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));
-}
 
 // Warps i and j run `reps` x 256 steps of 4 FFMA chains; the rest exit.
 __global__ void __launch_bounds__(512)
