@@ -98,8 +98,8 @@ struct RunTiming {
   // used (no warp instruction: they write nothing); selected cycles =
   // issued + these.
   uint64_t predicated_off_instructions = 0;
-  // The cycles loads and stores held their sub-partition's issue beyond
-  // their own slots (MemoryTiming::*_issue_cycles).
+  // The cycles compute warps' loads and stores held their sub-partition's
+  // issue beyond their own slots (MemoryTiming::*_issue_cycles).
   uint64_t memory_issue_hold_cycles = 0;
   // The issue slots of the reconvergence instructions around selections'
   // branches (TimingConfig::selection_sync_slots; no warp instruction);

@@ -100,10 +100,10 @@ struct MemoryTiming {
   // instruction holds its sub-partition's issue: no warp there issues for
   // them (the ready ones count as throttled by their pipes), the issuing
   // warp's next instruction included. On the H200 a kernel's global load
-  // takes about three issue slots more than one when many warps share the
-  // SM (cuda_ref E32), where fragment shaders' loads at high occupancy
-  // take none (vulkan_ref E26, E27): vertex and fragment warps' accesses
-  // hold nothing. By kind: a load, store or atomic of global (device)
+  // takes issue slots beyond its own when many warps share the SM
+  // (cuda_ref E32), where fragment shaders' loads at high occupancy take
+  // none (vulkan_ref E26, E27): vertex and fragment warps' accesses hold
+  // nothing. By kind: a load, store or atomic of global (device)
   // memory, a load or store of workgroup (shared) memory. A lane-private
   // variable's and an image's accesses hold nothing. 0: none.
   uint32_t global_load_issue_cycles = 0;

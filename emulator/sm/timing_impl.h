@@ -570,13 +570,14 @@ struct TimingModel::Impl {
     }
     return c;
   }
-  // The cycles until a memory instruction's result is ready.
   // The cycles from `at` (now, or earlier for a load issued ahead: AheadAt)
   // until a memory instruction's result is ready.
-  uint32_t IssueHold(const WarpState& w, const simt::InstrRecord& rec,
-                     bool store) const;
   uint32_t MemoryLatency(WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store, uint64_t at);
+  // The cycles beyond its own slot a compute warp's memory instruction
+  // holds its sub-partition's issue (MemoryTiming::*_issue_cycles).
+  uint32_t IssueHold(const WarpState& w, const simt::InstrRecord& rec,
+                     bool store) const;
   // When the copy of a load in an unrolled loop that `rec` is would have
   // issued in NVIDIA's code (simt::Program::ahead_loads): with the group of
   // trips' first copy; now for any other instruction.
