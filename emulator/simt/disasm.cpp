@@ -100,6 +100,9 @@ std::string DisassembleProgram(const Program& p) {
                : p.register_private[i] == 3 ? "  ; a constant-bank operand"
                                             : "  ; an address no code computes";
       }
+      if (i < p.uniform_branches.size() && p.uniform_branches[i] != 0) {
+        out += "  ; a condition every lane of a warp shares";
+      }
       // Control of a loop the timing model issues as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {
         const uint32_t loop = p.loop_control[i] - 1;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "simt/scalar_ops.h"
+#include "simt/uniformity.h"
 #include "simt/warp.h"
 #include "spirv/grammar.h"
 
@@ -43,6 +44,9 @@ Result<Program> LowerProgram(const spirv::Module& module,
   MarkRedundant(&program);
   MarkPredicated(&program);
   program.source_lines.resize(program.code.size(), 0);
+  if (!program.uniform_branches.empty()) {
+    program.uniform_branches.resize(program.code.size(), 0);
+  }
   return program;
 }
 
@@ -760,6 +764,12 @@ Status Lowerer::LowerTerminator(const spirv::Block& block) {
       return InvalidAt(t, "branch to a block outside the function");
     }
   }
+  if (t.opcode == spv::Op::OpBranchConditional &&
+      (t.operands[0] >= divergent_.size() || divergent_[t.operands[0]] == 0)) {
+    std::vector<uint8_t>& uniform = program_->uniform_branches;
+    uniform.resize(program_->code.size() + 1, 0);
+    uniform.back() = 1;
+  }
   Instr& in = Emit(fn, t.opcode, branch_type, t.word_offset);
   in.pipe = Pipe::kBranch;
   in.src[0] = cond;
@@ -913,6 +923,7 @@ Status Lowerer::Run() {
     }
   }
   if (Status s = CollectGlobals(); !s.ok()) return s;
+  divergent_ = DivergentValues(module_, *function_);
   // Function-scope variables live in lane-private memory.
   for (const spirv::Inst& v : function_->variables) {
     auto info = std::make_shared<PointerInfo>();

@@ -297,6 +297,9 @@ class Lowerer {
   std::vector<uint32_t> constant_loads_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;
+  // Per SPIR-V id of function_: 1 when it may differ between the lanes of
+  // a warp (uniformity.h).
+  std::vector<uint8_t> divergent_;
   std::vector<const spirv::Block*> order_;  // structured order
   std::map<uint32_t, uint32_t> block_index_;
   uint32_t current_block_ = 0;

@@ -293,7 +293,9 @@ void MarkPredicated(Program* p) {
       rejoin = t > h && t < merge &&
                ReachesMerge(*p, first(t), first(stop), t, stop, merge);
     }
-    if (rejoin) {
+    const bool uniform = end - 1 < p->uniform_branches.size() &&
+                         p->uniform_branches[end - 1] != 0;
+    if (rejoin && !uniform) {
       if (p->selection_branches.empty()) {
         p->selection_branches.assign(ncode, 0);
       }

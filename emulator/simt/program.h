@@ -288,8 +288,12 @@ struct Program {
   // listed above. NVIDIA's compiler brackets such a branch, where it branches,
   // with a reconvergence barrier (BSSY before it, BSYNC at the merge:
   // cuda_ref's E29); the timing model issues them
-  // (TimingConfig::selection_sync_slots).
+  // (TimingConfig::selection_sync_slots). Not a branch in uniform_branches:
+  // the compiler needs no barrier where no warp's lanes can part (E32).
   std::vector<uint8_t> selection_branches;
+  // Per instruction (empty when none): 1 for a conditional branch whose
+  // condition is the same in every active lane of a warp (uniformity.h).
+  std::vector<uint8_t> uniform_branches;
   // Per instruction (empty when none): 1 + the index in `loops` of the loop
   // whose test it is, for a loop tested at its top (glslang's `for` and
   // `while`): the first conditional branch of the loop, in its header or
