@@ -1020,6 +1020,9 @@ def policy(src):
     src["fuse_pairs"] = DEFAULT + " (true: the pairs NVIDIA's compiler " \
         "emits as one SASS instruction, e.g. a multiply and its add as " \
         "IMAD or FFMA, issue as one)"
+    src["loop_control_in_bubbles"] = DEFAULT + " (false: on, E6's rows " \
+        "come closer and E31's chase rows move further away; " \
+        "emulator/sm/README.md)"
     src["free_layout_branches"] = DEFAULT + " (true: an unconditional " \
         "branch to the next block or a loop's back edge has no SASS " \
         "instruction of its own once the compiler lays out blocks and " \

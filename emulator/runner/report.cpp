@@ -45,6 +45,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["fused_instructions"] = t.fused_instructions;
   j["layout_branches"] = t.layout_branches;
   j["unrolled_loop_instructions"] = t.unrolled_loop_instructions;
+  j["bubble_instructions"] = t.bubble_instructions;
   j["redundant_instructions"] = t.redundant_instructions;
   j["register_moves"] = t.register_moves;
   j["predicated_branches"] = t.predicated_branches;
@@ -290,7 +291,8 @@ std::string TimingRunsCsv(const RunReport& report) {
       "peak_fragment_warps_per_sm,warp_switches,fused_instructions,"
       "layout_branches,unrolled_loop_instructions,redundant_instructions,"
       "register_moves,fma_pipe_adds,predicated_branches,"
-      "predicated_off_instructions,reconvergence_instructions" +
+      "predicated_off_instructions,reconvergence_instructions,"
+      "bubble_instructions" +
       StallHeader() +
       ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses"
       "\n";
@@ -315,9 +317,10 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.fma_pipe_adds) + "," +
         std::to_string(t.predicated_branches) + "," +
         std::to_string(t.predicated_off_instructions) + "," +
-        std::to_string(t.reconvergence_instructions) +
-        StallColumns(t.stall_cycles) + "," + std::to_string(t.memory.requests) +
-        "," + std::to_string(t.memory.sectors) + "," +
+        std::to_string(t.reconvergence_instructions) + "," +
+        std::to_string(t.bubble_instructions) + StallColumns(t.stall_cycles) +
+        "," + std::to_string(t.memory.requests) + "," +
+        std::to_string(t.memory.sectors) + "," +
         std::to_string(t.memory.l1_hits) + "," +
         std::to_string(t.memory.l1_misses) + "," +
         std::to_string(t.memory.l2_hits) + "," +

@@ -305,6 +305,14 @@ struct Program {
   // out its predicate's latency while the body runs
   // (TimingConfig::predicate_latency).
   std::vector<uint32_t> loop_tests;
+  // Per instruction (empty when none): 1 + the index in `loops` of the
+  // loop whose control NVIDIA's compiler places in the body of a rotated
+  // loop tested at its top: the test's compare (loop_tests) and the
+  // counter's step (an integer add or subtract of a constant in the loop's
+  // continue block). cuda_ref's E6 SASS has the step and the compare
+  // between the body's dependent FFMA, where they take issue cycles the
+  // chain leaves idle (TimingConfig::loop_control_in_bubbles).
+  std::vector<uint32_t> loop_fills;
   // Per instruction: the source line it came from (the module's OpLine:
   // GLSL compiled with -g), 0 where none; and the module's source text by
   // line (spirv::Module::SourceLines), empty when it has none. For viewers

@@ -102,6 +102,7 @@ class LoopFinder {
     // them. (Try() marks a loop constant when it finds its trip count.)
     for (size_t k = headers.size(); k-- > 0;) Try(headers[k], k);
     p_.loop_tests.clear();
+    p_.loop_fills.clear();
     for (size_t k = 0; k < headers.size(); ++k) MarkTest(headers[k], k);
     // A constant loop is unrolled with what it holds when every loop inside
     // it is constant too.
@@ -162,9 +163,27 @@ class LoopFinder {
         }
         if (p_.loop_tests.empty()) p_.loop_tests.assign(p_.code.size(), 0);
         p_.loop_tests[c] = p_.loop_tests[i] = static_cast<uint32_t>(range + 1);
+        MarkFills(h, c, range);
         return;
       }
       return;
+    }
+  }
+
+  // Marks loop `range`'s test compare `c` and its counter's step in
+  // p_.loop_fills (Program::loop_fills).
+  void MarkFills(uint32_t h, uint32_t c, size_t range) {
+    if (p_.loop_fills.empty()) p_.loop_fills.assign(p_.code.size(), 0);
+    const uint32_t tag = static_cast<uint32_t>(range + 1);
+    p_.loop_fills[c] = tag;
+    const uint32_t cont = p_.blocks[h].continue_block;
+    if (cont == kNoBlock || cont <= h) return;
+    for (uint32_t i = First(cont); i < First(cont + 1); ++i) {
+      const Instr& in = p_.code[i];
+      if ((in.op == spv::Op::OpIAdd || in.op == spv::Op::OpISub) &&
+          (IsConstant(in.src[0]) || IsConstant(in.src[1]))) {
+        p_.loop_fills[i] = tag;
+      }
     }
   }
 

@@ -181,6 +181,11 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
       ws.loop_tests = prog.loop_tests.data();
       ws.loop_tests_size = static_cast<uint32_t>(prog.loop_tests.size());
       ws.loop_top.assign(prog.loops.size(), 0);
+      if (config.loop_control_in_bubbles) {
+        ws.loop_top_issues.assign(prog.loops.size(), 0);
+        ws.loop_top_fills.assign(prog.loops.size(), 0);
+        ws.loop_top_held.assign(prog.loops.size(), 0);
+      }
     }
     if (!prog.unrolled_loops.empty()) {
       ws.loop_control = prog.loop_control.data();
@@ -200,7 +205,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
       // new one starts after them.
       sp.launch_busy =
           std::max(sp.launch_busy, now) + config.fragment_warp_cycles;
-      sp.HoldIssue(sp.launch_busy);
+      sp.HoldIssue(sp.launch_busy, config.fragment_warp_cycles);
       ws.next_issue = sp.launch_busy;
       ws.next_issue_reason = StallReason::kNoInstruction;
     }

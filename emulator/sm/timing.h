@@ -77,6 +77,10 @@ struct RunTiming {
   // unrolled code has none: warp instructions = issued + fused + layout
   // branches + these.
   uint64_t unrolled_loop_instructions = 0;
+  // And a rotated loop's control run in its sub-partition's idle cycles
+  // (TimingConfig::loop_control_in_bubbles): warp instructions = issued +
+  // fused + layout branches + unrolled loop instructions + these + ...
+  uint64_t bubble_instructions = 0;
   // And the instructions the compiler computes once (TimingConfig::cse):
   // warp instructions = issued + fused + layout branches + unrolled loop
   // instructions + these.

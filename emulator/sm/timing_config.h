@@ -178,6 +178,13 @@ struct TimingConfig {
   // followed by selection_sync_latency cycles before the warp's next
   // instruction (the report's reconvergence_instructions). 0: none.
   uint32_t selection_sync_slots = 0;
+  // A rotated loop's control that NVIDIA's compiler places in the body
+  // (simt::Program::loop_fills: the test's compare, the counter's step)
+  // runs with the instruction before it, taking no cycle of the warp's,
+  // while its sub-partition has left more cycles without an issue since
+  // the trip began than such instructions have run in the trip (the
+  // report's bubble_instructions); else it issues as any instruction.
+  bool loop_control_in_bubbles = false;
   uint32_t selection_sync_latency = 0;
   // The cycles from an instruction that writes a bool (a compare, a
   // logical operation: in NVIDIA's code a predicate register, ISETP,

@@ -112,6 +112,12 @@ struct WarpState {
   const uint32_t* loop_tests = nullptr;
   uint32_t loop_tests_size = 0;
   std::vector<uint64_t> loop_top;
+  // Per loop, with loop_top (TimingConfig::loop_control_in_bubbles): its
+  // sub-partition's issues and idle cycles filled (SubPartition::issues,
+  // fills) when the trip began.
+  std::vector<uint64_t> loop_top_issues;
+  std::vector<uint64_t> loop_top_fills;
+  std::vector<uint64_t> loop_top_held;
   // Its program's code (TimingConfig::icache_bytes): the first line, the
   // last line + 1, each instruction's line from the first (Impl::Code),
   // and the line of the instruction it last issued (~0: none).
@@ -175,6 +181,11 @@ struct alignas(64) SubPartition {
   // The cycle it must pick again (0: now): after an issue, an arrival, a
   // departure or an opened barrier, else when its first warp is ready.
   uint64_t wake = 0;
+  // Instructions issued, and idle cycles loop control took, ever
+  // (TimingConfig::loop_control_in_bubbles).
+  uint64_t issues = 0;
+  uint64_t fills = 0;
+  uint64_t held = 0;  // cycles HoldIssue kept every warp from issuing, ever
   uint32_t resident = 0;
   uint32_t rr = 0;                 // loose round robin: the slot after the last
   WarpState* last = nullptr;       // the warp issued last
@@ -203,7 +214,9 @@ struct alignas(64) SubPartition {
   uint64_t either_pipe = 0;
   // No warp issues before `until`: every pipe counts busy till then (the
   // ready warps count as throttled by their pipes).
-  void HoldIssue(uint64_t until) {
+  // `cycles`: how many more cycles that holds it (the count `held` keeps).
+  void HoldIssue(uint64_t until, uint64_t cycles) {
+    held += cycles;
     for (uint64_t& free : pipe_free) free = std::max(free, until);
     busy_pipes = (1u << kPipes) - 1;
   }
@@ -509,6 +522,9 @@ struct TimingModel::Impl {
   // After the branch of a loop's test at `pc` ran (issued or not: `issued`):
   // notes the trip's top, or that the warp left the loop.
   void AfterLoopTest(WarpState& w, uint32_t pc, bool issued);
+  // Whether the loop control at `pc` runs in an idle cycle of the trip
+  // (TimingConfig::loop_control_in_bubbles); counts it when it does.
+  bool FillsBubble(WarpState& w, SubPartition& sp, uint32_t pc);
   void MoveThroughRegisters(WarpState& w, const simt::InstrRecord& rec,
                             uint64_t* moved);
   uint32_t RegsPerThread(const pipeline::WorkItem& item) const;

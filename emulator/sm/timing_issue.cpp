@@ -93,7 +93,32 @@ void TimingModel::Impl::AfterLoopTest(WarpState& w, uint32_t pc, bool issued) {
     w.loop_top[k] = 0;  // left the loop: its next entry starts afresh
   } else if (issued) {
     w.loop_top[k] = now;
+    if (!w.loop_top_fills.empty()) {
+      const SubPartition& sp = sms[w.sm].sp[w.sp];
+      w.loop_top_issues[k] = sp.issues;
+      w.loop_top_fills[k] = sp.fills;
+      w.loop_top_held[k] = sp.held;
+    }
   }
+}
+
+bool TimingModel::Impl::FillsBubble(WarpState& w, SubPartition& sp,
+                                    uint32_t pc) {
+  if (w.loop_top_fills.empty()) return false;
+  const std::vector<uint32_t>& fills = w.warp->program().loop_fills;
+  if (pc >= fills.size() || fills[pc] == 0) return false;
+  const uint32_t k = fills[pc] - 1;
+  const uint64_t top = w.loop_top[k];
+  if (top == 0) return false;  // its first trip
+  // The sub-partition's cycles without an issue since the trip began, not
+  // held (HoldIssue), less those loop control (of any warp) took since.
+  const uint64_t span = now - top;
+  const uint64_t busy =
+      (sp.issues - w.loop_top_issues[k]) + (sp.held - w.loop_top_held[k]);
+  const uint64_t idle = span - std::min(span, busy);
+  if (idle <= sp.fills - w.loop_top_fills[k]) return false;
+  sp.fills += 1;
+  return true;
 }
 
 void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
@@ -717,6 +742,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       after_barrier ? w.barrier_end : std::min(w.ready_at, now);
   const StallReason waited = after_barrier ? StallReason::kBarrier : w.why;
   w.barrier_end = 0;
+  sp.issues += 1;
   // Its state until now; now it is selected.
   Account(w, now);
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
@@ -785,7 +811,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
     if (rec.pipe == simt::Pipe::kLsu) {
       if (const uint32_t hold = IssueHold(w, rec, store); hold > 0) {
-        sp.HoldIssue(now + 1 + hold);
+        sp.HoldIssue(now + 1 + hold, hold);
         run.memory_issue_hold_cycles += hold;
       }
     }
@@ -842,7 +868,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
   }
   if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse ||
-       config.free_register_moves || config.predicate_max_instructions > 0) &&
+       config.free_register_moves || config.predicate_max_instructions > 0 ||
+       config.loop_control_in_bubbles) &&
       rec.blocking == simt::Blocking::kNone) {
     // Branches the compiler's block layout removes, the control of an
     // unrolled loop on the trips its code has none for, repeats of a
@@ -864,7 +891,9 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           !layout && !repeat && !renamed &&
           Predicated(prog, pc, config.predicate_max_instructions,
                      config.fuse_pairs) != nullptr;
-      if (!layout && !repeat && !renamed && !predicated &&
+      const bool bubble = !layout && !repeat && !renamed && !predicated &&
+                          FillsBubble(w, sp, pc);
+      if (!layout && !repeat && !renamed && !predicated && !bubble &&
           LoopControlIssues(w, pc, config.loop_unroll)) {
         break;
       }
@@ -893,6 +922,22 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
         run.register_moves += 1;
       } else if (layout) {
         run.layout_branches += 1;
+      } else if (bubble) {
+        // In NVIDIA's code it issued earlier in the trip: its result is
+        // there now (a test's predicate as its hoisted compare's).
+        run.bubble_instructions += 1;
+        uint64_t at = now + Pipe(extra.pipe).latency;
+        if (simt::WritesPredicate(extra.op) && config.predicate_latency > 0) {
+          const uint64_t hoisted = HoistedTest(w, extra.pc);
+          at = hoisted != 0
+                   ? std::max(hoisted,
+                              HoistedOperands(w, extra.reads, hoisted) >> 4) +
+                         config.predicate_latency
+                   : now + config.predicate_latency;
+        }
+        for (uint32_t r : extra.writes) {
+          SetReady(w, r, extra.active, ReadyWord(at, StallReason::kWait));
+        }
       } else if (repeat) {
         run.redundant_instructions += 1;
       } else {

@@ -112,6 +112,7 @@ TEST_CASE(
                   d["fused_instructions"].get<uint64_t>() +
                   d["layout_branches"].get<uint64_t>() +
                   d["unrolled_loop_instructions"].get<uint64_t>() +
+                  d["bubble_instructions"].get<uint64_t>() +
                   d["redundant_instructions"].get<uint64_t>() +
                   d["register_moves"].get<uint64_t>() ==
               d["warp_instructions"].get<uint64_t>());
@@ -331,10 +332,14 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
   CHECK(runs[1][13] ==
         std::to_string(
             report["dispatches"][0]["peak_warps_per_sm"].get<uint32_t>()));
-  // After the 25 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][25] == "stall_selected");
+  CHECK(runs[0][25] == "bubble_instructions");
+  CHECK(runs[1][25] ==
+        std::to_string(
+            report["dispatches"][0]["bubble_instructions"].get<uint64_t>()));
+  // After the 26 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][26] == "stall_selected");
   CHECK(
-      runs[1][25] ==
+      runs[1][26] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==

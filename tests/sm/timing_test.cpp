@@ -68,14 +68,16 @@ struct Timed {
 
 // Every warp instruction either issued (a selected cycle that was not a
 // predicated-off one) or went with the one before it (fused, a layout
-// branch, unrolled loop control, a repeated computation, a register move,
-// a predicated selection's branch): the run's sum of those.
+// branch, unrolled loop control, loop control in idle cycles, a repeated
+// computation, a register move, a predicated selection's branch): the
+// run's sum of those.
 uint64_t IssuedOrFree(const RunTiming& run) {
   return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] -
          run.predicated_off_instructions - run.reconvergence_instructions +
          run.fused_instructions + run.layout_branches +
-         run.unrolled_loop_instructions + run.redundant_instructions +
-         run.register_moves + run.predicated_branches;
+         run.unrolled_loop_instructions + run.bubble_instructions +
+         run.redundant_instructions + run.register_moves +
+         run.predicated_branches;
 }
 
 // Dispatches `groups` workgroups of `source` on the timing model (or, with
@@ -924,6 +926,42 @@ TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
   CHECK((long32.run.cycles - long16.run.cycles) +
             16 * (2 * off.alu.latency - off.alu.interval - 1) ==
         plain32.run.cycles - plain16.run.cycles);
+}
+
+TEST_CASE("a rotated loop's control takes the cycles its body leaves idle",
+          "[sm][timing]") {
+  // One warp, a loop of 16 dependent instructions (8 x = x * 1.5 + 0.25):
+  // with loop_control_in_bubbles the counter's step and the test's compare
+  // run with the body's last instruction (its chain left the
+  // sub-partition idle cycles in the trip), so each trip after the first
+  // is shorter by what they took: the step's cycle and the ALU interval
+  // before the compare (see "a loop's test is computed a trip ahead").
+  auto body = [](const char* trips) {
+    std::string s = std::string("  int m = ") + trips +
+                    ";\n  for (int k = 0; k < m; ++k) {\n";
+    for (int j = 0; j < 8; ++j) s += "    x = x * 1.5 + 0.25;\n";
+    return OnX(s + "  }\n");
+  };
+  TimingConfig on = TestConfig();
+  on.predicate_latency = 13;
+  TimingConfig fill = on;
+  fill.loop_control_in_bubbles = true;
+  const Timed a16 = Run(body("n"), 1, on);
+  const Timed a32 = Run(body("2 * n"), 1, on);
+  const Timed b16 = Run(body("n"), 1, fill);
+  const Timed b32 = Run(body("2 * n"), 1, fill);
+  CHECK(b32.buffer == a32.buffer);
+  CHECK(a32.run.bubble_instructions == 0);
+  CHECK(b32.run.bubble_instructions - b16.run.bubble_instructions == 2 * 16);
+  CHECK((b32.run.cycles - b16.run.cycles) + 16 * (on.alu.interval + 1) ==
+        a32.run.cycles - a16.run.cycles);
+  // Sixteen such warps on each sub-partition leave it no idle cycle to
+  // take: their control issues as any instruction (but for the trips
+  // where the warps start or end apart).
+  const Timed many = Run(body("2 * n"), 64, fill);
+  const Timed many_plain = Run(body("2 * n"), 64, on);
+  CHECK(many.buffer == many_plain.buffer);
+  CHECK(many.run.bubble_instructions * 10 < 64 * 2 * 31);
 }
 
 TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",
