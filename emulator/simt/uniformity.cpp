@@ -17,6 +17,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "simt/opcode_info.h"
+
 namespace warpsim::simt {
 namespace {
 
@@ -78,32 +80,16 @@ bool HasGroupOperation(Op op) {
          op == Op::OpGroupNonUniformBallotBitCount;
 }
 
-// Results that differ by lane whatever the operands.
+// Results that differ by lane whatever the operands (an atomic's too).
 bool LaneSource(Op op) {
+  if (IsAtomic(op)) return true;
   switch (op) {
+    case Op::OpAtomicCompareExchangeWeak:  // (no IsAtomic of its own)
     case Op::OpGroupNonUniformElect:
     case Op::OpGroupNonUniformInverseBallot:
     case Op::OpIsHelperInvocationEXT:
     case Op::OpReadClockKHR:
     case Op::OpFunctionCall:
-    case Op::OpAtomicLoad:
-    case Op::OpAtomicExchange:
-    case Op::OpAtomicCompareExchange:
-    case Op::OpAtomicCompareExchangeWeak:
-    case Op::OpAtomicIIncrement:
-    case Op::OpAtomicIDecrement:
-    case Op::OpAtomicIAdd:
-    case Op::OpAtomicISub:
-    case Op::OpAtomicSMin:
-    case Op::OpAtomicUMin:
-    case Op::OpAtomicSMax:
-    case Op::OpAtomicUMax:
-    case Op::OpAtomicAnd:
-    case Op::OpAtomicOr:
-    case Op::OpAtomicXor:
-    case Op::OpAtomicFAddEXT:
-    case Op::OpAtomicFMinEXT:
-    case Op::OpAtomicFMaxEXT:
       return true;
     default:
       return false;

@@ -53,16 +53,18 @@ def make():
             print(scene_path(kind, steps).relative_to(ROOT))
 
 
+def smi():
+    """The GPU's name, driver and SM clocks, as nvidia-smi reads them."""
+    return subprocess.run(
+        ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,"
+         "clocks.max.sm", "--format=csv,noheader"],
+        capture_output=True, text=True).stdout.strip()
+
+
 def run(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     vkref = str(ROOT / "build" / "warpsim-vkref")
-
-    def smi():
-        return subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,"
-             "clocks.max.sm", "--format=csv,noheader"],
-            capture_output=True, text=True).stdout.strip()
 
     log = ["date: " + datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds"), "before: " + smi()]

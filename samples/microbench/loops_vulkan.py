@@ -30,7 +30,6 @@ trip), as in timing_vs_h200.py.
 
 import datetime
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 import make_scenes  # noqa: E402
+from chase_vulkan import clock_mhz, smi as nvidia_smi  # noqa: E402
 
 # (experiment, make_scenes setting, scene function, short, long): the
 # lengths are CUDA's (E31 4096 steps, E32 2048 trips) and twice them.
@@ -73,10 +73,7 @@ def run(out, device="nvidia"):
     def smi():
         if device != "nvidia":
             return "(no nvidia-smi: device %s)" % device
-        return subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,"
-             "clocks.max.sm", "--format=csv,noheader"],
-            capture_output=True, text=True).stdout.strip()
+        return nvidia_smi()
 
     log = ["date: " + datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds"), "before: " + smi()]
@@ -106,14 +103,6 @@ def run(out, device="nvidia"):
     (out / "runs.txt").write_text("\n".join(log) + "\n")
     print("\n".join(log))
     return 1 if failed else 0
-
-
-def clock_mhz(result):
-    text = (Path(result) / "runs.txt").read_text()
-    m = re.search(r"^after: .*?, .*?, (\d+) MHz, \d+ MHz", text, re.M)
-    if not m:
-        raise SystemExit("%s/runs.txt has no 'after:' clock" % result)
-    return int(m.group(1))
 
 
 def table(result, mhz=None):
