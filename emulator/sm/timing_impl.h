@@ -411,6 +411,51 @@ inline uint64_t HoistedOperands(const WarpState& w,
   return latest;
 }
 
+// The loop-control tag of `pc` (simt::Program::loop_control), 0 for none.
+inline uint32_t LoopTag(const WarpState& w, uint32_t pc) {
+  return pc < w.loop_control_size ? w.loop_control[pc] : 0;
+}
+
+// Whether the loop-control instruction at `pc` issues on the warp's current
+// trip: once in `unroll` trips (the exit compare and branch on the first of
+// each group, the counter's step likewise), never in a loop unrolled
+// completely, and never when it computes the loop's bound (hoisted). Every
+// other instruction issues.
+inline bool LoopControlIssues(const WarpState& w, uint32_t pc,
+                              uint32_t unroll) {
+  const uint32_t tag = LoopTag(w, pc);
+  if (tag == 0 || unroll <= 1) return true;
+  const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
+  if (loop.full) return false;
+  if (pc != loop.step && pc != loop.exit_branch && pc != loop.compare) {
+    return false;  // hoisted out of the loop
+  }
+  const uint32_t count = w.loop_counts[2 * (tag - 1) + (pc == loop.step)];
+  return count % unroll == 0;
+}
+
+// Counts an executed loop-control instruction at `pc`: the exit branch's
+// executions and the counter's steps since the warp entered the loop, both
+// back to 0 once every lane has left it.
+inline void CountLoopControl(WarpState& w, uint32_t pc) {
+  const uint32_t tag = LoopTag(w, pc);
+  if (tag == 0) [[likely]] {
+    return;
+  }
+  const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
+  uint32_t* counts = &w.loop_counts[2 * (tag - 1)];
+  if (pc == loop.step) {
+    counts[1] += 1;
+  } else if (pc == loop.exit_branch) {
+    counts[0] += 1;
+    if (w.warp->done() || w.warp->next_pc() == loop.merge_pc) {
+      counts[0] = counts[1] = 0;
+      // (The next entry's first group starts afresh: AheadAt.)
+      if (!w.ahead_group.empty()) w.ahead_group[tag - 1] = 0;
+    }
+  }
+}
+
 inline bool IsBitwise(spv::Op op) {
   return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
          op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;

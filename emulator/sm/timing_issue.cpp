@@ -79,48 +79,6 @@ void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
   w.ghost_next = 0;
 }
 
-void TimingModel::Impl::AfterLoopTest(WarpState& w, uint32_t pc, bool issued) {
-  if (w.loop_tests == nullptr || pc >= w.loop_tests_size ||
-      w.loop_tests[pc] == 0) {
-    return;
-  }
-  const simt::Program& p = w.warp->program();
-  if (p.code[pc].op != spv::Op::OpBranchConditional) return;
-  const uint32_t k = w.loop_tests[pc] - 1;
-  const simt::LoopRange& loop = p.loops[k];
-  const uint32_t next = w.warp->next_pc();
-  if (w.warp->done() || next < loop.begin || next >= loop.end) {
-    w.loop_top[k] = 0;  // left the loop: its next entry starts afresh
-  } else if (issued) {
-    w.loop_top[k] = now;
-    if (!w.loop_top_fills.empty()) {
-      const SubPartition& sp = sms[w.sm].sp[w.sp];
-      w.loop_top_issues[k] = sp.issues;
-      w.loop_top_fills[k] = sp.fills;
-      w.loop_top_held[k] = sp.held;
-    }
-  }
-}
-
-bool TimingModel::Impl::FillsBubble(WarpState& w, SubPartition& sp,
-                                    uint32_t pc) {
-  if (w.loop_top_fills.empty()) return false;
-  const std::vector<uint32_t>& fills = w.warp->program().loop_fills;
-  if (pc >= fills.size() || fills[pc] == 0) return false;
-  const uint32_t k = fills[pc] - 1;
-  const uint64_t top = w.loop_top[k];
-  if (top == 0) return false;  // its first trip
-  // The sub-partition's cycles without an issue since the trip began, not
-  // held (HoldIssue), less those loop control (of any warp) took since.
-  const uint64_t span = now - top;
-  const uint64_t busy =
-      (sp.issues - w.loop_top_issues[k]) + (sp.held - w.loop_top_held[k]);
-  const uint64_t idle = span - std::min(span, busy);
-  if (idle <= sp.fills - w.loop_top_fills[k]) return false;
-  sp.fills += 1;
-  return true;
-}
-
 void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
                                    RunTiming& run) {
   const simt::Program& prog = w.warp->program();
@@ -520,34 +478,6 @@ WarpState* TimingModel::Impl::Pick(SubPartition& sp, Sm& sm,
   return sp.slot_ptr[slot];
 }
 
-// When a load issued ahead in NVIDIA's unrolled code would have gone out
-// (timing_impl.h).
-uint64_t TimingModel::Impl::AheadAt(WarpState& w,
-                                    const simt::InstrRecord& rec) {
-  const simt::Program& p = w.warp->program();
-  if (config.loop_unroll <= 1 || rec.pc >= p.ahead_loads.size() ||
-      p.ahead_loads[rec.pc] == 0 || w.ahead_at.empty()) {
-    return now;
-  }
-  const uint32_t tag = p.ahead_loads[rec.pc];
-  const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
-  // The trip it is on: the exit branch's executions since the warp entered
-  // the loop, less the one of this trip when the branch comes first.
-  const uint32_t branches = w.loop_counts[2 * (tag - 1)];
-  const uint32_t trip =
-      loop.exit_branch < rec.pc && branches > 0 ? branches - 1 : branches;
-  const uint32_t group = trip / config.loop_unroll + 1;
-  if (trip % config.loop_unroll == 0) {
-    if (w.ahead_group[tag - 1] != group) {
-      w.ahead_group[tag - 1] = group;
-      w.ahead_at[tag - 1] = now;
-    }
-    return now;
-  }
-  return w.ahead_group[tag - 1] == group ? std::min(now, w.ahead_at[tag - 1])
-                                         : now;
-}
-
 // The cycles from `at` until a memory instruction's result is ready.
 uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
                                           const simt::InstrRecord& rec,
@@ -674,51 +604,6 @@ void TimingModel::Impl::LogInstructionTo(const WarpState& w,
 }
 
 namespace {
-
-// The loop-control tag of `pc` (simt::Program::loop_control), 0 for none.
-inline uint32_t LoopTag(const WarpState& w, uint32_t pc) {
-  return pc < w.loop_control_size ? w.loop_control[pc] : 0;
-}
-
-// Whether the loop-control instruction at `pc` issues on the warp's current
-// trip: once in `unroll` trips (the exit compare and branch on the first of
-// each group, the counter's step likewise), never in a loop unrolled
-// completely, and never when it computes the loop's bound (hoisted). Every
-// other instruction issues.
-inline bool LoopControlIssues(const WarpState& w, uint32_t pc,
-                              uint32_t unroll) {
-  const uint32_t tag = LoopTag(w, pc);
-  if (tag == 0 || unroll <= 1) return true;
-  const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
-  if (loop.full) return false;
-  if (pc != loop.step && pc != loop.exit_branch && pc != loop.compare) {
-    return false;  // hoisted out of the loop
-  }
-  const uint32_t count = w.loop_counts[2 * (tag - 1) + (pc == loop.step)];
-  return count % unroll == 0;
-}
-
-// Counts an executed loop-control instruction at `pc`: the exit branch's
-// executions and the counter's steps since the warp entered the loop, both
-// back to 0 once every lane has left it.
-inline void CountLoopControl(WarpState& w, uint32_t pc) {
-  const uint32_t tag = LoopTag(w, pc);
-  if (tag == 0) [[likely]] {
-    return;
-  }
-  const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
-  uint32_t* counts = &w.loop_counts[2 * (tag - 1)];
-  if (pc == loop.step) {
-    counts[1] += 1;
-  } else if (pc == loop.exit_branch) {
-    counts[0] += 1;
-    if (w.warp->done() || w.warp->next_pc() == loop.merge_pc) {
-      counts[0] = counts[1] = 0;
-      // (The next entry's first group starts afresh: AheadAt.)
-      if (!w.ahead_group.empty()) w.ahead_group[tag - 1] = 0;
-    }
-  }
-}
 
 // Sets the ready cycle of register `r`, written by an instruction on the
 // lanes `active`, to `word` (a ReadyWord): a write by fewer than the

@@ -1,6 +1,6 @@
 // Tests of emulator/sm/timing.cpp: the SM timing model driving compute
 // dispatches, with cycle counts computed by hand from the test's own
-// machine (one SM, latencies below), and the results of timing mode equal
+// machine (timing_harness.h), and the results of timing mode equal
 // to functional mode's.
 //
 // The shaders are GLSL, so a few instructions around the part under test
@@ -18,98 +18,13 @@
 #include <vector>
 
 #include "pipeline/compute.h"
-#include "runner/shader_build.h"
 #include "spirv/compile.h"
+#include "timing_harness.h"
 
 namespace warpsim::sm {
 namespace {
 
-constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
-
-simt::Program BuildGlsl(const std::string& source) {
-  auto words =
-      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "t.comp");
-  INFO((words.ok() ? "" : words.error().ToString()));
-  REQUIRE(words.ok());
-  simt::LowerOptions options;
-  auto built = runner::BuildProgram(*words, kEnv, "t.comp", options, {});
-  INFO((built.ok() ? "" : built.error().ToString()));
-  REQUIRE(built.ok());
-  return std::move(built->program);
-}
-
-// The test machine: one SM of four sub-partitions, FMA latency 4 and one
-// instruction per cycle, ALU latency 4 every 2 cycles, memory 20 / 100 /
-// 300 cycles.
-TimingConfig TestConfig() {
-  TimingConfig c;
-  c.clock_mhz = 1000;
-  c.sms = 1;
-  c.graphics_sms = 1;
-  c.fma = {4, 1};
-  c.alu = {4, 2};
-  c.branch = {4, 1};
-  c.memory.shared_latency = 20;
-  c.memory.l1_latency = 20;
-  c.memory.l2_latency = 100;
-  c.memory.dram_latency = 300;
-  c.memory.l2_bytes_per_cycle_per_sm = 1e9;  // no bandwidth limit
-  c.memory.dram_bytes_per_cycle_per_sm = 1e9;
-  c.scheduler = SchedulerPolicy::kGto;
-  c.fuse_pairs = false;  // every SPIR-V instruction issues (but see below)
-  return c;
-}
-
-struct Timed {
-  RunTiming run;
-  std::vector<float> buffer;
-  uint64_t warp_instructions = 0;
-};
-
-// Every warp instruction either issued (a selected cycle that was not a
-// predicated-off one) or went with the one before it (fused, a layout
-// branch, unrolled loop control, loop control in idle cycles, a repeated
-// computation, a register move, a predicated selection's branch): the
-// run's sum of those.
-uint64_t IssuedOrFree(const RunTiming& run) {
-  return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] -
-         run.predicated_off_instructions - run.reconvergence_instructions +
-         run.fused_instructions + run.layout_branches +
-         run.unrolled_loop_instructions + run.bubble_instructions +
-         run.redundant_instructions + run.register_moves +
-         run.predicated_branches;
-}
-
-// Dispatches `groups` workgroups of `source` on the timing model (or, with
-// `functional`, without it) over a buffer of 4096 floats holding 1, 2, 3,
-// ..., and returns the run's timing and the buffer.
-Timed Run(const std::string& source, uint32_t groups,
-          const TimingConfig& config = TestConfig(),
-          const SmLimits& limits = SmLimits{}, bool functional = false) {
-  const simt::Program program = BuildGlsl(source);
-  Timed out;
-  out.buffer.resize(4096);
-  for (size_t i = 0; i < out.buffer.size(); ++i) {
-    out.buffer[i] = 1.0f + static_cast<float>(i % 7) * 0.125f;
-  }
-  std::vector<simt::MemRegion> regions(program.num_regions);
-  regions[program.resources[0].region] = {
-      reinterpret_cast<uint8_t*>(out.buffer.data()),
-      out.buffer.size() * sizeof(float), true};
-  TimingModel model(config, limits, 0);
-  pipeline::ComputeLimits cl;
-  if (!functional) cl.driver = &model;
-  const uint32_t g[3] = {groups, 1, 1};
-  auto stats = pipeline::DispatchCompute(program, g, regions, {}, cl);
-  INFO((stats.ok() ? "" : stats.error().ToString()));
-  REQUIRE(stats.ok());
-  out.warp_instructions = stats->warp_instructions;
-  if (!functional) {
-    REQUIRE(model.runs().size() == 1);
-    out.run = model.runs()[0];
-  }
-  return out;
-}
+using namespace timing_test;  // NOLINT: the harness
 
 // A shader whose lanes each run `chains` interleaved dependent chains of
 // `steps` x (v *= m; v += c) on values from the buffer.
@@ -220,72 +135,6 @@ TEST_CASE("a multiply and its add issue as one instruction (fused)",
   CHECK(unfused.run.cycles - b.run.cycles >= 64 * 4 - 8);
   CHECK(unfused.run.fused_instructions == 0);
   CHECK(unfused.buffer == b.buffer);
-}
-
-// A shader of one workgroup of 32 lanes whose lanes each read x = v[i],
-// run `body` on it (n = 16 trips from v[0] = 1, so nothing folds a loop on
-// it), and write x back.
-std::string OnX(const std::string& body) {
-  return "#version 450\nlayout(local_size_x = 32) in;\n"
-         "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-         "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
-         "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n" +
-         body + "  b.v[i] = x;\n}\n";
-}
-
-TEST_CASE(
-    "a fall through and a loop's back edge issue with the instruction "
-    "before them",
-    "[sm][timing]") {
-  // A loop of 16 trips (its count from the buffer, v[0] = 1, so nothing
-  // folds it):
-  // each trip ends in the unconditional branch back to the header, and the
-  // header branches on to the block with the compare. NVIDIA's code has
-  // neither branch (the loop is rotated, blocks fall through).
-  const std::string shader =
-      OnX("  for (int k = 0; k < n; ++k) x = x * 1.5 + 0.25;\n");
-  TimingConfig off = TestConfig();
-  off.free_layout_branches = false;
-  TimingConfig on = TestConfig();
-  on.free_layout_branches = true;
-  const Timed plain = Run(shader, 1, off);
-  const Timed free = Run(shader, 1, on);
-  CHECK(plain.run.layout_branches == 0);
-  // At least the back edge of each of the 16 trips.
-  CHECK(free.run.layout_branches >= 16);
-  CHECK(free.warp_instructions == plain.warp_instructions);
-  CHECK(IssuedOrFree(free.run) == free.warp_instructions);
-  // Each branch no longer issued saves its issue cycle and the branch
-  // latency the warp waited after it.
-  CHECK(free.run.cycles + 16 * 4 <= plain.run.cycles);
-  CHECK(free.buffer == plain.buffer);
-}
-
-TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
-          "[sm][timing]") {
-  // One warp, 16 trips: the exit compare and branch run 17 times, the
-  // counter's step 16 times. Unrolled by 4 they issue on the first trip of
-  // each group of 4 (compare and branch at counts 0, 4, 8, 12, 16; the step
-  // at 0, 4, 8, 12): 5 + 5 + 4 of 50 issue, 36 run with another issue.
-  const std::string shader =
-      OnX("  for (int k = 0; k < n; ++k) x = x * x + 0.25;\n");
-  TimingConfig once = TestConfig();
-  TimingConfig four = TestConfig();
-  four.loop_unroll = 4;
-  const Timed plain = Run(shader, 1, once);
-  const Timed unrolled = Run(shader, 1, four);
-  CHECK(plain.run.unrolled_loop_instructions == 0);
-  CHECK(unrolled.run.unrolled_loop_instructions == 36);
-  CHECK(unrolled.warp_instructions == plain.warp_instructions);
-  CHECK(IssuedOrFree(unrolled.run) == unrolled.warp_instructions);
-  // Each control instruction not issued saves at least its issue cycle.
-  CHECK(unrolled.run.cycles + 36 <= plain.run.cycles);
-  CHECK(unrolled.buffer == plain.buffer);
-  // A loop of a constant 16 trips is unrolled completely: none of its 50
-  // control instructions issues.
-  const std::string constant =
-      OnX("  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n");
-  CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 50);
 }
 
 TEST_CASE("a repeated computation issues with the instruction before it",
@@ -885,83 +734,6 @@ TEST_CASE("a compare's predicate waits predicate_latency", "[sm][timing]") {
   CHECK(ghost_waited.run.predicated_off_instructions == 3);
   CHECK(ghost_waited.buffer == ghost_plain.buffer);
   CHECK(ghost_waited.run.cycles == ghost_plain.run.cycles + 13 - 1);
-}
-
-TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
-  // A loop tested at its top whose body is one add: NVIDIA's code computes
-  // the next trip's test at the top of the body (cuda_ref's E6 SASS), so
-  // the predicate is there predicate_latency after the counter's step,
-  // which waits for the branch of the trip before: a trip takes
-  // branch.latency + alu.latency + predicate_latency cycles (cuda_ref's
-  // E30: a loop of one LOP3 and its test, 28 cycles per trip, is that sum
-  // with its figures), whatever the body's instructions take below that.
-  auto loop = [](const char* trips) {
-    return OnX(std::string("  int m = ") + trips +
-               ";\n"
-               "  for (int k = 0; k < m; ++k) x += 0.25;\n");
-  };
-  TimingConfig on = TestConfig();
-  on.predicate_latency = 13;
-  const Timed t16 = Run(loop("n * 1"), 1, on);
-  const Timed t32 = Run(loop("n * 2"), 1, on);
-  CHECK(t32.run.cycles - t16.run.cycles ==
-        16 * (on.branch.latency + on.alu.latency + on.predicate_latency));
-  // A body longer than that: its test waits for nothing (the compare
-  // issues once the ALU pipe takes it after the step, the branch the cycle
-  // after the compare): each trip is 5 cycles shorter than without
-  // predicate_latency, where the compare waits for the step's result and
-  // the branch for the compare's (4 + 4 against 2 + 1).
-  auto body = [](const char* trips) {
-    std::string s = std::string("  int m = ") + trips +
-                    ";\n  for (int k = 0; k < m; ++k) {\n";
-    for (int j = 0; j < 8; ++j) s += "    x = x * 1.5 + 0.25;\n";
-    return OnX(s + "  }\n");
-  };
-  TimingConfig off = TestConfig();
-  const Timed long16 = Run(body("n"), 1, on);
-  const Timed long32 = Run(body("2 * n"), 1, on);
-  const Timed plain16 = Run(body("n"), 1, off);
-  const Timed plain32 = Run(body("2 * n"), 1, off);
-  CHECK(long32.buffer == plain32.buffer);
-  CHECK((long32.run.cycles - long16.run.cycles) +
-            16 * (2 * off.alu.latency - off.alu.interval - 1) ==
-        plain32.run.cycles - plain16.run.cycles);
-}
-
-TEST_CASE("a rotated loop's control takes the cycles its body leaves idle",
-          "[sm][timing]") {
-  // One warp, a loop of 16 dependent instructions (8 x = x * 1.5 + 0.25):
-  // with loop_control_in_bubbles the counter's step and the test's compare
-  // run with the body's last instruction (its chain left the
-  // sub-partition idle cycles in the trip), so each trip after the first
-  // is shorter by what they took: the step's cycle and the ALU interval
-  // before the compare (see "a loop's test is computed a trip ahead").
-  auto body = [](const char* trips) {
-    std::string s = std::string("  int m = ") + trips +
-                    ";\n  for (int k = 0; k < m; ++k) {\n";
-    for (int j = 0; j < 8; ++j) s += "    x = x * 1.5 + 0.25;\n";
-    return OnX(s + "  }\n");
-  };
-  TimingConfig on = TestConfig();
-  on.predicate_latency = 13;
-  TimingConfig fill = on;
-  fill.loop_control_in_bubbles = true;
-  const Timed a16 = Run(body("n"), 1, on);
-  const Timed a32 = Run(body("2 * n"), 1, on);
-  const Timed b16 = Run(body("n"), 1, fill);
-  const Timed b32 = Run(body("2 * n"), 1, fill);
-  CHECK(b32.buffer == a32.buffer);
-  CHECK(a32.run.bubble_instructions == 0);
-  CHECK(b32.run.bubble_instructions - b16.run.bubble_instructions == 2 * 16);
-  CHECK((b32.run.cycles - b16.run.cycles) + 16 * (on.alu.interval + 1) ==
-        a32.run.cycles - a16.run.cycles);
-  // Sixteen such warps on each sub-partition leave it no idle cycle to
-  // take: their control issues as any instruction (but for the trips
-  // where the warps start or end apart).
-  const Timed many = Run(body("2 * n"), 64, fill);
-  const Timed many_plain = Run(body("2 * n"), 64, on);
-  CHECK(many.buffer == many_plain.buffer);
-  CHECK(many.run.bubble_instructions * 10 < 64 * 2 * 31);
 }
 
 TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",

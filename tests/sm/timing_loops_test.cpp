@@ -1,0 +1,151 @@
+// Tests of emulator/sm/timing_loops.cpp and the loop rules of
+// timing_issue.cpp: the control NVIDIA's code gives loops (a rotated loop's
+// branches laid out away, unrolled loops' control once per group of trips,
+// the next trip's test computed a trip ahead, loop control in idle
+// cycles), with cycle counts computed by hand from the harness's machine
+// (timing_harness.h).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "sm/timing.h"
+#include "timing_harness.h"
+
+namespace warpsim::sm {
+namespace {
+
+using namespace timing_test;  // NOLINT: the harness
+
+TEST_CASE(
+    "a fall through and a loop's back edge issue with the instruction "
+    "before them",
+    "[sm][timing]") {
+  // A loop of 16 trips (its count from the buffer, v[0] = 1, so nothing
+  // folds it):
+  // each trip ends in the unconditional branch back to the header, and the
+  // header branches on to the block with the compare. NVIDIA's code has
+  // neither branch (the loop is rotated, blocks fall through).
+  const std::string shader =
+      OnX("  for (int k = 0; k < n; ++k) x = x * 1.5 + 0.25;\n");
+  TimingConfig off = TestConfig();
+  off.free_layout_branches = false;
+  TimingConfig on = TestConfig();
+  on.free_layout_branches = true;
+  const Timed plain = Run(shader, 1, off);
+  const Timed free = Run(shader, 1, on);
+  CHECK(plain.run.layout_branches == 0);
+  // At least the back edge of each of the 16 trips.
+  CHECK(free.run.layout_branches >= 16);
+  CHECK(free.warp_instructions == plain.warp_instructions);
+  CHECK(IssuedOrFree(free.run) == free.warp_instructions);
+  // Each branch no longer issued saves its issue cycle and the branch
+  // latency the warp waited after it.
+  CHECK(free.run.cycles + 16 * 4 <= plain.run.cycles);
+  CHECK(free.buffer == plain.buffer);
+}
+
+TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
+          "[sm][timing]") {
+  // One warp, 16 trips: the exit compare and branch run 17 times, the
+  // counter's step 16 times. Unrolled by 4 they issue on the first trip of
+  // each group of 4 (compare and branch at counts 0, 4, 8, 12, 16; the step
+  // at 0, 4, 8, 12): 5 + 5 + 4 of 50 issue, 36 run with another issue.
+  const std::string shader =
+      OnX("  for (int k = 0; k < n; ++k) x = x * x + 0.25;\n");
+  TimingConfig once = TestConfig();
+  TimingConfig four = TestConfig();
+  four.loop_unroll = 4;
+  const Timed plain = Run(shader, 1, once);
+  const Timed unrolled = Run(shader, 1, four);
+  CHECK(plain.run.unrolled_loop_instructions == 0);
+  CHECK(unrolled.run.unrolled_loop_instructions == 36);
+  CHECK(unrolled.warp_instructions == plain.warp_instructions);
+  CHECK(IssuedOrFree(unrolled.run) == unrolled.warp_instructions);
+  // Each control instruction not issued saves at least its issue cycle.
+  CHECK(unrolled.run.cycles + 36 <= plain.run.cycles);
+  CHECK(unrolled.buffer == plain.buffer);
+  // A loop of a constant 16 trips is unrolled completely: none of its 50
+  // control instructions issues.
+  const std::string constant =
+      OnX("  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n");
+  CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 50);
+}
+
+TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
+  // A loop tested at its top whose body is one add: NVIDIA's code computes
+  // the next trip's test at the top of the body (cuda_ref's E6 SASS), so
+  // the predicate is there predicate_latency after the counter's step,
+  // which waits for the branch of the trip before: a trip takes
+  // branch.latency + alu.latency + predicate_latency cycles (cuda_ref's
+  // E30: a loop of one LOP3 and its test, 28 cycles per trip, is that sum
+  // with its figures), whatever the body's instructions take below that.
+  auto loop = [](const char* trips) {
+    return OnX(std::string("  int m = ") + trips +
+               ";\n"
+               "  for (int k = 0; k < m; ++k) x += 0.25;\n");
+  };
+  TimingConfig on = TestConfig();
+  on.predicate_latency = 13;
+  const Timed t16 = Run(loop("n * 1"), 1, on);
+  const Timed t32 = Run(loop("n * 2"), 1, on);
+  CHECK(t32.run.cycles - t16.run.cycles ==
+        16 * (on.branch.latency + on.alu.latency + on.predicate_latency));
+  // A body longer than that: its test waits for nothing (the compare
+  // issues once the ALU pipe takes it after the step, the branch the cycle
+  // after the compare): each trip is 5 cycles shorter than without
+  // predicate_latency, where the compare waits for the step's result and
+  // the branch for the compare's (4 + 4 against 2 + 1).
+  auto body = [](const char* trips) {
+    std::string s = std::string("  int m = ") + trips +
+                    ";\n  for (int k = 0; k < m; ++k) {\n";
+    for (int j = 0; j < 8; ++j) s += "    x = x * 1.5 + 0.25;\n";
+    return OnX(s + "  }\n");
+  };
+  TimingConfig off = TestConfig();
+  const Timed long16 = Run(body("n"), 1, on);
+  const Timed long32 = Run(body("2 * n"), 1, on);
+  const Timed plain16 = Run(body("n"), 1, off);
+  const Timed plain32 = Run(body("2 * n"), 1, off);
+  CHECK(long32.buffer == plain32.buffer);
+  CHECK((long32.run.cycles - long16.run.cycles) +
+            16 * (2 * off.alu.latency - off.alu.interval - 1) ==
+        plain32.run.cycles - plain16.run.cycles);
+}
+
+TEST_CASE("a rotated loop's control takes the cycles its body leaves idle",
+          "[sm][timing]") {
+  // One warp, a loop of 16 dependent instructions (8 x = x * 1.5 + 0.25):
+  // with loop_control_in_bubbles the counter's step and the test's compare
+  // run with the body's last instruction (its chain left the
+  // sub-partition idle cycles in the trip), so each trip after the first
+  // is shorter by what they took: the step's cycle and the ALU interval
+  // before the compare (see "a loop's test is computed a trip ahead").
+  auto body = [](const char* trips) {
+    std::string s = std::string("  int m = ") + trips +
+                    ";\n  for (int k = 0; k < m; ++k) {\n";
+    for (int j = 0; j < 8; ++j) s += "    x = x * 1.5 + 0.25;\n";
+    return OnX(s + "  }\n");
+  };
+  TimingConfig on = TestConfig();
+  on.predicate_latency = 13;
+  TimingConfig fill = on;
+  fill.loop_control_in_bubbles = true;
+  const Timed a16 = Run(body("n"), 1, on);
+  const Timed a32 = Run(body("2 * n"), 1, on);
+  const Timed b16 = Run(body("n"), 1, fill);
+  const Timed b32 = Run(body("2 * n"), 1, fill);
+  CHECK(b32.buffer == a32.buffer);
+  CHECK(a32.run.bubble_instructions == 0);
+  CHECK(b32.run.bubble_instructions - b16.run.bubble_instructions == 2 * 16);
+  CHECK((b32.run.cycles - b16.run.cycles) + 16 * (on.alu.interval + 1) ==
+        a32.run.cycles - a16.run.cycles);
+  // Sixteen such warps on each sub-partition leave it no idle cycle to
+  // take: their control issues as any instruction (but for the trips
+  // where the warps start or end apart).
+  const Timed many = Run(body("2 * n"), 64, fill);
+  const Timed many_plain = Run(body("2 * n"), 64, on);
+  CHECK(many.buffer == many_plain.buffer);
+  CHECK(many.run.bubble_instructions * 10 < 64 * 2 * 31);
+}
+
+}  // namespace
+}  // namespace warpsim::sm
