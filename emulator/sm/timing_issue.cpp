@@ -776,7 +776,9 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           !layout && !repeat && !renamed &&
           Predicated(prog, pc, config.predicate_max_instructions,
                      config.fuse_pairs) != nullptr;
-      const bool bubble = !layout && !repeat && !renamed && !predicated &&
+      // (FillsBubble is in another file: no call on every issue.)
+      const bool bubble = config.loop_control_in_bubbles && !layout &&
+                          !repeat && !renamed && !predicated &&
                           FillsBubble(w, sp, pc);
       if (!layout && !repeat && !renamed && !predicated && !bubble &&
           LoopControlIssues(w, pc, config.loop_unroll)) {
