@@ -802,25 +802,39 @@ def slots_beyond(found, name, kinds, pattern, warps=64):
 
 def memory_issue(run, t, src):
     """The cycles a memory instruction holds its sub-partition's issue
-    beyond its own slot, from cuda_ref's E32 (cuda_ref/src/
-    e32_issue_slots.cu, the latest *-e32-issue-slots directory beside
-    RUN_DIR): with 64 warps per SM, a loop of 16 FFMA and one global load
-    a trip takes more issue slots per warp and trip beyond its SASS
-    instructions than the same loop without the load; the difference is
-    the load's."""
-    found = latest_beside(run, "e32-issue-slots")
-    beyond = slots_beyond(found, "e32_issue_slots", summarize.E32_KIND,
-                          r"SlotKernelIL.*?KindE(\d)ELi(\d+)E")
-    if "ldg_k16" not in beyond or "ffma_k16" not in beyond:
-        fail(f"{rel(found)}: no ldg_k16/ffma_k16 rows with their SASS")
-    extra = beyond["ldg_k16"] - beyond["ffma_k16"]
-    t.setdefault("memory", {})["global_load_issue_cycles"] = max(
-        0, round(extra))
-    src["memory.global_load_issue_cycles"] = (
-        f"{rel(found)}/e32_issue_slots.json (E32): 64 warps per SM, issue "
-        "slots per warp and trip beyond the loop's SASS instructions "
-        f"(e32_issue_slots.sass.gz): ldg_k16 {beyond['ldg_k16']:.2f}, "
-        f"ffma_k16 {beyond['ffma_k16']:.2f}; the load's: {extra:.2f}")
+    beyond its own slot, from cuda_ref's E33 (cuda_ref/src/
+    e33_memory_slots.cu, the latest *-e33-memory-slots directory beside
+    RUN_DIR): with 64 warps per SM, a loop of 16 FFMA and one memory
+    instruction of a kind a trip takes more issue slots per warp and trip
+    beyond its SASS instructions than the same loop without it; the
+    difference is that instruction's. By kind: a global load (ldg_word,
+    every lane one word: E32's ldg_k16), a global store (stg_lanes), a
+    global atomic (red_lanes, a reduction without return), a shared load
+    (lds_word) and a shared store (sts_lanes). A negative difference is
+    none."""
+    found = latest_beside(run, "e33-memory-slots")
+    kinds = {name: (k,) for name, k in summarize.E33_KIND.items()}
+    beyond = slots_beyond(found, "e33_memory_slots", kinds,
+                          r"MemSlotKernelILNS_4KindE(\d)E")
+    keys = (("global_load_issue_cycles", "ldg_word"),
+            ("global_store_issue_cycles", "stg_lanes"),
+            ("global_atomic_issue_cycles", "red_lanes"),
+            ("shared_load_issue_cycles", "lds_word"),
+            ("shared_store_issue_cycles", "sts_lanes"))
+    missing = [v for v in ["ffma_k16"] + [v for _, v in keys]
+               if v not in beyond]
+    if missing:
+        fail(f"{rel(found)}: no {', '.join(missing)} rows with their SASS")
+    base = beyond["ffma_k16"]
+    for key, variant in keys:
+        extra = beyond[variant] - base
+        t.setdefault("memory", {})[key] = max(0, round(extra))
+        src["memory." + key] = (
+            f"{rel(found)}/e33_memory_slots.json (E33): 64 warps per SM, "
+            "issue slots per warp and trip beyond the loop's SASS "
+            f"instructions (e33_memory_slots.sass.gz): {variant} "
+            f"{beyond[variant]:.2f}, ffma_k16 {base:.2f}; the "
+            f"instruction's: {extra:.2f}")
 
 
 def predication(vk_dir, t, src):

@@ -725,6 +725,74 @@ exactly; the EXPECTs check every invocation's sum of the four chains.
     return s
 
 
+# ---------------------------------------------------------------- E33
+
+E33_TRIPS = 64  # CUDA: 2048 (timing_vs_h200.py differences two lengths)
+# (name, VARIANT) as MemSlotKernel<Kind> of cuda_ref e33.
+E33_VARIANTS = [("ffma_k16", 0), ("ldg_word", 1), ("ldg_lanes", 2),
+                ("ldg_v4", 3), ("ldg_two", 4), ("stg_lanes", 5),
+                ("lds_word", 6), ("sts_lanes", 7), ("red_lanes", 8),
+                ("ldg_uniform", 9)]
+E33_WARPS = [1, 32]  # CUDA also 64: two blocks of 1024 on one SM
+
+
+def e33_sink(variant, warps, trips):
+    """The words of `sink` after `trips` trips (even): each lane stores the
+    trip's counter into the other of its warp's two lines each trip, the
+    second line first (stg_lanes), or adds it there (red_lanes)."""
+    if variant == "stg_lanes":
+        first, second = trips - 1, trips - 2
+    elif variant == "red_lanes":
+        first, second = (trips // 2) ** 2, (trips // 2) * (trips // 2 - 1)
+    else:
+        return None
+    return ([first] * 32 + [second] * 32) * warps
+
+
+def scene_e33():
+    s = Scene("e33_memory_slots", f"""
+E33 memory slots: MemSlotKernel<Kind> of cuda_ref/src/e33_memory_slots.cu
+(results/h200/2026-12-05-e33-memory-slots/e33_memory_slots.json, warps per
+SM {', '.join(map(str, E33_WARPS))}). One workgroup of W warps; every
+invocation runs {E33_TRIPS} trips of 16 FFMA over 4 chains, x = fma(x, a, b),
+with one memory instruction of a kind per trip (the shader's comment lists
+them). Pipelines VARIANT_wW (SPECIALIZE 0: the workgroup size, 1: the
+variant). Here a = b = 1 (CUDA: 0.999, 0.5; the values do not change the
+timing), so each chain counts its steps exactly; the EXPECTs check every
+invocation's sum of the four chains and what the stores and atomics left.
+""")
+    s.add(shader("e33_memory_slots"))
+    s.add("BUFFER params DATA_TYPE uint32 DATA 0x3f800000 0x3f800000 "
+          f"{E33_TRIPS} END")
+    s.add("# (0x3f800000 = 1.0f)")
+    s.add("BUFFER data DATA_TYPE uint32 SIZE 1024 FILL 0\n")
+    runs, expects = [], []
+    for name, variant in E33_VARIANTS:
+        for w in E33_WARPS:
+            pname = f"{name}_w{w}"
+            s.add(f"BUFFER out_{pname} DATA_TYPE float SIZE {32 * w} FILL 0")
+            s.add(f"BUFFER sink_{pname} DATA_TYPE uint32 SIZE {64 * w} "
+                  "FILL 0")
+            s.add(pipeline(
+                pname,
+                f"e33_memory_slots SPECIALIZE 0 AS uint32 {32 * w} "
+                f"SPECIALIZE 1 AS uint32 {variant}",
+                ["params", "data", "data", f"sink_{pname}", f"out_{pname}"]))
+            runs.append(f"RUN {pname} 1 1 1")
+            steps = 4 * E33_TRIPS
+            vals = [(1 + i + steps) + (2 + steps) + (3 + steps) + (4 + steps)
+                    for i in range(32 * w)]
+            expects.append(f"EXPECT out_{pname} IDX 0 EQ "
+                           + " ".join(str(v) for v in vals))
+            sink = e33_sink(name, w, E33_TRIPS)
+            if sink is not None:
+                expects.append(f"EXPECT sink_{pname} IDX 0 EQ "
+                               + " ".join(str(v) for v in sink))
+    s.add("\n".join(runs) + "\n")
+    s.add("\n".join(expects))
+    return s
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -734,7 +802,7 @@ def all_scenes():
     scenes += [scene_e5_ffma(), scene_e5_loads()]
     scenes += [scene_e6_two_way(), scene_e6_paths(), scene_e6_nested(),
                scene_e6_loops()]
-    scenes += [scene_e19(), scene_e31(), scene_e32()]
+    scenes += [scene_e19(), scene_e31(), scene_e32(), scene_e33()]
     return scenes
 
 

@@ -534,10 +534,43 @@ E32_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
             "selection_sync_slots, global_load_issue_cycles")
 
 
+E33_RUN = "cuda_ref/results/h200/2026-12-05-e33-memory-slots"
+
+
+def e33(warpsim):
+    """Loops of 16 FFMA with one memory instruction of a kind per trip
+    (E33), one workgroup of W warps: cycles per trip from two runs of
+    different trip counts."""
+    with open(ROOT / E33_RUN / "e33_memory_slots.json") as f:
+        ref = {(v["variant"], r["warps_per_sm"]): r["cycles_per_trip"]
+               for v in json.load(f)["results"]["variants"] for r in v["rows"]}
+    short = with_setting("E33_TRIPS", 64,
+                         lambda: run_scene(warpsim, make_scenes.scene_e33()))
+    long_ = with_setting("E33_TRIPS", 128,
+                         lambda: run_scene(warpsim, make_scenes.scene_e33()))
+    rows = []
+    for (name, c1), (_, c2) in zip(short, long_):
+        variant, w = name.rsplit("_w", 1)
+        rows.append({
+            "experiment": "E33",
+            "what": "%s, %s warp%s" % (variant, w, "" if w == "1" else "s"),
+            "unit": "cycles per trip",
+            "emulated": (c2 - c1) / 64,
+            "h200": ref.get((variant, int(w))),
+            "h200_source": "%s/e33_memory_slots.json variant %s "
+                           "warps_per_sm %s" % (E33_RUN, variant, w),
+            "note": E33_NOTE})
+    return rows
+
+
+E33_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
+            "memory.*_issue_cycles, l1_latency, shared_latency")
+
+
 def measure(args):
     rows = (e2(args.warpsim) + e2_beyond_l2(args.warpsim) + e3(args.warpsim) +
             e6(args.warpsim) + e18(args.warpsim) + e19(args.warpsim) +
-            e31(args.warpsim) + e32(args.warpsim))
+            e31(args.warpsim) + e32(args.warpsim) + e33(args.warpsim))
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
