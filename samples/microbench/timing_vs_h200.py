@@ -38,12 +38,28 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tools"))
 import chase_vulkan  # noqa: E402
+import loops_vulkan  # noqa: E402
 import make_scenes  # noqa: E402
 from readme_section import replace_section  # noqa: E402
 
 RUN = "cuda_ref/results/h200/2026-11-30"
 # The same SPIR-V chases timed on the H200 through Vulkan (chase_vulkan.py).
 VK_CHASE = "vulkan_ref/results/h200/e2-chase-2026-12-03"
+# E31's and E32's loops timed the same way (loops_vulkan.py).
+VK_LOOPS = "vulkan_ref/results/h200/loops-2026-12-05"
+
+
+def same_spirv_loops(experiment, pipeline):
+    """The fields of a row timed on the H200 through Vulkan with the same
+    SPIR-V (loops_vulkan.py's table of VK_LOOPS), or none."""
+    rows, mhz = loops_vulkan.table(ROOT / VK_LOOPS)
+    cycles = rows.get((experiment, pipeline))
+    if cycles is None:
+        return {}
+    return {"h200_same_spirv": cycles,
+            "h200_same_spirv_source": "%s (loops_vulkan.py table, %s %s, SM "
+                                      "clock %d MHz)" % (
+                                          VK_LOOPS, experiment, pipeline, mhz)}
 
 
 def cuda(name):
@@ -492,6 +508,7 @@ def e31(warpsim):
             "h200": ref.get((walk, body, int(w))),
             "h200_source": "%s/e31_chase_branch.json walk %s body %s "
                            "warps_per_sm %s" % (E31_RUN, walk, body, w),
+            **same_spirv_loops("e31", name),
             "note": E31_NOTE})
     return rows
 
@@ -526,6 +543,7 @@ def e32(warpsim):
             "h200": ref.get((variant, int(w))),
             "h200_source": "%s/e32_issue_slots.json variant %s "
                            "warps_per_sm %s" % (E32_RUN, variant, w),
+            **same_spirv_loops("e32", name),
             "note": E32_NOTE})
     return rows
 
@@ -618,10 +636,10 @@ def table(data):
             "%.2f" % vk if vk is not None else "",
             "%.2f" % (r["emulated"] / vk) if vk is not None else "",
             r["note"]))
-    lines += ["", "%d of %d within 10 %% of the CUDA figures; of the E2 "
-              "chases also timed through Vulkan with the same SPIR-V "
-              "(`%s`), %d of %d within 10 %%." % (
-                  within, total, VK_CHASE, same_within, same_total)]
+    lines += ["", "%d of %d within 10 %% of the CUDA figures; of the rows "
+              "also timed through Vulkan with the same SPIR-V (E2's chases, "
+              "`%s`; E31's and E32's loops, `%s`), %d of %d within 10 %%." % (
+                  within, total, VK_CHASE, VK_LOOPS, same_within, same_total)]
     return "\n".join(lines) + "\n"
 
 
