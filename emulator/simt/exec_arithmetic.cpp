@@ -433,8 +433,13 @@ void ExecSelect64(Warp& w, const Instr& in) {
   uint32_t* d = w.Reg(in.dst);
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
-    d[l] = c[l] ? a[l] : b[l];
-    d[W + l] = c[l] ? a[W + l] : b[W + l];
+    // Both words read before either is written: the destination may be
+    // the condition's register (or overlap an operand's).
+    const bool pick_a = c[l] != 0;
+    const uint32_t lo = pick_a ? a[l] : b[l];
+    const uint32_t hi = pick_a ? a[W + l] : b[W + l];
+    d[l] = lo;
+    d[W + l] = hi;
   }
 }
 
