@@ -782,6 +782,43 @@ def same_sector_word(run, vk_dir, t, src):
         "(vulkan_ref/results/h200/README.md, E25)")
 
 
+def buffer_address(run, e2, vk_dir, t, src):
+    """The figures of an access chain's first step from a storage buffer's
+    base by a run-time index (TimingConfig::buffer_address): NVIDIA's code
+    computes a 64-bit address from the descriptor's base there. E2's
+    pointer chase timed through Vulkan (samples/microbench/chase_vulkan.py,
+    the latest e2-chase-* record under vk_dir: SPIR-V whose step is that
+    access chain and a load) against cuda_ref's E2 (a load through a
+    pointer) in the L1 (footprints <= 16 KB): the Vulkan step less CUDA's
+    is the address's latency. Its interval is the ALU pipe's."""
+    sys.path.insert(0, os.path.join(ROOT, "samples", "microbench"))
+    import chase_vulkan
+    found = sorted(glob.glob(os.path.join(vk_dir, "e2-chase-*")))
+    if not found:
+        fail(f"no e2-chase-* under {rel(vk_dir)}")
+    record = found[-1]
+    rows, mhz = chase_vulkan.table(record)
+    l1_tags = sorted(tag for kind, tag in rows if kind == "global" and
+                     tag.endswith("k") and int(tag[:-1]) <= 16)
+    if not l1_tags:
+        fail(f"{rel(record)}: no global chase of at most 16 KB")
+    vk = statistics.median(rows[("global", tag)] for tag in l1_tags)
+    ca = [p for p in e2["results"]["sweep"] if p["load"] == "ca"]
+    l1 = summarize.level(ca, 0, 16 << 10)
+    lat = vk - l1
+    t["buffer_address"] = {"latency": max(1, nearest(lat)),
+                           "interval": t["alu"]["interval"]}
+    src["buffer_address.latency"] = (
+        f"{rel(record)} (chase_vulkan.py table, SM clock {mhz} MHz): E2's "
+        "SPIR-V chase through a storage buffer (an access chain and a load "
+        "a step) in the L1, "
+        + ", ".join(f"{tag} {rows[('global', tag)]:.2f}" for tag in l1_tags)
+        + f" cycles a step; {rel(run)}/e2_latency.json: CUDA's load through "
+        f"a pointer {l1:.2f} (the ld.global.ca footprints <= 16 KB, as "
+        f"memory.l1_latency); the address's latency: {lat:.2f}, rounded")
+    src["buffer_address.interval"] = "the ALU pipe's (alu.interval)"
+
+
 def slots_beyond(found, name, kinds, pattern, warps=64):
     """{variant: issue slots per warp and trip beyond its loop's SASS
     instructions at `warps` warps per SM} of an E32/E33 record (`name`:
@@ -1064,6 +1101,7 @@ def generate(run, vk_dir, out_path):
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
     same_sector_word(run, vk_dir, t, src)
+    buffer_address(run, files["e2_latency"], vk_dir, t, src)
     memory_issue(run, t, src)
     predication(vk_dir, t, src)
     branches(run, t, src)

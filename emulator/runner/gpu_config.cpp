@@ -373,10 +373,12 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       {.name = "rename_registers", .flag = &t->rename_registers},
   };
   const std::pair<const char*, sm::PipeTiming*> pipes[] = {
-      {"fma", &t->fma},   {"alu", &t->alu},           {"fp64", &t->fp64},
-      {"sfu", &t->sfu},   {"branch", &t->branch},     {"sync", &t->sync},
-      {"imul", &t->imul}, {"sfu_trig", &t->sfu_trig}, {"lsu", &t->lsu},
-      {"tex", &t->tex},   {"cvt", &t->cvt},
+      {"fma", &t->fma},       {"alu", &t->alu},
+      {"fp64", &t->fp64},     {"sfu", &t->sfu},
+      {"branch", &t->branch}, {"sync", &t->sync},
+      {"imul", &t->imul},     {"sfu_trig", &t->sfu_trig},
+      {"lsu", &t->lsu},       {"tex", &t->tex},
+      {"cvt", &t->cvt},       {"buffer_address", &t->buffer_address},
   };
   std::string pipe_names;
   for (const auto& [name, pipe] : pipes) pipe_names += std::string(name) + ", ";

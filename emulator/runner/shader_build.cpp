@@ -241,7 +241,9 @@ Result<BuiltProgram> BuildProgram(const std::vector<uint32_t>& words,
   if (optimized.ok()) {
     auto opt_module = spirv::Module::Build(*optimized, file);
     if (opt_module.ok()) {
-      auto opt_program = simt::LowerProgram(*opt_module, lower);
+      simt::LowerOptions count_only = lower;
+      count_only.schedule = false;  // (the count ignores the order)
+      auto opt_program = simt::LowerProgram(*opt_module, count_only);
       if (opt_program.ok()) {
         built.program.model_regs = opt_program->model_regs;
       }

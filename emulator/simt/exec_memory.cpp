@@ -324,9 +324,19 @@ uint32_t ElementStride(Lowerer& l, uint32_t ptr_type, const PointerInfo& info) {
   return std::max(size, 1u);
 }
 
+// Whether a run-time index into `info` is the first step from a storage
+// buffer's base (simt::kBufferAddressExt): a storage buffer (StorageBuffer,
+// or Uniform without a constant bank: BufferBlock), not yet stepped.
+bool IntoBuffer(const PointerInfo& info) {
+  return !info.addressed &&
+         (info.storage == spv::StorageClass::StorageBuffer ||
+          (info.storage == spv::StorageClass::Uniform && !info.constant_bank));
+}
+
 uint32_t EmitPtrAdd(Lowerer& l, const spirv::Inst& inst, uint32_t ptr,
                     uint32_t index, const ScalarType& index_type,
-                    uint64_t stride, uint64_t offset, bool region_index) {
+                    uint64_t stride, uint64_t offset, bool region_index,
+                    bool buffer = false) {
   const uint32_t dst = l.NewReg(true);
   const ScalarType t{ScalarKind::kUint, 64, true};
   Instr& in = l.Emit(ExecPtrAdd, inst.opcode, t, inst.word_offset);
@@ -336,7 +346,8 @@ uint32_t EmitPtrAdd(Lowerer& l, const spirv::Inst& inst, uint32_t ptr,
   in.src[1] = index;
   in.ext = static_cast<uint16_t>((index_type.wide() ? 1 : 0) |
                                  (region_index ? 2 : 0) |
-                                 (index_type.kind == ScalarKind::kInt ? 4 : 0));
+                                 (index_type.kind == ScalarKind::kInt ? 4 : 0) |
+                                 (buffer ? kBufferAddressExt : 0));
   in.aux = static_cast<uint32_t>(l.program().literals.size());
   l.program().literals.push_back(static_cast<uint32_t>(stride));
   l.program().literals.push_back(static_cast<uint32_t>(offset));
@@ -370,7 +381,8 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
       root_known = false;
       const Val& idx = l.Get(id);
       ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id),
-                       stride, offset, false);
+                       stride, offset, false, IntoBuffer(info));
+      info.addressed = true;
       offset = 0;
     }
     first_index = 2;
@@ -486,7 +498,8 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
       root_known = false;
       const Val& idx = l.Get(id);
       ptr = EmitPtrAdd(l, inst, ptr, idx.regs[0], ScalarOf(l, idx.type_id),
-                       stride, offset, false);
+                       stride, offset, false, IntoBuffer(info));
+      next_info.addressed = true;
       offset = 0;
     }
     type = next;
@@ -519,6 +532,7 @@ std::vector<uint32_t> EmitLoad(Lowerer& l, const spirv::Inst& inst,
   in.aux = acc;
   in.src[0] = ptr.regs[0];
   l.AddDefs(regs);
+  l.NoteMemoryClass(ptr.ptr->storage);
   l.NotePrivateAccess(*ptr.ptr, false);
   l.NoteBufferLoad(*ptr.ptr);
   return regs;
@@ -534,6 +548,7 @@ void EmitStore(Lowerer& l, const spirv::Inst& inst, const Val& ptr,
   in.aux = acc;
   in.src[0] = ptr.regs[0];
   l.AddUses(regs);
+  l.NoteMemoryClass(ptr.ptr->storage);
   l.NotePrivateAccess(*ptr.ptr, true, regs);
 }
 

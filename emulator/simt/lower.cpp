@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "simt/scalar_ops.h"
+#include "simt/schedule.h"
 #include "simt/uniformity.h"
 #include "simt/warp.h"
 #include "spirv/grammar.h"
@@ -36,8 +37,21 @@ Result<Program> LowerProgram(const spirv::Module& module,
   Lowerer lowerer(module, options, &program);
   Status s = lowerer.Run();
   if (!s.ok()) return s.error();
+  const std::vector<uint32_t> order =
+      options.schedule ? BlockOrder(lowerer, program) : std::vector<uint32_t>{};
+  uint32_t model_regs = 0;
+  if (!order.empty()) {
+    // The register-count model was measured against the driver's counts
+    // on the order the lowering writes: count on that order.
+    Program unscheduled = program;
+    Status ra0 = AllocateRegisters(lowerer, &unscheduled);
+    if (!ra0.ok()) return ra0.error();
+    model_regs = unscheduled.model_regs;
+    ApplyBlockOrder(lowerer, &program, order);
+  }
   Status ra = AllocateRegisters(lowerer, &program);
   if (!ra.ok()) return ra.error();
+  if (!order.empty()) program.model_regs = model_regs;
   // (AllocateRegisters marked the unrolled loops: the register-count
   // model needs them.)
   MarkLayoutFreeBranches(&program);
@@ -242,6 +256,7 @@ Instr& Lowerer::Emit(ExecFn fn, spv::Op op, const ScalarType& type,
   program_->code.push_back(in);
   extra_defs_.emplace_back();
   extra_uses_.emplace_back();
+  mem_class_.push_back(kMemUnknown);
   return program_->code.back();
 }
 

@@ -38,6 +38,10 @@ struct LowerOptions {
   // OpKill: terminate the invocation (true) or demote it to a helper
   // (false). Both are allowed by the Vulkan spec (REFERENCE §8.5).
   bool kill_terminates = true;
+  // Reorder each block's instructions as NVIDIA's compiler schedules them
+  // (schedule.h); the results are the same either way. The register-count
+  // model (Program::model_regs) counts on the order the lowering wrote.
+  bool schedule = true;
 };
 
 // Memory one invocation may use for Input, Output, Private and Function
@@ -131,6 +135,10 @@ struct PointerInfo {
   // descriptor index) is an operand of the instruction that uses it there
   // (c[bank][offset]), not a load (Lowerer::constant_loads()).
   bool constant_bank = false;
+  // A run-time index has already stepped it from its storage buffer's base
+  // (an access chain's first such step is the one NVIDIA's code computes
+  // the 64-bit address with: simt::kBufferAddressExt).
+  bool addressed = false;
 };
 
 // Register-count model (regalloc_model.cpp): a lane-private variable that
@@ -305,7 +313,12 @@ class Lowerer {
   uint32_t current_block_ = 0;
   uint64_t private_total_ = 0;  // bytes, for CheckVariableSize
   uint64_t workgroup_total_ = 0;
+  // Per instruction: the memory a load or store reaches (MemoryClass), for
+  // the block scheduling (schedule.h); kUnknown for everything else.
+  std::vector<uint8_t> mem_class_;
   friend Status AllocateRegisters(Lowerer& lowerer, Program* program);
+  friend void ApplyBlockOrder(Lowerer& lowerer, Program* program,
+                              const std::vector<uint32_t>& order);
 
  public:
   const std::vector<uint8_t>& vreg_wide() const { return vreg_wide_; }
@@ -327,6 +340,33 @@ class Lowerer {
   // (PointerInfo::constant_bank), in Program::code.
   const std::vector<uint32_t>& constant_loads() const {
     return constant_loads_;
+  }
+  // The memory a load or store reaches, by the storage class of its pointer
+  // (the block scheduling's: schedule.h).
+  enum MemoryClass : uint8_t {
+    kMemUnknown = 0,
+    kMemPrivate,    // Function, Private, Input, Output: lane-private
+    kMemWorkgroup,  // workgroup (shared) memory
+    kMemGlobal,     // buffers, push constants
+  };
+  const std::vector<uint8_t>& mem_class() const { return mem_class_; }
+  // Notes the memory the load or store just emitted reaches.
+  void NoteMemoryClass(spv::StorageClass storage) {
+    uint8_t c = kMemGlobal;
+    switch (storage) {
+      case spv::StorageClass::Function:
+      case spv::StorageClass::Private:
+      case spv::StorageClass::Input:
+      case spv::StorageClass::Output:
+        c = kMemPrivate;
+        break;
+      case spv::StorageClass::Workgroup:
+        c = kMemWorkgroup;
+        break;
+      default:
+        break;
+    }
+    mem_class_.back() = c;
   }
   // Records the load just emitted when `info` points into a storage buffer,
   // or at a constant-bank word.

@@ -60,6 +60,57 @@ inline bool WritesPredicate(spv::Op op) {
 // them), float add, min and max (SPV_EXT_shader_atomic_float*) included.
 bool IsAtomic(spv::Op op);
 
+inline bool IsBitwise(spv::Op op) {
+  return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
+         op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;
+}
+
+// Whether NVIDIA's compiler turns instruction `a` followed by `b`, which
+// reads `a`'s result, into one SASS instruction: a multiply and an add
+// into IMAD or FFMA (FFMA: floating-point contraction, which GLSL allows
+// unless the result is `precise`), two bitwise operations into LOP3, and a
+// negation into the consumer's operand modifier. The timing model issues
+// such a pair as one instruction (sm::TimingConfig::fuse_pairs), and the
+// lowering's block scheduling keeps it together (schedule.h).
+inline bool Fusible(spv::Op a, spv::Op b) {
+  switch (a) {
+    case spv::Op::OpIMul:
+      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
+    case spv::Op::OpFMul:
+      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub;
+    case spv::Op::OpFNegate:
+      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub ||
+             b == spv::Op::OpFMul || b == spv::Op::OpExtInst;
+    case spv::Op::OpSNegate:
+      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
+    default:
+      return IsBitwise(a) && IsBitwise(b);
+  }
+}
+
+// Whether `a` may begin such a pair (before looking at the next
+// instruction, which costs a Peek()).
+inline bool BeginsPair(spv::Op a) {
+  return a == spv::Op::OpIMul || a == spv::Op::OpFMul ||
+         a == spv::Op::OpFNegate || a == spv::Op::OpSNegate || IsBitwise(a);
+}
+
+// An access chain's Instr::ext bit (the executor's pointer add, one per
+// run-time index): it steps a pointer into a storage buffer, where
+// NVIDIA's code computes a 64-bit address from the descriptor's base
+// (the timing model's TimingConfig::buffer_address). Bits 1, 2 and 4 are
+// the executor's (exec_memory.cpp ExecPtrAdd).
+inline constexpr uint16_t kBufferAddressExt = 8;
+
+// Whether an instruction of `op` and `ext` is such an access chain.
+inline bool IsBufferAddress(spv::Op op, uint32_t ext) {
+  return (op == spv::Op::OpAccessChain ||
+          op == spv::Op::OpInBoundsAccessChain ||
+          op == spv::Op::OpPtrAccessChain ||
+          op == spv::Op::OpInBoundsPtrAccessChain) &&
+         (ext & kBufferAddressExt) != 0;
+}
+
 // The pipe of an integer division or remainder (IsIntegerDivision) of
 // `width`-bit operands by the constant `divisor`, as NVIDIA's compiler
 // emits it: by a power of two (signed: its magnitude) shifts and masks

@@ -138,6 +138,11 @@ struct TimingConfig {
   // fract's floor) and float-to-integer conversion: NVIDIA's FRND and F2I,
   // which run at the MUFU rate; they issue on the SFU pipe with these.
   PipeTiming cvt{16, 8};
+  // An access chain's first step from a storage buffer's base by a
+  // run-time index (simt::IsBufferAddress): NVIDIA's code computes a 64-bit
+  // address from the descriptor's base there, a longer wait than one ALU
+  // instruction's. Latency 0: the ALU pipe's figures.
+  PipeTiming buffer_address{0, 0};
   PipeTiming branch{4, 1};  // control flow
   PipeTiming sync{4, 1};    // barriers, subgroup shuffles and votes
   PipeTiming lsu{0, 1};     // loads and stores: issue interval only (the

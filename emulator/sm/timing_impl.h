@@ -456,39 +456,10 @@ inline void CountLoopControl(WarpState& w, uint32_t pc) {
   }
 }
 
-inline bool IsBitwise(spv::Op op) {
-  return op == spv::Op::OpBitwiseAnd || op == spv::Op::OpBitwiseOr ||
-         op == spv::Op::OpBitwiseXor || op == spv::Op::OpNot;
-}
-
-// Whether NVIDIA's compiler turns instruction `a` followed by `b`, which
-// reads `a`'s result, into one SASS instruction: a multiply and an add
-// into IMAD or FFMA (FFMA: floating-point contraction, which GLSL allows
-// unless the result is `precise`), two bitwise operations into LOP3, and a
-// negation into the consumer's operand modifier. The timing model issues
-// such a pair as one instruction (TimingConfig::fuse_pairs).
-inline bool Fusible(spv::Op a, spv::Op b) {
-  switch (a) {
-    case spv::Op::OpIMul:
-      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
-    case spv::Op::OpFMul:
-      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub;
-    case spv::Op::OpFNegate:
-      return b == spv::Op::OpFAdd || b == spv::Op::OpFSub ||
-             b == spv::Op::OpFMul || b == spv::Op::OpExtInst;
-    case spv::Op::OpSNegate:
-      return b == spv::Op::OpIAdd || b == spv::Op::OpISub;
-    default:
-      return IsBitwise(a) && IsBitwise(b);
-  }
-}
-
-// Whether `a` may begin such a pair (before looking at the next
-// instruction, which costs a Peek()).
-inline bool BeginsPair(spv::Op a) {
-  return a == spv::Op::OpIMul || a == spv::Op::OpFMul ||
-         a == spv::Op::OpFNegate || a == spv::Op::OpSNegate || IsBitwise(a);
-}
+// The pairs NVIDIA's compiler makes one SASS instruction of: simt's
+// (opcode_info.h), which the lowering's block scheduling keeps together.
+using simt::BeginsPair;
+using simt::Fusible;
 
 }  // namespace internal
 
@@ -722,6 +693,15 @@ inline const PipeTiming& TimingModel::Impl::TimingOf(
     case spv::Op::OpExtInst:
       if (rec.ext == GLSLstd450Sin || rec.ext == GLSLstd450Cos) {
         return config.sfu_trig;
+      }
+      break;
+    case spv::Op::OpAccessChain:
+    case spv::Op::OpInBoundsAccessChain:
+    case spv::Op::OpPtrAccessChain:
+    case spv::Op::OpInBoundsPtrAccessChain:
+      if (config.buffer_address.latency > 0 &&
+          simt::IsBufferAddress(rec.op, rec.ext)) {
+        return config.buffer_address;
       }
       break;
     default:

@@ -29,8 +29,8 @@ std::vector<fs::path> MicrobenchScenes() {
 TEST_CASE("every microbench scene passes its expectations",
           "[runner][microbench]") {
   const std::vector<fs::path> files = MicrobenchScenes();
-  // E2 (2), E3 (9 ops), E5 (2), E6 (4), E19 (1), E31 (1), E32 (1).
-  CHECK(files.size() == 20);
+  // E2 (2), E3 (9 ops), E5 (2), E6 (4), E19 (1), E31 (1), E32 (1), E33 (1).
+  CHECK(files.size() == 21);
   for (const fs::path& file : files) {
     INFO(file.filename().string());
     auto scene = warpsim::scene::ParseAmberFile(file.string());

@@ -600,6 +600,12 @@ EXPECT buf IDX 2048 EQ 0.5
 )";
   warpsim::runner::RunOptions off;
   off.timing_mode = true;
+  // No memory instruction holds the issue, but the loads of `on`.
+  off.timing.memory.global_load_issue_cycles = 0;
+  off.timing.memory.global_store_issue_cycles = 0;
+  off.timing.memory.global_atomic_issue_cycles = 0;
+  off.timing.memory.shared_load_issue_cycles = 0;
+  off.timing.memory.shared_store_issue_cycles = 0;
   warpsim::runner::RunOptions on = off;
   on.timing.memory.global_load_issue_cycles = 3;
   const auto a = Run(amber, off);

@@ -25,6 +25,7 @@ runner::BuiltProgram BuildGlsl(const std::string& source,
   REQUIRE(words.ok());
   LowerOptions options;
   options.warp_width = warp_width;
+  options.schedule = false;  // the allocator on the order the text gives
   auto built = runner::BuildProgram(*words, kEnv, "r.comp", options, {});
   INFO((built.ok() ? "" : built.error().ToString()));
   REQUIRE(built.ok());
@@ -41,6 +42,7 @@ runner::BuiltProgram BuildStage(const std::string& source,
   REQUIRE(words.ok());
   LowerOptions options;
   options.model = model;
+  options.schedule = false;  // the allocator on the order the text gives
   auto built = runner::BuildProgram(*words, kEnv, name, options, {});
   INFO((built.ok() ? "" : built.error().ToString()));
   REQUIRE(built.ok());

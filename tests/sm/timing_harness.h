@@ -17,12 +17,17 @@ namespace warpsim::sm::timing_test {
 
 inline constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
 
-inline simt::Program BuildGlsl(const std::string& source) {
+// Built as the runner builds it; the blocks in the order the program text
+// gives them unless `schedule` (the hand-computed cycles of the tests
+// follow the text; simt/schedule.h's order has tests of its own).
+inline simt::Program BuildGlsl(const std::string& source,
+                               bool schedule = false) {
   auto words =
       spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "t.comp");
   INFO((words.ok() ? "" : words.error().ToString()));
   REQUIRE(words.ok());
   simt::LowerOptions options;
+  options.schedule = schedule;
   auto built = runner::BuildProgram(*words, kEnv, "t.comp", options, {});
   INFO((built.ok() ? "" : built.error().ToString()));
   REQUIRE(built.ok());
@@ -73,11 +78,13 @@ inline uint64_t IssuedOrFree(const RunTiming& run) {
 
 // Dispatches `groups` workgroups of `source` on the timing model (or, with
 // `functional`, without it) over a buffer of 4096 floats holding 1, 2, 3,
-// ..., and returns the run's timing and the buffer.
+// ..., and returns the run's timing and the buffer. `schedule`: as
+// BuildGlsl's.
 inline Timed Run(const std::string& source, uint32_t groups,
                  const TimingConfig& config = TestConfig(),
-                 const SmLimits& limits = SmLimits{}, bool functional = false) {
-  const simt::Program program = BuildGlsl(source);
+                 const SmLimits& limits = SmLimits{}, bool functional = false,
+                 bool schedule = false) {
+  const simt::Program program = BuildGlsl(source, schedule);
   Timed out;
   out.buffer.resize(4096);
   for (size_t i = 0; i < out.buffer.size(); ++i) {

@@ -513,6 +513,82 @@ TEST_CASE("an observer watches the trace fill and sets its pace",
 }
 
 TEST_CASE(
+    "a block in the order NVIDIA's compiler schedules it issues a load "
+    "before the arithmetic the text puts first",
+    "[sm][timing]") {
+  // 8 dependent FMA (4 cycles each), then a load from a word nobody has
+  // read (DRAM: 300 cycles) at an address of two ALU instructions, then
+  // its consumer. In the text's order the chain's 32 cycles come before
+  // the load; scheduled (simt/schedule.h), the load and its address go
+  // first and the chain runs while it is on its way.
+  const std::string shader =
+      OnX("  float y = b.v[(i * 7u + 1024u) & 4095u];\n"
+          "  x = x * 1.5 + 0.25; x = x * 1.5 + 0.25; x = x * 1.5 + 0.25;\n"
+          "  x = x * 1.5 + 0.25; x = x * 1.5 + 0.25; x = x * 1.5 + 0.25;\n"
+          "  x = x * 1.5 + 0.25; x = x * 1.5 + 0.25;\n"
+          "  x += y;\n");
+  // (The load is written first so that glslang keeps it in the block;
+  // the text below puts it after the chain.)
+  const std::string text =
+      OnX("  x = x * 1.5 + 0.25; x = x * 1.5 + 0.25; x = x * 1.5 + 0.25;\n"
+          "  x = x * 1.5 + 0.25; x = x * 1.5 + 0.25; x = x * 1.5 + 0.25;\n"
+          "  x = x * 1.5 + 0.25; x = x * 1.5 + 0.25;\n"
+          "  float y = b.v[(i * 7u + 1024u) & 4095u];\n"
+          "  x += y;\n");
+  TimingConfig c = TestConfig();
+  c.fuse_pairs = true;  // each x * 1.5 + 0.25 one FFMA
+  const Timed in_text = Run(text, 1, c, SmLimits{}, false, false);
+  const Timed scheduled = Run(text, 1, c, SmLimits{}, false, true);
+  const Timed written_first = Run(shader, 1, c, SmLimits{}, false, false);
+  CHECK(scheduled.buffer == in_text.buffer);
+  CHECK(scheduled.warp_instructions == in_text.warp_instructions);
+  // The chain (8 x 4 cycles, less the few the load's address takes before
+  // it) runs under the load.
+  CHECK(scheduled.run.cycles + 24 <= in_text.run.cycles);
+  // As fast as the text that puts the load first.
+  CHECK(scheduled.run.cycles <= written_first.run.cycles);
+}
+
+TEST_CASE(
+    "a storage buffer's address from a run-time index takes buffer_address's "
+    "latency",
+    "[sm][timing]") {
+  // Dependent steps, each an index from the last value, its access chain
+  // into the buffer and the load: each step's access chain is on the
+  // chain, so it waits buffer_address.latency where it waited the ALU's 4
+  // cycles. Two steps more cost 2 x (24 - 4) cycles more than with the
+  // ALU's figures (the shader's other accesses cancel out).
+  auto steps = [](int n) {
+    std::string body;
+    for (int k = 0; k < n; ++k) body += "  x = b.v[uint(x) & 63u];\n";
+    return OnX(body);
+  };
+  TimingConfig alu = TestConfig();
+  TimingConfig longer = TestConfig();
+  longer.buffer_address = {24, 2};
+  const Timed a2 = Run(steps(2), 1, alu), a4 = Run(steps(4), 1, alu);
+  const Timed b2 = Run(steps(2), 1, longer), b4 = Run(steps(4), 1, longer);
+  CHECK(b4.buffer == a4.buffer);
+  CHECK(b4.run.cycles - b2.run.cycles ==
+        a4.run.cycles - a2.run.cycles + 2 * (24 - 4));
+  // Workgroup memory's addresses keep the ALU's.
+  auto shared = [](int n) {
+    std::string body =
+        "#version 450\nlayout(local_size_x = 32) in;\n"
+        "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+        "shared float s[64];\n"
+        "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+        "  s[i] = float(i); s[i + 32u] = float(i);\n  barrier();\n"
+        "  float x = s[i];\n";
+    for (int k = 0; k < n; ++k) body += "  x = s[uint(x) & 63u];\n";
+    return body + "  b.v[i] = x;\n}\n";
+  };
+  CHECK(Run(shared(4), 1, longer).run.cycles -
+            Run(shared(2), 1, longer).run.cycles ==
+        Run(shared(4), 1, alu).run.cycles - Run(shared(2), 1, alu).run.cycles);
+}
+
+TEST_CASE(
     "a variable held in registers is no memory: its loads and stores issue "
     "with the instruction before them",
     "[sm][timing]") {
