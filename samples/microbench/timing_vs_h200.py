@@ -148,13 +148,12 @@ def e2(warpsim):
                 "h200_same_spirv": same_spirv.get((kind, tag)),
                 "h200_same_spirv_source": "%s (chase_vulkan.py table, "
                                           "SM clock %d MHz)" % (VK_CHASE, mhz),
-                "note": "a SPIR-V step is OpAccessChain (alu, 4 cycles) + "
-                        "OpLoad; CUDA's is one load through a 64-bit "
-                        "pointer" + (
-                            "; through Vulkan the H200 takes more than that "
-                            "address step adds to CUDA's load (the driver's "
-                            "code for it is not visible; not modelled)"
-                            if kind == "global" else "")})
+                "note": ("a SPIR-V step is OpAccessChain into a storage "
+                         "buffer (buffer_address: this chase through Vulkan "
+                         "less CUDA's) + OpLoad; CUDA's is one load through "
+                         "a 64-bit pointer" if kind == "global" else
+                         "a SPIR-V step is OpAccessChain (alu, 4 cycles) + "
+                         "OpLoad; CUDA's is one load through a pointer")})
     return rows
 
 
