@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "simt/opcode_info.h"
+
 namespace warpsim::pipeline {
 
 const char* WorkKindName(WorkKind kind) {
@@ -69,29 +71,6 @@ Status RetireInOrder::Finish(std::unique_ptr<WorkItem> item) {
 
 namespace {
 
-// Instructions whose recorded accesses only read memory; every other
-// instruction with addresses (stores, atomics, copies) counts as a write.
-bool OnlyReads(spv::Op op) {
-  switch (op) {
-    case spv::Op::OpLoad:
-    case spv::Op::OpImageRead:
-    case spv::Op::OpImageFetch:
-    case spv::Op::OpImageSampleImplicitLod:
-    case spv::Op::OpImageSampleExplicitLod:
-    case spv::Op::OpImageSampleDrefImplicitLod:
-    case spv::Op::OpImageSampleDrefExplicitLod:
-    case spv::Op::OpImageSampleProjImplicitLod:
-    case spv::Op::OpImageSampleProjExplicitLod:
-    case spv::Op::OpImageSampleProjDrefImplicitLod:
-    case spv::Op::OpImageSampleProjDrefExplicitLod:
-    case spv::Op::OpImageGather:
-    case spv::Op::OpImageDrefGather:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Appends the words of writable resources that an instruction's lanes
 // accessed (`op`, `active` lanes, their addresses and access size, as in
 // simt::InstrRecord) to the item's logs.
@@ -99,7 +78,7 @@ void LogAccesses(WorkItem& item, spv::Op op, uint32_t active,
                  const uint64_t* addresses, uint32_t access_bytes) {
   const simt::ExecContext& c = item.context;
   std::vector<uint64_t>& log =
-      OnlyReads(op) ? item.words_read : item.words_written;
+      simt::OnlyReadsMemory(op) ? item.words_read : item.words_written;
   const uint32_t bytes = std::max(access_bytes, 1u);
   for (uint32_t m = active; m != 0; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));

@@ -95,6 +95,30 @@ inline bool BeginsPair(spv::Op a) {
          a == spv::Op::OpFNegate || a == spv::Op::OpSNegate || IsBitwise(a);
 }
 
+// Instructions whose memory accesses only read: OpLoad and the image
+// reads (sampling, fetch, gather, OpImageRead). Every other instruction
+// that accesses memory (stores, atomics, copies, image writes) writes it.
+inline bool OnlyReadsMemory(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpLoad:
+    case spv::Op::OpImageRead:
+    case spv::Op::OpImageFetch:
+    case spv::Op::OpImageSampleImplicitLod:
+    case spv::Op::OpImageSampleExplicitLod:
+    case spv::Op::OpImageSampleDrefImplicitLod:
+    case spv::Op::OpImageSampleDrefExplicitLod:
+    case spv::Op::OpImageSampleProjImplicitLod:
+    case spv::Op::OpImageSampleProjExplicitLod:
+    case spv::Op::OpImageSampleProjDrefImplicitLod:
+    case spv::Op::OpImageSampleProjDrefExplicitLod:
+    case spv::Op::OpImageGather:
+    case spv::Op::OpImageDrefGather:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // An access chain's Instr::ext bit (the executor's pointer add, one per
 // run-time index): it steps a pointer into a storage buffer, where
 // NVIDIA's code computes a 64-bit address from the descriptor's base

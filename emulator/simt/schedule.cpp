@@ -20,32 +20,11 @@ enum class Kind : uint8_t {
   kFence,  // anything else with an effect outside its registers
 };
 
-bool IsImageRead(spv::Op op) {
-  switch (op) {
-    case spv::Op::OpImageSampleImplicitLod:
-    case spv::Op::OpImageSampleExplicitLod:
-    case spv::Op::OpImageSampleDrefImplicitLod:
-    case spv::Op::OpImageSampleDrefExplicitLod:
-    case spv::Op::OpImageSampleProjImplicitLod:
-    case spv::Op::OpImageSampleProjExplicitLod:
-    case spv::Op::OpImageSampleProjDrefImplicitLod:
-    case spv::Op::OpImageSampleProjDrefExplicitLod:
-    case spv::Op::OpImageFetch:
-    case spv::Op::OpImageGather:
-    case spv::Op::OpImageDrefGather:
-    case spv::Op::OpImageRead:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Kind KindOf(const Instr& in, bool writes_registers) {
   const spv::Op op = in.op;
   if (IsAtomic(op)) return Kind::kStore;
+  if (OnlyReadsMemory(op)) return Kind::kLoad;
   switch (op) {
-    case spv::Op::OpLoad:
-      return Kind::kLoad;
     case spv::Op::OpStore:
     case spv::Op::OpCopyMemory:
     case spv::Op::OpCopyMemorySized:
@@ -61,7 +40,6 @@ Kind KindOf(const Instr& in, bool writes_registers) {
     default:
       break;
   }
-  if (IsImageRead(op)) return Kind::kLoad;
   switch (in.pipe) {
     case Pipe::kLsu:
     case Pipe::kTex:

@@ -518,68 +518,57 @@ E31_NOTE = ("register_pressure's loop: same_sector_word_cycles, the "
 
 
 E32_RUN = "cuda_ref/results/h200/2026-12-05-e32-issue-slots"
+E33_RUN = "cuda_ref/results/h200/2026-12-05-e33-memory-slots"
 
 
-def e32(warpsim):
-    """Loops of K FFMA with one more instruction per trip (E32), one
+def slot_rows(warpsim, experiment, run, name, trips_setting, scene,
+              same_spirv):
+    """Loops of K FFMA with one more instruction per trip (E32, E33), one
     workgroup of W warps: cycles per trip from two runs of different trip
-    counts."""
-    with open(ROOT / E32_RUN / "e32_issue_slots.json") as f:
+    counts (make_scenes' `trips_setting` 64 and 128), beside the record's
+    (`run`/`name`.json); `same_spirv`: whether loops_vulkan.py timed the
+    scene too."""
+    with open(ROOT / run / (name + ".json")) as f:
         ref = {(v["variant"], r["warps_per_sm"]): r["cycles_per_trip"]
                for v in json.load(f)["results"]["variants"] for r in v["rows"]}
-    short = with_setting("E32_TRIPS", 64,
-                         lambda: run_scene(warpsim, make_scenes.scene_e32()))
-    long_ = with_setting("E32_TRIPS", 128,
-                         lambda: run_scene(warpsim, make_scenes.scene_e32()))
+    short = with_setting(trips_setting, 64,
+                         lambda: run_scene(warpsim, scene()))
+    long_ = with_setting(trips_setting, 128,
+                         lambda: run_scene(warpsim, scene()))
     rows = []
-    for (name, c1), (_, c2) in zip(short, long_):
-        variant, w = name.rsplit("_w", 1)
-        rows.append({
-            "experiment": "E32",
+    for (pipe, c1), (_, c2) in zip(short, long_):
+        variant, w = pipe.rsplit("_w", 1)
+        row = {
+            "experiment": experiment,
             "what": "%s, %s warp%s" % (variant, w, "" if w == "1" else "s"),
             "unit": "cycles per trip",
             "emulated": (c2 - c1) / 64,
             "h200": ref.get((variant, int(w))),
-            "h200_source": "%s/e32_issue_slots.json variant %s "
-                           "warps_per_sm %s" % (E32_RUN, variant, w),
-            **same_spirv_loops("e32", name),
-            "note": E32_NOTE})
+            "h200_source": "%s/%s.json variant %s warps_per_sm %s" % (
+                run, name, variant, w),
+        }
+        if same_spirv:
+            row.update(same_spirv_loops(experiment.lower(), pipe))
+        row["note"] = E32_NOTE if experiment == "E32" else E33_NOTE
+        rows.append(row)
     return rows
+
+
+def e32(warpsim):
+    """E32's loops (make_scenes.scene_e32), also timed through Vulkan."""
+    return slot_rows(warpsim, "E32", E32_RUN, "e32_issue_slots", "E32_TRIPS",
+                     make_scenes.scene_e32, True)
+
+
+def e33(warpsim):
+    """E33's loops (make_scenes.scene_e33): one memory instruction of a
+    kind per trip."""
+    return slot_rows(warpsim, "E33", E33_RUN, "e33_memory_slots",
+                     "E33_TRIPS", make_scenes.scene_e33, False)
 
 
 E32_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
             "selection_sync_slots, global_load_issue_cycles")
-
-
-E33_RUN = "cuda_ref/results/h200/2026-12-05-e33-memory-slots"
-
-
-def e33(warpsim):
-    """Loops of 16 FFMA with one memory instruction of a kind per trip
-    (E33), one workgroup of W warps: cycles per trip from two runs of
-    different trip counts."""
-    with open(ROOT / E33_RUN / "e33_memory_slots.json") as f:
-        ref = {(v["variant"], r["warps_per_sm"]): r["cycles_per_trip"]
-               for v in json.load(f)["results"]["variants"] for r in v["rows"]}
-    short = with_setting("E33_TRIPS", 64,
-                         lambda: run_scene(warpsim, make_scenes.scene_e33()))
-    long_ = with_setting("E33_TRIPS", 128,
-                         lambda: run_scene(warpsim, make_scenes.scene_e33()))
-    rows = []
-    for (name, c1), (_, c2) in zip(short, long_):
-        variant, w = name.rsplit("_w", 1)
-        rows.append({
-            "experiment": "E33",
-            "what": "%s, %s warp%s" % (variant, w, "" if w == "1" else "s"),
-            "unit": "cycles per trip",
-            "emulated": (c2 - c1) / 64,
-            "h200": ref.get((variant, int(w))),
-            "h200_source": "%s/e33_memory_slots.json variant %s "
-                           "warps_per_sm %s" % (E33_RUN, variant, w),
-            "note": E33_NOTE})
-    return rows
-
-
 E33_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
             "memory.*_issue_cycles, l1_latency, shared_latency")
 
