@@ -31,7 +31,7 @@ trips (a buffer's word). Each pipeline is one workgroup of 32 invocations
 
 each as B_K_once (the body without a loop), B_K (the loop `for (uint t =
 0; t < n; ++t)`, n from the buffer) and B_K_dont ([[dont_unroll]] on the
-same loop), K = 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 64.
+same loop), K = 4, 8, 12, 16, 17, 18, 19, 20, 24, 28, 32, 40, 48, 64.
 
 On the H200 (run_e34_h200.sh, into RECORD_DIR) `warpsim-vkref run
 SCENE --device nvidia --repeat 9 --json` records each pipeline's
@@ -54,7 +54,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from readme_section import scene_summary_table_main  # noqa: E402
 
-LENGTHS = [4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 64]
+LENGTHS = [4, 8, 12, 16, 17, 18, 19, 20, 24, 28, 32, 40, 48, 64]
 TRIPS = (1024, 2048)
 
 HEADER = """#version 450
