@@ -620,6 +620,44 @@ def loops(vk_dir, t, src):
         + ", ".join(str(x) for x in steps)
         + " trips once the shading, not the output merge, is what the draw "
         "waits for")
+    unroll_limit(vk_dir, t, src)
+
+
+def unroll_limit(vk_dir, t, src):
+    """The longest body of a loop with a run-time trip count the driver
+    unrolls, and whether [[dont_unroll]] keeps a loop rolled, from E34
+    (vulkan_ref/experiments/e34_unroll_limit.py): the latest record beside
+    the H200's, else one an H100 took (vulkan_ref/results/h100: the same
+    sm_90 target and driver, whose code sizes are the compiler's)."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e34-unroll-limit-*")))
+    if not found:
+        found = sorted(glob.glob(os.path.join(
+            os.path.dirname(os.path.abspath(vk_dir)), "h100",
+            "e34-unroll-limit-*")))
+    if not found:
+        fail(f"no e34-unroll-limit-* under {rel(vk_dir)} or beside it in h100")
+    d = found[-1]
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e34_unroll_limit  # noqa: E402
+    s = e34_unroll_limit.summary(d)
+    device = s["device"].get("name", "?")
+    t["loop_unroll_max_body"] = s["longest_unrolled_body"]
+    src["loop_unroll_max_body"] = (
+        f"{rel(d)} ({device}, driver {s['device'].get('driver_info', '?')}): "
+        "the driver's Binary Size of one-warp compute shaders whose loops "
+        "(trip count from a buffer) hold K FFMA or K IMAD: every loop of up "
+        f"to {s['longest_unrolled_body']} instructions a trip adds at least "
+        f"{e34_unroll_limit.UNROLLED_COPIES:g} copies of its body to the "
+        f"code, every one of {s['shortest_rolled_body']} or more under one "
+        "(e34_unroll_limit.py summary)")
+    t["honour_dont_unroll"] = s["dont_unroll_honoured"]
+    src["honour_dont_unroll"] = (
+        f"{rel(d)}: [[dont_unroll]] on the same loops "
+        + ("kept some that the driver unrolls without it rolled"
+           if s["dont_unroll_honoured"] else
+           "left the code as large as without it (unrolled) up to "
+           f"{s['longest_unrolled_body']} instructions a trip")
+        + " (e34_unroll_limit.py summary)")
 
 
 def latest_beside(run, suffix):

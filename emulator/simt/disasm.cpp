@@ -103,15 +103,18 @@ std::string DisassembleProgram(const Program& p) {
       if (i < p.uniform_branches.size() && p.uniform_branches[i] != 0) {
         out += "  ; a condition every lane of a warp shares";
       }
-      // Control of a loop the timing model issues as unrolled.
+      // Control of a loop the timing model may issue as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {
         const uint32_t loop = p.loop_control[i] - 1;
         out += "  ; unrolled loop " + std::to_string(loop);
-        if (loop < p.unrolled_loops.size() && p.unrolled_loops[loop].full) {
-          const uint32_t trips = p.unrolled_loops[loop].trips;
-          out += trips != 0
-                     ? " (completely, " + std::to_string(trips) + " trips)"
-                     : std::string(" (completely)");
+        if (loop < p.unrolled_loops.size()) {
+          const UnrolledLoop& l = p.unrolled_loops[loop];
+          const uint32_t trips = l.trips;
+          out += l.full ? (trips != 0 ? " (completely, " +
+                                            std::to_string(trips) + " trips)"
+                                      : std::string(" (completely)"))
+                        : " (body " + std::to_string(l.body) +
+                              (l.dont_unroll ? ", DontUnroll)" : ")");
         }
       }
       out += "\n";

@@ -104,7 +104,9 @@ struct BranchInfo {
   std::vector<std::pair<uint32_t, uint32_t>> copies;
 };
 
-// A loop the timing model issues as unrolled (Program::unrolled_loops).
+// A loop NVIDIA's compiler may unroll (Program::unrolled_loops); the timing
+// model issues it unrolled as its TimingConfig says (sm/timing_impl.h
+// Unrolls: the body's length, DontUnroll).
 struct UnrolledLoop {
   uint32_t exit_branch = 0;  // its conditional branch to the merge block
   uint32_t compare = 0;      // the comparison the branch tests
@@ -117,6 +119,18 @@ struct UnrolledLoop {
   // when it would run more than kMaxCountedTrips times or forever).
   uint32_t trips = 0;
   static constexpr uint32_t kMaxCountedTrips = 1u << 16;
+  // The instructions a trip issues apart from the loop's control (its
+  // compare, exit branch, counter step, what it computes its bound from)
+  // and its other branches, a pair NVIDIA's compiler fuses (Fusible) one,
+  // an operand from a constant bank or an access chain to a register
+  // none (Program::register_private 2 and 3). NVIDIA's compiler leaves a
+  // loop with a run-time trip count rolled when its body is longer than
+  // it unrolls (TimingConfig::loop_unroll_max_body, vulkan_ref's E34).
+  uint32_t body = 0;
+  // Its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]): never `full`;
+  // whether it is unrolled is the timing model's
+  // (TimingConfig::honour_dont_unroll).
+  bool dont_unroll = false;
 };
 
 // A structured loop, nested in others or holding others (Program::loops),
@@ -237,7 +251,9 @@ struct Program {
   // instruction before it (TimingConfig::free_layout_branches).
   std::vector<uint8_t> layout_free;
   // The loops NVIDIA's compiler unrolls when their trip count is known only
-  // at run time (unroll.cpp, from vulkan_ref's E16), and per instruction 0
+  // at run time (unroll.cpp, from vulkan_ref's E16; up to a body length and
+  // whatever their loop control asks, E34: UnrolledLoop), and per
+  // instruction 0
   // or 1 + the index of the loop whose control it is: the exit comparison,
   // the exit branch and the counter's step, which the timing model issues
   // once per TimingConfig::loop_unroll trips, as the unrolled code does;

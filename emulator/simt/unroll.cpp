@@ -11,8 +11,6 @@
 // with a `break`, a `while` loop on a computed value, a loop stepping by 2
 // and a loop that holds another loop are not unrolled. A loop is taken as
 // unrolled when
-//   - its OpLoopMerge does not ask DontUnroll (GLSL's [[dont_unroll]],
-//     which the compiler honours as CUDA's `#pragma unroll 1`);
 //   - it holds no other loop;
 //   - it leaves only through one conditional branch to its merge block (no
 //     break, return, kill or terminate inside);
@@ -26,6 +24,14 @@
 //     header not (the same division before the loop: unrolled);
 //   - the counter is stepped once per trip by one, up or down (an IAdd or
 //     ISub with constant 1), directly or through the back edge's phi copy.
+// Such a loop is listed with its body's length (UnrolledLoop::body) and
+// whether its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]), for the
+// timing model to decide: vulkan_ref's E34 found NVIDIA's Vulkan driver
+// unrolling bodies up to a length, whatever the loop control asks, and
+// longer ones not (TimingConfig::loop_unroll_max_body,
+// honour_dont_unroll; nvcc keeps a `#pragma unroll 1` loop rolled). A
+// DontUnroll loop is never unrolled completely (E34 measured only run-time
+// trip counts).
 // What the loop recomputes its bound from on every trip (glslang loads a
 // uniform bound in the loop's header) is hoisted out of it, as a compiler
 // does: those instructions never issue in an unrolled loop.
@@ -36,8 +42,11 @@
 // stage-batching-2026-12-03: the loads of two nested constant loops are
 // issued ahead as those of one loop with as many trips).
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 
 #include "simt/lower.h"
+#include "simt/opcode_info.h"
 
 namespace warpsim::simt {
 namespace {
@@ -191,7 +200,7 @@ class LoopFinder {
   void Try(uint32_t h, size_t range) {
     const uint32_t m = p_.blocks[h].merge_block;
     if (m == kNoBlock || m <= h) return;
-    if (p_.blocks[h].dont_unroll) return;  // [[dont_unroll]]: kept rolled
+    const bool dont_unroll = p_.blocks[h].dont_unroll;
     const uint32_t begin = First(h), end = First(m);
     // Innermost: no other loop inside but loops with a counted constant
     // trip count (unrolled completely, they leave straight code; an
@@ -322,8 +331,8 @@ class LoopFinder {
       const uint32_t update = Step(counter, written, writer, &phi);
       if (update == kNoReg) continue;
       uint32_t start = 0;
-      const bool full =
-          IsConstant(bound) && EntersWithConstant(h, begin, end, phi, &start);
+      const bool full = !dont_unroll && IsConstant(bound) &&
+                        EntersWithConstant(h, begin, end, phi, &start);
       const uint32_t trips = full ? Trips(cmp, k == 0, Constant(bound), start,
                                           StepOf(p_.code[update]),
                                           phi != counter, ExitsWhen(exit, m))
@@ -346,11 +355,50 @@ class LoopFinder {
       // What the loop computes its bound from each trip (a uniform's load,
       // a multiply) the compiler hoists out of it.
       for (uint32_t pc : hoisted) p_.loop_control[pc] = index + 1;
+      p_.unrolled_loops.back().body = BodyLength(begin, end);
+      p_.unrolled_loops.back().dont_unroll = dont_unroll;
       if (!full && !stores) {
         MarkAheadLoads(begin, end, index + 1, private_stores);
       }
       return;
     }
+  }
+
+  // UnrolledLoop::body of the loop [begin, end), its control marked in
+  // p_.loop_control. An instruction of a loop inside it, which it holds only
+  // when that one's trip count is a constant (unrolled completely), counts
+  // as many times as that loop runs.
+  uint32_t BodyLength(uint32_t begin, uint32_t end) const {
+    uint64_t n = 0;
+    const Instr* prev = nullptr;  // the last one counted, if just before
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      const bool free =
+          IsBranch(p_, in) || p_.loop_control[i] != 0 ||
+          (i < p_.register_private.size() && p_.register_private[i] >= 2);
+      if (free) {
+        prev = nullptr;
+        continue;
+      }
+      if (prev != nullptr && prev->dst != kNoReg && BeginsPair(prev->op) &&
+          Fusible(prev->op, in.op) &&
+          std::find(std::begin(in.src), std::end(in.src), prev->dst) !=
+              std::end(in.src)) {
+        prev = nullptr;  // the second of a fused pair
+        continue;
+      }
+      uint64_t copies = 1;
+      for (const LoopRange& inner : p_.loops) {
+        if (inner.begin > begin && inner.begin <= i && i < inner.end &&
+            inner.end <= end) {
+          copies *= std::max<uint32_t>(inner.trips, 1);
+          copies = std::min<uint64_t>(copies, UINT32_MAX);
+        }
+      }
+      n = std::min<uint64_t>(n + copies, UINT32_MAX);
+      prev = &in;
+    }
+    return static_cast<uint32_t>(n);
   }
 
   // The loads of the loop [begin, end) whose address comes from no load of

@@ -168,6 +168,16 @@ struct TimingConfig {
   // trip in loop_unroll, and not at all in a loop with a constant trip
   // count (unrolled completely). 1: every trip (no unrolling).
   uint32_t loop_unroll = 1;
+  // The longest body (simt::UnrolledLoop::body: the instructions a trip
+  // issues apart from the loop's control) of a loop with a run-time trip
+  // count that is unrolled; a longer one runs rolled, its control on every
+  // trip. 0: no limit.
+  uint32_t loop_unroll_max_body = 0;
+  // A loop whose OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]) runs
+  // rolled, as nvcc compiles CUDA's `#pragma unroll 1`; false: it is
+  // unrolled as any other, as NVIDIA's Vulkan driver does (vulkan_ref's
+  // E34).
+  bool honour_dont_unroll = true;
   // Predicate a selection whose sides NVIDIA's compiler can predicate
   // (simt::Program::predicated_selections) when they hold at most this many
   // instructions together: its conditional branch issues with the

@@ -416,17 +416,33 @@ inline uint32_t LoopTag(const WarpState& w, uint32_t pc) {
   return pc < w.loop_control_size ? w.loop_control[pc] : 0;
 }
 
+// Whether NVIDIA's compiler unrolls `loop` under `config`: completely when
+// its trip count is a constant; with a run-time trip count in groups of
+// loop_unroll trips, unless its body is longer than loop_unroll_max_body or
+// it asks DontUnroll and honour_dont_unroll holds.
+inline bool Unrolls(const TimingConfig& config,
+                    const simt::UnrolledLoop& loop) {
+  if (config.loop_unroll <= 1) return false;
+  if (loop.full) return true;
+  if (loop.dont_unroll && config.honour_dont_unroll) return false;
+  return config.loop_unroll_max_body == 0 ||
+         loop.body <= config.loop_unroll_max_body;
+}
+
 // Whether the loop-control instruction at `pc` issues on the warp's current
-// trip: once in `unroll` trips (the exit compare and branch on the first of
+// trip: in a loop the compiler unrolls (Unrolls), once in
+// config.loop_unroll trips (the exit compare and branch on the first of
 // each group, the counter's step likewise), never in a loop unrolled
 // completely, and never when it computes the loop's bound (hoisted). Every
-// other instruction issues.
+// other instruction issues, and every one of a loop left rolled.
 inline bool LoopControlIssues(const WarpState& w, uint32_t pc,
-                              uint32_t unroll) {
+                              const TimingConfig& config) {
   const uint32_t tag = LoopTag(w, pc);
-  if (tag == 0 || unroll <= 1) return true;
+  if (tag == 0 || config.loop_unroll <= 1) return true;
   const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
+  if (!Unrolls(config, loop)) return true;
   if (loop.full) return false;
+  const uint32_t unroll = config.loop_unroll;
   if (pc != loop.step && pc != loop.exit_branch && pc != loop.compare) {
     return false;  // hoisted out of the loop
   }

@@ -781,7 +781,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
                           !repeat && !renamed && !predicated &&
                           FillsBubble(w, sp, pc);
       if (!layout && !repeat && !renamed && !predicated && !bubble &&
-          LoopControlIssues(w, pc, config.loop_unroll)) {
+          LoopControlIssues(w, pc, config)) {
         break;
       }
       if (!logged) LogInstruction(w, rec, latency, ready, waited);

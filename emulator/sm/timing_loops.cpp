@@ -63,6 +63,7 @@ uint64_t TimingModel::Impl::AheadAt(WarpState& w,
   }
   const uint32_t tag = p.ahead_loads[rec.pc];
   const simt::UnrolledLoop& loop = p.unrolled_loops[tag - 1];
+  if (!Unrolls(config, loop)) return now;  // rolled: no group of trips
   // The trip it is on: the exit branch's executions since the warp entered
   // the loop, less the one of this trip when the branch comes first.
   const uint32_t branches = w.loop_counts[2 * (tag - 1)];

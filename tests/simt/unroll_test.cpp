@@ -3,7 +3,8 @@
 // run-time trip count, completely when the trip count is a constant; not a
 // loop with a break, a while loop on a computed value, a loop stepping by 2,
 // a loop holding another loop, one whose bound it computes with arithmetic
-// (E21), or one marked [[dont_unroll]].
+// (E21). A loop marked [[dont_unroll]] is listed as such, never as unrolled
+// completely, and every listed loop with its body's length (E34).
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -159,15 +160,45 @@ TEST_CASE("loops that are not unrolled", "[simt][unroll]") {
                        "  for (int i = 0; i < m; ++i) {\n"
                        "    x = x * x;\n    if (x > 2.0) m -= 1;\n  }\n")) ==
         P{0, 0});
-  // [[dont_unroll]] (LoopControl DontUnroll), as CUDA's #pragma unroll 1:
-  // kept rolled, with a run-time or a constant trip count.
-  CHECK(Unrolled(Build("  [[dont_unroll]] for (int i = 0; i < n; ++i) "
-                       "x = x * x + 0.25;\n")) == P{0, 0});
-  CHECK(Unrolled(Build("  [[dont_unroll]] for (int i = 0; i < 8; ++i) "
-                       "x = x * x + 0.25;\n")) == P{0, 0});
   // A store to memory in the loop does not stop unrolling by itself.
   CHECK(Unrolled(Build("  for (int i = 0; i < n; ++i) b.v[g + uint(i)] = x;\n"))
             .first == 1);
+}
+
+TEST_CASE("a loop is listed with its body's length and its DontUnroll",
+          "[simt][unroll]") {
+  // Three multiply-adds (each a fused pair) and a compare and select: 5;
+  // the counter, its test and the branches are the loop's control.
+  const Program p = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n    x = x * 0.5 + 1.0;\n"
+      "    x = x * x + 0.75;\n    x = x > 4.0 ? 0.0 : x;\n  }\n");
+  REQUIRE(p.unrolled_loops.size() == 1);
+  CHECK(p.unrolled_loops[0].body == 5);
+  CHECK_FALSE(p.unrolled_loops[0].dont_unroll);
+  // A constant loop of 4 trips inside counts 4 times.
+  const Program q = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    for (int j = 0; j < 4; ++j) x = x * x + 0.25;\n"
+      "    x = x * 0.5 + 1.0;\n  }\n");
+  REQUIRE(q.unrolled_loops.size() == 2);
+  CHECK(q.unrolled_loops[0].full);  // the inner one (found first)
+  CHECK(q.unrolled_loops[1].body == 5);
+  // [[dont_unroll]] (LoopControl DontUnroll): listed with it, for the
+  // timing model to keep rolled or not (TimingConfig::honour_dont_unroll);
+  // with a constant trip count, not unrolled completely.
+  using P = std::pair<size_t, size_t>;
+  const Program d = Build(
+      "  [[dont_unroll]] for (int i = 0; i < n; ++i) x = x * x + 0.25;\n");
+  CHECK(Unrolled(d) == P{1, 0});
+  CHECK(d.unrolled_loops[0].dont_unroll);
+  CHECK(d.unrolled_loops[0].body == 1);
+  const Program c = Build(
+      "  [[dont_unroll]] for (int i = 0; i < 8; ++i) x = x * x + 0.25;\n");
+  CHECK(Unrolled(c) == P{1, 0});
+  CHECK(c.unrolled_loops[0].dont_unroll);
+  REQUIRE(c.loops.size() == 1);
+  CHECK_FALSE(c.loops[0].constant);
 }
 
 TEST_CASE("of two nested loops only the inner one is unrolled",

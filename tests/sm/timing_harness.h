@@ -113,7 +113,9 @@ inline Timed Run(const std::string& source, uint32_t groups,
 // run `body` on it (n = 16 trips from v[0] = 1, so nothing folds a loop on
 // it), and write x back.
 inline std::string OnX(const std::string& body) {
-  return "#version 450\nlayout(local_size_x = 32) in;\n"
+  return "#version 450\n"
+         "#extension GL_EXT_control_flow_attributes : enable\n"
+         "layout(local_size_x = 32) in;\n"
          "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
          "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
          "  float x = b.v[i];\n  int n = int(b.v[0]) * 16;\n" +

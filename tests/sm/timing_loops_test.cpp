@@ -70,6 +70,49 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
   CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 50);
 }
 
+TEST_CASE(
+    "a loop whose body is longer than loop_unroll_max_body, or that asks "
+    "DontUnroll, runs rolled",
+    "[sm][timing]") {
+  // The loop above with two multiply-adds a trip: a body of 2 (each
+  // multiply and add one fused instruction).
+  const std::string two =
+      OnX("  for (int k = 0; k < n; ++k) {\n"
+          "    x = x * x + 0.25;\n    x = x * x + 0.5;\n  }\n");
+  TimingConfig once = TestConfig();
+  TimingConfig four = TestConfig();
+  four.loop_unroll = 4;
+  const Timed plain = Run(two, 1, once);
+  four.loop_unroll_max_body = 2;
+  const Timed fits = Run(two, 1, four);
+  CHECK(fits.run.unrolled_loop_instructions == 36);
+  // One instruction over the limit: every trip issues its control, as with
+  // no unrolling at all.
+  four.loop_unroll_max_body = 1;
+  const Timed rolled = Run(two, 1, four);
+  CHECK(rolled.run.unrolled_loop_instructions == 0);
+  CHECK(rolled.run.cycles == plain.run.cycles);
+  CHECK(rolled.buffer == fits.buffer);
+  // [[dont_unroll]]: rolled while honour_dont_unroll holds, else unrolled
+  // as the same loop without it (NVIDIA's Vulkan driver, vulkan_ref's E34).
+  const std::string dont =
+      OnX("  [[dont_unroll]] for (int k = 0; k < n; ++k) {\n"
+          "    x = x * x + 0.25;\n    x = x * x + 0.5;\n  }\n");
+  four.loop_unroll_max_body = 2;
+  const Timed honoured = Run(dont, 1, four);
+  CHECK(honoured.run.unrolled_loop_instructions == 0);
+  CHECK(honoured.run.cycles == plain.run.cycles);
+  four.honour_dont_unroll = false;
+  const Timed ignored = Run(dont, 1, four);
+  CHECK(ignored.run.unrolled_loop_instructions == 36);
+  CHECK(ignored.run.cycles == fits.run.cycles);
+  CHECK(ignored.buffer == fits.buffer);
+  // A constant trip count with [[dont_unroll]]: never unrolled completely.
+  const std::string constant =
+      OnX("  [[dont_unroll]] for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n");
+  CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 36);
+}
+
 TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
   // A loop tested at its top whose body is one add: NVIDIA's code computes
   // the next trip's test at the top of the body (cuda_ref's E6 SASS), so

@@ -33,14 +33,15 @@ each as B_K_once (the body without a loop), B_K (the loop `for (uint t =
 0; t < n; ++t)`, n from the buffer) and B_K_dont ([[dont_unroll]] on the
 same loop), K = 4, 8, 12, 16, 17, 18, 19, 20, 24, 28, 32, 40, 48, 64.
 
-On the H200 (run_e34_h200.sh, into RECORD_DIR) `warpsim-vkref run
+On the GPU machine (run_e34_h200.sh, into RECORD_DIR) `warpsim-vkref run
 SCENE --device nvidia --repeat 9 --json` records each pipeline's
 executable statistics ("Binary Size", a multiple of 128 bytes) and each
 dispatch's GPU time (the median of 9). `summary` gives per body, K and
 loop the bytes the loop adds to the body without it, those bytes in
-copies of the body (16 bytes an instruction: K x 16 a copy) and the
+copies of the body (16 bytes an instruction: K x 16 a copy), the
 cycles per trip (the difference of the two scenes' times over 1024 trips,
-at the SM clock runs.txt read after the runs); `table` writes the
+at the SM clock runs.txt read after the runs), and the longest body
+unrolled (make_timing_preset.py's loop_unroll_max_body); `table` writes the
 Markdown table between <!-- table e34 --> and <!-- end table e34 -->.
 
 Standard library only.
@@ -193,11 +194,47 @@ def summary(record):
             "copies": (size - once) / (16.0 * k),
             "cycles_per_trip": ns * mhz / 1000.0,
         })
-    return {
+    out = {
         "device": report.get("device", {}),
         "record": os.path.relpath(record, os.path.join(HERE, "..", "..")),
         "sm_clock_mhz": mhz,
         "rows": rows,
+    }
+    out.update(limit(rows))
+    return out
+
+
+# A loop is unrolled when it adds at least this many copies of its body to
+# the code (a rolled loop adds its control only: well under one copy).
+UNROLLED_COPIES = 2.0
+
+
+def limit(rows):
+    """The longest body unrolled (every loop of at most that K unrolled,
+    plain or [[dont_unroll]], both bodies, and every longer one rolled), the
+    shortest left rolled, and whether [[dont_unroll]] kept any loop of a
+    body the driver unrolls rolled; raises when no single length parts the
+    two."""
+    unrolled = {r["k"] for r in rows if r["copies"] >= UNROLLED_COPIES}
+    rolled = {r["k"] for r in rows if r["copies"] < UNROLLED_COPIES}
+    plain_rolled = {r["k"] for r in rows
+                    if r["loop"] == "loop" and r["copies"] < UNROLLED_COPIES}
+    if not unrolled or not plain_rolled:
+        raise SystemExit("e34_unroll_limit.py: no body length parts "
+                         "unrolled loops from rolled ones")
+    longest = max(unrolled)
+    shortest = min(plain_rolled)
+    if longest >= shortest:
+        raise SystemExit("e34_unroll_limit.py: loops of %d body instructions "
+                         "unrolled and of %d rolled: no single limit" %
+                         (longest, shortest))
+    return {
+        "longest_unrolled_body": longest,
+        "shortest_rolled_body": shortest,
+        # [[dont_unroll]] kept a loop the driver unrolls without it rolled.
+        "dont_unroll_honoured": any(
+            r["loop"] == "dont" and r["k"] in rolled and r["k"] < shortest
+            for r in rows),
     }
 
 
@@ -210,6 +247,12 @@ def table(s):
                s["device"].get("name", "?"),
                s["device"].get("driver_info", "?"), s["record"],
                s["sm_clock_mhz"], TRIPS[1], TRIPS[0], TRIPS[1] - TRIPS[0]),
+           "Unrolled (the loop adds at least %g copies of its body): every "
+           "loop of up to %d instructions a trip, `[[dont_unroll]]` %s; "
+           "rolled: every loop of %d or more.\n" % (
+               UNROLLED_COPIES, s["longest_unrolled_body"],
+               "kept some of them rolled" if s["dont_unroll_honoured"] else
+               "or not", s["shortest_rolled_body"]),
            "| body | K | loop | bytes | over no loop | copies | registers "
            "| cycles per trip |",
            "|---|---|---|---|---|---|---|---|"]
