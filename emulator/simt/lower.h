@@ -318,7 +318,8 @@ class Lowerer {
   std::vector<uint8_t> mem_class_;
   friend Status AllocateRegisters(Lowerer& lowerer, Program* program);
   friend void ApplyBlockOrder(Lowerer& lowerer, Program* program,
-                              const std::vector<uint32_t>& order);
+                              const std::vector<uint32_t>& order,
+                              const std::vector<uint32_t>* starts);
 
  public:
   const std::vector<uint8_t>& vreg_wide() const { return vreg_wide_; }

@@ -169,7 +169,7 @@ struct BlockInfo {
   uint32_t merge_block = kNoBlock;     // structured merge (block index)
   uint32_t continue_block = kNoBlock;  // loops
   // A loop whose OpLoopMerge asks DontUnroll (GLSL [[dont_unroll]]):
-  // NVIDIA's compiler keeps it rolled, as CUDA's `#pragma unroll 1`.
+  // UnrolledLoop::dont_unroll.
   bool dont_unroll = false;
 };
 

@@ -211,13 +211,36 @@ std::vector<uint32_t> ScheduleBlock(const Lowerer& l, const Program& p,
   for (uint32_t k = 0; k < n; ++k) {
     for (const Edge& e : preds[k]) succs[e.from].push_back({k, e.raw});
   }
-  std::vector<uint32_t> height(n, 0);
-  for (uint32_t k = n; k-- > 0;) {
-    uint32_t h = lat[k];
-    for (const Edge& e : succs[k]) {
-      h = std::max(h, e.raw ? lat[k] + height[e.from] : height[e.from]);
+  // The block's conditional branch (at `last`) comes first: what computes
+  // its condition outranks every other chain, as cuda_ref's SASS has the
+  // compare of a loop's or an `if`'s branch at the top of the block (E31,
+  // E32), where the wait for its predicate overlaps the rest.
+  std::vector<uint8_t> feeds_branch(n, 0);
+  if (last < p.code.size() && p.code[last].op == spv::Op::OpBranchConditional) {
+    const uint32_t cond = p.code[last].src[0];
+    for (uint32_t k = n; k-- > 0;) {
+      if (IsVirtualReg(cond) && std::find(writes[k].begin(), writes[k].end(),
+                                          cond) != writes[k].end()) {
+        feeds_branch[k] = 1;
+        break;
+      }
     }
-    height[k] = h;
+  }
+  uint32_t longest = 0;
+  std::vector<uint32_t> height(n, 0);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint32_t k = n; k-- > 0;) {
+      uint32_t h = lat[k] + (pass == 1 && feeds_branch[k] ? longest : 0);
+      for (const Edge& e : succs[k]) {
+        h = std::max(h, e.raw ? lat[k] + height[e.from] : height[e.from]);
+      }
+      height[k] = h;
+      longest = std::max(longest, h);
+    }
+    if (std::find(feeds_branch.begin(), feeds_branch.end(), 1) ==
+        feeds_branch.end()) {
+      break;
+    }
   }
 
   // Groups: an instruction with the one glued to it. The group of k is its
@@ -336,14 +359,207 @@ std::vector<uint32_t> BlockOrder(const Lowerer& lowerer,
   return order;
 }
 
+namespace {
+
+bool EndsInvocation(spv::Op op) {
+  return op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
+         op == spv::Op::OpKill || op == spv::Op::OpTerminateInvocation ||
+         op == spv::Op::OpUnreachable;
+}
+
+// An instruction HoistOrder may move: it computes registers from registers
+// and nothing else.
+bool Movable(const Lowerer& l, const Program& p, uint32_t i) {
+  const Instr& in = p.code[i];
+  switch (in.pipe) {
+    case Pipe::kNone:
+    case Pipe::kFma:
+    case Pipe::kAlu:
+    case Pipe::kFp64:
+    case Pipe::kSfu:
+      break;
+    default:
+      return false;
+  }
+  if (IsIntegerDivision(in.op) || IsAtomic(in.op) || OnlyReadsMemory(in.op) ||
+      in.op == spv::Op::OpIsHelperInvocationEXT) {
+    return false;  // (whether a lane is a helper: a demote may change it)
+  }
+  // Only what computes from registers: an instruction that reads none may
+  // read the invocation's state.
+  bool reads = !l.extra_uses()[i].empty();
+  for (uint32_t s : in.src) reads = reads || IsVirtualReg(s);
+  if (!reads) return false;
+  const bool writes = IsVirtualReg(in.dst) || !l.extra_defs()[i].empty();
+  return writes && KindOf(in, writes) == Kind::kPure;
+}
+
+}  // namespace
+
+std::vector<uint32_t> HoistOrder(const Lowerer& l, const Program& p,
+                                 std::vector<uint32_t>* starts) {
+  const uint32_t total = static_cast<uint32_t>(p.code.size());
+  const uint32_t nblocks = static_cast<uint32_t>(p.blocks.size());
+  auto block_end = [&](uint32_t b) {
+    return b + 1 < nblocks ? p.blocks[b + 1].first_instr : total;
+  };
+  // Per block: its instructions but the terminator, and the terminator.
+  std::vector<std::vector<uint32_t>> body(nblocks);
+  std::vector<uint32_t> term(nblocks, kNoReg);
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    const uint32_t first = p.blocks[b].first_instr, end = block_end(b);
+    if (end <= first) continue;
+    for (uint32_t i = first; i + 1 < end; ++i) body[b].push_back(i);
+    term[b] = end - 1;
+  }
+  auto is_branch = [&](uint32_t i) {
+    const Instr& in = p.code[i];
+    return (in.op == spv::Op::OpBranch ||
+            in.op == spv::Op::OpBranchConditional ||
+            in.op == spv::Op::OpSwitch) &&
+           in.aux < p.branches.size();
+  };
+  // Blocks branched to from each block (none for a return).
+  std::vector<std::vector<uint32_t>> succ(nblocks);
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    if (term[b] != kNoReg && is_branch(term[b])) {
+      succ[b] = p.branches[p.code[term[b]].aux].targets;
+    }
+  }
+  auto reads_of = [&](uint32_t i, std::vector<uint32_t>* out) {
+    for (uint32_t s : p.code[i].src) {
+      if (IsVirtualReg(s)) out->push_back(s);
+    }
+    for (uint32_t u : l.extra_uses()[i]) {
+      if (IsVirtualReg(u)) out->push_back(u);
+    }
+  };
+  auto writes_of = [&](uint32_t i, std::vector<uint32_t>* out) {
+    if (IsVirtualReg(p.code[i].dst)) out->push_back(p.code[i].dst);
+    for (uint32_t d : l.extra_defs()[i]) {
+      if (IsVirtualReg(d)) out->push_back(d);
+    }
+  };
+  // A branch's phi copies: what they read and write.
+  auto copies_of = [&](uint32_t i, std::vector<uint32_t>* reads,
+                       std::vector<uint32_t>* writes) {
+    if (!is_branch(i)) return;
+    for (const auto& [first, count] : p.branches[p.code[i].aux].copies) {
+      for (uint32_t c = first; c < first + count; ++c) {
+        const EdgeCopy& e = p.edge_copies[c];
+        if (IsVirtualReg(e.src)) reads->push_back(e.src);
+        if (IsVirtualReg(e.dst)) writes->push_back(e.dst);
+      }
+    }
+  };
+  bool moved = false;
+  std::vector<uint32_t> r_reads, r_writes, tmp;
+  std::vector<uint8_t> in_reads, in_writes;  // per virtual register
+  auto mark = [](std::vector<uint8_t>& set, const std::vector<uint32_t>& rs) {
+    for (uint32_t r : rs) {
+      if (r >= set.size()) set.resize(r + 1, 0);
+      set[r] = 1;
+    }
+  };
+  auto has = [](const std::vector<uint8_t>& set, uint32_t r) {
+    return r < set.size() && set[r] != 0;
+  };
+  for (uint32_t h = nblocks; h-- > 0;) {
+    const BlockInfo& hb = p.blocks[h];
+    const uint32_t m = hb.merge_block;
+    if (hb.continue_block != kNoBlock || m == kNoBlock || m <= h ||
+        m >= nblocks || term[h] == kNoReg ||
+        p.code[term[h]].op != spv::Op::OpBranchConditional ||
+        !is_branch(term[h]) || body[m].empty()) {
+      continue;
+    }
+    // Its blocks (h, m) branch only among themselves and to m, end no
+    // invocation, and no block outside [h, m) branches into (h, m].
+    bool closed = true;
+    for (uint32_t b = h + 1; b < m && closed; ++b) {
+      if (term[b] == kNoReg || EndsInvocation(p.code[term[b]].op)) {
+        closed = false;
+      }
+      for (uint32_t t : succ[b]) closed = closed && t > h && t <= m;
+    }
+    for (uint32_t t : succ[h]) closed = closed && t > h && t <= m;
+    for (uint32_t b = 0; b < nblocks && closed; ++b) {
+      if (b >= h && b < m) continue;
+      for (uint32_t t : succ[b]) closed = closed && !(t > h && t <= m);
+    }
+    if (!closed) continue;
+    // What its blocks and its branches' phi copies read and write.
+    r_reads.clear();
+    r_writes.clear();
+    copies_of(term[h], &r_reads, &r_writes);
+    reads_of(term[h], &r_reads);
+    for (uint32_t b = h + 1; b < m; ++b) {
+      for (uint32_t i : body[b]) {
+        reads_of(i, &r_reads);
+        writes_of(i, &r_writes);
+      }
+      reads_of(term[b], &r_reads);
+      writes_of(term[b], &r_writes);
+      copies_of(term[b], &r_reads, &r_writes);
+    }
+    in_reads.assign(in_reads.size(), 0);
+    in_writes.assign(in_writes.size(), 0);
+    mark(in_reads, r_reads);
+    mark(in_writes, r_writes);
+    // The merge block's instructions in order: one moves when it reads
+    // nothing written in the selection or by an instruction that stays,
+    // and writes nothing read or written there.
+    std::vector<uint32_t> stay;
+    for (uint32_t i : body[m]) {
+      tmp.clear();
+      reads_of(i, &tmp);
+      bool ok = Movable(l, p, i);
+      for (uint32_t r : tmp) ok = ok && !has(in_writes, r);
+      std::vector<uint32_t> w;
+      writes_of(i, &w);
+      for (uint32_t r : w) ok = ok && !has(in_reads, r) && !has(in_writes, r);
+      if (ok) {
+        body[h].push_back(i);
+        moved = true;
+        continue;
+      }
+      // It stays: later ones may not pass it.
+      stay.push_back(i);
+      mark(in_reads, tmp);
+      mark(in_writes, w);
+    }
+    body[m] = std::move(stay);
+  }
+  if (!moved) return {};
+  std::vector<uint32_t> order;
+  order.reserve(total);
+  starts->assign(nblocks, 0);
+  for (uint32_t b = 0; b < nblocks; ++b) {
+    (*starts)[b] = static_cast<uint32_t>(order.size());
+    order.insert(order.end(), body[b].begin(), body[b].end());
+    if (term[b] != kNoReg) order.push_back(term[b]);
+  }
+  if (order.size() != total) return {};
+  return order;
+}
+
 void ApplyBlockOrder(Lowerer& lowerer, Program* program,
-                     const std::vector<uint32_t>& order) {
+                     const std::vector<uint32_t>& order,
+                     const std::vector<uint32_t>* starts) {
   const size_t n = program->code.size();
   if (order.size() != n) return;
+  if (starts != nullptr && starts->size() == program->blocks.size()) {
+    for (size_t b = 0; b < starts->size(); ++b) {
+      program->blocks[b].first_instr = (*starts)[b];
+    }
+  }
   std::vector<uint32_t> at(n);  // old index -> new
   for (uint32_t k = 0; k < n; ++k) at[order[k]] = k;
+  // (A table of flags may stop at its last flagged instruction: the rest
+  // are 0s, which move too.)
   auto permute = [&](auto& v) {
-    if (v.size() < n) return;
+    if (v.empty()) return;
+    if (v.size() < n) v.resize(n);
     auto old = v;
     for (uint32_t k = 0; k < n; ++k) v[k] = std::move(old[order[k]]);
   };

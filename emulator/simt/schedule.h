@@ -36,10 +36,31 @@ std::vector<uint32_t> BlockOrder(const Lowerer& lowerer,
                                  const Program& program);
 inline constexpr uint32_t kMaxScheduledBlock = 4096;
 
-// Puts `program`'s instructions in `order` (BlockOrder's), with every
-// per-instruction table of the program and the lowerer.
+// Puts `program`'s instructions in `order` (BlockOrder's, or HoistOrder's
+// with its block starts), with every per-instruction table of the program
+// and the lowerer.
 void ApplyBlockOrder(Lowerer& lowerer, Program* program,
-                     const std::vector<uint32_t>& order);
+                     const std::vector<uint32_t>& order,
+                     const std::vector<uint32_t>* starts = nullptr);
+
+// NVIDIA's compiler also schedules across a selection: cuda_ref's SASS
+// shows ptxas computing E31's next chase index, which the program computes
+// after an `if` around one multiply-add, before the predicated
+// multiply-add, and E32's bra_k16 issuing the FFMA the program puts after
+// an `if` (a branch around 24 IMAD) before its branch. The order that moves
+// such instructions: for each selection (a header block with
+// OpSelectionMerge and a conditional branch whose blocks branch only among
+// themselves and to its merge block), the merge block's instructions that
+// depend on nothing its blocks compute, nor on its phis, and that only
+// compute registers (no memory, no cross-lane or derivative operation, no
+// division), move to the end of the header block, before its branch; from
+// the innermost selection out, so that one may move up several. The lanes
+// that run the header are the ones that reach the merge block (structured
+// control flow, no return, kill or terminate inside), so the results are
+// the same. `starts` gets each block's new first instruction. Empty when
+// nothing moves.
+std::vector<uint32_t> HoistOrder(const Lowerer& lowerer, const Program& program,
+                                 std::vector<uint32_t>* starts);
 
 }  // namespace warpsim::simt
 

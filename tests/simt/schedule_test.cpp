@@ -1,7 +1,7 @@
 // Tests of emulator/simt/schedule.cpp: the order the lowering gives each
 // block's instructions (LowerOptions::schedule), against the order the
-// program text has (schedule off). Each shader is straight-line code, one
-// block before its return.
+// program text has (schedule off), and the instructions it moves from a
+// selection's merge block to its header (HoistOrder).
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -158,6 +158,105 @@ TEST_CASE("a multiply and the add that reads it stay together",
   for (size_t i : muls) {
     REQUIRE(i + 1 < p.code.size());
     CHECK(p.code[i + 1].op == spv::Op::OpFAdd);
+  }
+}
+
+// The block of instruction i.
+uint32_t BlockOf(const Program& p, size_t i) {
+  uint32_t b = 0;
+  while (b + 1 < p.blocks.size() && p.blocks[b + 1].first_instr <= i) ++b;
+  return b;
+}
+
+TEST_CASE(
+    "what a selection's merge block computes from values before it moves "
+    "before the selection's branch",
+    "[simt][schedule]") {
+  // After the `if`: y from x alone moves up; z reads the phi of v (what
+  // the if may change) and stays, and so does the load after it.
+  const std::string body =
+      "  uint v = g;\n"
+      "  float a = pc.a, c = pc.c;\n"
+      "  if (b.w[g] == 7u) v = v * 3u + 1u;\n"
+      "  float y = x * a + c;\n"
+      "  uint z = v ^ 5u;\n"
+      "  uint u = b.w[(g * 3u) & 63u];\n"
+      "  out_.o[g] = y + float(z + u);\n";
+  const Program text = Build(body, false);
+  const Program sched = Build(body, true);
+  const auto branch = Where(sched, spv::Op::OpBranchConditional);
+  REQUIRE(branch.size() == 1);
+  const auto text_branch = Where(text, spv::Op::OpBranchConditional);
+  REQUIRE(text_branch.size() == 1);
+  // In the text the multiply-add comes after the branch; now before it,
+  // in its block.
+  const auto text_mul = Where(text, spv::Op::OpFMul);
+  const auto mul = Where(sched, spv::Op::OpFMul);
+  REQUIRE(text_mul.size() == 1);
+  REQUIRE(mul.size() == 1);
+  CHECK(text_mul[0] > text_branch[0]);
+  CHECK(mul[0] < branch[0]);
+  CHECK(BlockOf(sched, mul[0]) == BlockOf(sched, branch[0]));
+  REQUIRE(mul[0] + 1 < sched.code.size());
+  CHECK(sched.code[mul[0] + 1].op == spv::Op::OpFAdd);
+  // The xor reads the phi: after the branch, as the loads are.
+  const auto xors = Where(sched, spv::Op::OpBitwiseXor);
+  REQUIRE(xors.size() == 1);
+  CHECK(xors[0] > branch[0]);
+  auto loads_after = [](const Program& p, size_t at) {
+    size_t n = 0;
+    for (size_t i : Where(p, spv::Op::OpLoad)) n += i > at;
+    return n;
+  };
+  CHECK(loads_after(sched, branch[0]) == loads_after(text, text_branch[0]));
+  // Every block still ends in its terminator.
+  for (uint32_t b = 0; b + 1 < sched.blocks.size(); ++b) {
+    const uint32_t end = sched.blocks[b + 1].first_instr;
+    REQUIRE(end > sched.blocks[b].first_instr);
+    const spv::Op op = sched.code[end - 1].op;
+    CHECK((op == spv::Op::OpBranch || op == spv::Op::OpBranchConditional ||
+           op == spv::Op::OpSwitch || op == spv::Op::OpReturn));
+  }
+}
+
+TEST_CASE("a branch's flags stay with it when instructions move",
+          "[simt][schedule]") {
+  // A branch every lane of a warp shares (a word of the push constants),
+  // then arithmetic that moves above it.
+  const std::string body =
+      "  uint v = g;\n"
+      "  float a = pc.a, c = pc.c;\n"
+      "  if (a > 2.0) v = v * 3u + 1u;\n"
+      "  float y = x * a + c;\n"
+      "  out_.o[g] = y + float(v);\n";
+  const Program sched = Build(body, true);
+  const auto branch = Where(sched, spv::Op::OpBranchConditional);
+  REQUIRE(branch.size() == 1);
+  REQUIRE(branch[0] < sched.uniform_branches.size());
+  CHECK(sched.uniform_branches[branch[0]] == 1);
+  for (size_t i = 0; i < sched.uniform_branches.size(); ++i) {
+    if (i != branch[0]) CHECK(sched.uniform_branches[i] == 0);
+  }
+}
+
+TEST_CASE("a conditional branch's compare comes first in its block",
+          "[simt][schedule]") {
+  // Four FFMA chains the text puts before the compare: scheduled, the
+  // compare goes first (its predicate's wait overlaps them).
+  const std::string body =
+      "  float y = float(l);\n"
+      "  uint k = b.w[0];\n"
+      "  x = fma(x, pc.a, pc.c); y = fma(y, pc.a, pc.c);\n"
+      "  x = fma(x, pc.a, pc.c); y = fma(y, pc.a, pc.c);\n"
+      "  if (k + l == 9u) x += 1.0;\n"
+      "  out_.o[g] = x + y;\n";
+  const Program sched = Build(body, true);
+  const auto branch = Where(sched, spv::Op::OpBranchConditional);
+  REQUIRE(branch.size() == 1);
+  const auto cmp = Where(sched, spv::Op::OpIEqual);
+  REQUIRE(cmp.size() == 1);
+  for (size_t f : Where(sched, spv::Op::OpExtInst, kFma)) {
+    CHECK(cmp[0] < f);
   }
 }
 
