@@ -37,36 +37,15 @@ Result<Program> LowerProgram(const spirv::Module& module,
   Lowerer lowerer(module, options, &program);
   Status s = lowerer.Run();
   if (!s.ok()) return s.error();
-  // The register-count model was measured against the driver's counts on
-  // the order the lowering writes: it counts on that order.
-  bool reordered = false;
-  uint32_t model_regs = 0;
-  auto count_unscheduled = [&]() -> Status {
-    if (reordered) return {};
-    reordered = true;
-    Program unscheduled = program;
-    Status ra0 = AllocateRegisters(lowerer, &unscheduled);
-    if (!ra0.ok()) return ra0;
-    model_regs = unscheduled.model_regs;
-    return {};
-  };
+  std::optional<uint32_t> model_regs;
   if (options.schedule) {
-    // Across selections first, then within each block (schedule.h).
-    std::vector<uint32_t> starts;
-    const std::vector<uint32_t> hoist = HoistOrder(lowerer, program, &starts);
-    if (!hoist.empty()) {
-      if (Status c = count_unscheduled(); !c.ok()) return c.error();
-      ApplyBlockOrder(lowerer, &program, hoist, &starts);
-    }
-    const std::vector<uint32_t> order = BlockOrder(lowerer, program);
-    if (!order.empty()) {
-      if (Status c = count_unscheduled(); !c.ok()) return c.error();
-      ApplyBlockOrder(lowerer, &program, order);
+    if (Status sc = ScheduleProgram(lowerer, &program, &model_regs); !sc.ok()) {
+      return sc.error();
     }
   }
   Status ra = AllocateRegisters(lowerer, &program);
   if (!ra.ok()) return ra.error();
-  if (reordered) program.model_regs = model_regs;
+  if (model_regs) program.model_regs = *model_regs;
   // (AllocateRegisters marked the unrolled loops: the register-count
   // model needs them.)
   MarkLayoutFreeBranches(&program);

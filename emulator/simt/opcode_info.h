@@ -45,6 +45,14 @@ OpcodeTiming TimingOf(spv::Op op, uint32_t ext, uint32_t width, bool is_float);
 // OpUDiv, OpSDiv, OpUMod, OpSMod, OpSRem.
 bool IsIntegerDivision(spv::Op op);
 
+// The instructions after which an invocation runs no more: a return, a
+// kill, a terminate, OpUnreachable.
+inline bool EndsInvocation(spv::Op op) {
+  return op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
+         op == spv::Op::OpKill || op == spv::Op::OpTerminateInvocation ||
+         op == spv::Op::OpUnreachable;
+}
+
 // Whether `op` writes a bool: a compare, a logical operation, OpAny,
 // OpAll, the float classifications (SPIR-V's opcodes OpAny to
 // OpFUnordGreaterThanEqual but OpSelect). NVIDIA's code holds the result

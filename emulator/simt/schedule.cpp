@@ -361,12 +361,6 @@ std::vector<uint32_t> BlockOrder(const Lowerer& lowerer,
 
 namespace {
 
-bool EndsInvocation(spv::Op op) {
-  return op == spv::Op::OpReturn || op == spv::Op::OpReturnValue ||
-         op == spv::Op::OpKill || op == spv::Op::OpTerminateInvocation ||
-         op == spv::Op::OpUnreachable;
-}
-
 // An instruction HoistOrder may move: it computes registers from registers
 // and nothing else.
 bool Movable(const Lowerer& l, const Program& p, uint32_t i) {
@@ -541,6 +535,31 @@ std::vector<uint32_t> HoistOrder(const Lowerer& l, const Program& p,
   }
   if (order.size() != total) return {};
   return order;
+}
+
+Status ScheduleProgram(Lowerer& lowerer, Program* program,
+                       std::optional<uint32_t>* model_regs) {
+  auto count_unscheduled = [&]() -> Status {
+    if (model_regs->has_value()) return {};
+    Program unscheduled = *program;
+    Status ra = AllocateRegisters(lowerer, &unscheduled);
+    if (!ra.ok()) return ra;
+    *model_regs = unscheduled.model_regs;
+    return {};
+  };
+  // Across selections first, then within each block.
+  std::vector<uint32_t> starts;
+  const std::vector<uint32_t> hoist = HoistOrder(lowerer, *program, &starts);
+  if (!hoist.empty()) {
+    if (Status c = count_unscheduled(); !c.ok()) return c;
+    ApplyBlockOrder(lowerer, program, hoist, &starts);
+  }
+  const std::vector<uint32_t> order = BlockOrder(lowerer, *program);
+  if (!order.empty()) {
+    if (Status c = count_unscheduled(); !c.ok()) return c;
+    ApplyBlockOrder(lowerer, program, order);
+  }
+  return {};
 }
 
 void ApplyBlockOrder(Lowerer& lowerer, Program* program,

@@ -20,8 +20,10 @@
 #define WARPSIM_SIMT_SCHEDULE_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "base/diagnostic.h"
 #include "simt/program.h"
 
 namespace warpsim::simt {
@@ -61,6 +63,14 @@ void ApplyBlockOrder(Lowerer& lowerer, Program* program,
 // nothing moves.
 std::vector<uint32_t> HoistOrder(const Lowerer& lowerer, const Program& program,
                                  std::vector<uint32_t>* starts);
+
+// Reorders the lowered, not yet allocated `program`: HoistOrder's moves,
+// then BlockOrder's. When anything moves, `model_regs` gets the
+// register-count model's count on the order the lowering wrote (against
+// which that model was measured: Program::model_regs), from an allocation
+// of an unscheduled copy.
+Status ScheduleProgram(Lowerer& lowerer, Program* program,
+                       std::optional<uint32_t>* model_regs);
 
 }  // namespace warpsim::simt
 

@@ -69,19 +69,6 @@ bool IsIntegerCompare(spv::Op op) {
   }
 }
 
-bool EndsInvocation(spv::Op op) {
-  switch (op) {
-    case spv::Op::OpReturn:
-    case spv::Op::OpReturnValue:
-    case spv::Op::OpKill:
-    case spv::Op::OpTerminateInvocation:
-    case spv::Op::OpUnreachable:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool IsBranch(const Program& p, const Instr& in) {
   return (in.op == spv::Op::OpBranch || in.op == spv::Op::OpBranchConditional ||
           in.op == spv::Op::OpSwitch) &&
