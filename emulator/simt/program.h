@@ -58,6 +58,18 @@ struct Instr {
   uint32_t spirv_word = 0;  // word offset of the SPIR-V instruction
 };
 
+// Whether `b`, right after `a`, reads a's result and NVIDIA's compiler
+// makes one SASS instruction of the two (simt::Fusible).
+inline bool FusedPair(const Instr& a, const Instr& b) {
+  if (a.dst == kNoReg || !BeginsPair(a.op) || !Fusible(a.op, b.op)) {
+    return false;
+  }
+  for (uint32_t s : b.src) {
+    if (s == a.dst) return true;
+  }
+  return false;
+}
+
 // One scalar piece of a memory access: register <-> bytes at ptr + offset.
 struct MemLeaf {
   uint32_t reg;     // first register of the scalar (kNoReg: none)

@@ -43,7 +43,6 @@
 // issued ahead as those of one loop with as many trips).
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 
 #include "simt/lower.h"
 #include "simt/opcode_info.h"
@@ -356,6 +355,16 @@ class LoopFinder {
   // when that one's trip count is a constant (unrolled completely), counts
   // as many times as that loop runs.
   uint32_t BodyLength(uint32_t begin, uint32_t end) const {
+    // Per instruction, the copies of it the loops inside make.
+    std::vector<uint64_t> copies(end - begin, 1);
+    for (const LoopRange& inner : p_.loops) {
+      if (inner.begin <= begin || inner.end > end) continue;
+      for (uint32_t i = inner.begin; i < inner.end; ++i) {
+        uint64_t& c = copies[i - begin];
+        c = std::min<uint64_t>(c * std::max<uint32_t>(inner.trips, 1),
+                               UINT32_MAX);
+      }
+    }
     uint64_t n = 0;
     const Instr* prev = nullptr;  // the last one counted, if just before
     for (uint32_t i = begin; i < end; ++i) {
@@ -363,26 +372,11 @@ class LoopFinder {
       const bool free =
           IsBranch(p_, in) || p_.loop_control[i] != 0 ||
           (i < p_.register_private.size() && p_.register_private[i] >= 2);
-      if (free) {
-        prev = nullptr;
+      if (free || (prev != nullptr && FusedPair(*prev, in))) {
+        prev = nullptr;  // (the second of a fused pair: none of its own)
         continue;
       }
-      if (prev != nullptr && prev->dst != kNoReg && BeginsPair(prev->op) &&
-          Fusible(prev->op, in.op) &&
-          std::find(std::begin(in.src), std::end(in.src), prev->dst) !=
-              std::end(in.src)) {
-        prev = nullptr;  // the second of a fused pair
-        continue;
-      }
-      uint64_t copies = 1;
-      for (const LoopRange& inner : p_.loops) {
-        if (inner.begin > begin && inner.begin <= i && i < inner.end &&
-            inner.end <= end) {
-          copies *= std::max<uint32_t>(inner.trips, 1);
-          copies = std::min<uint64_t>(copies, UINT32_MAX);
-        }
-      }
-      n = std::min<uint64_t>(n + copies, UINT32_MAX);
+      n = std::min<uint64_t>(n + copies[i - begin], UINT32_MAX);
       prev = &in;
     }
     return static_cast<uint32_t>(n);

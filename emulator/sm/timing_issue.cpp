@@ -24,12 +24,7 @@ bool RegisterMove(const simt::Program& p, uint32_t pc) {
 bool FusesWithPrevious(const simt::Program& p,
                        const std::vector<uint32_t>& side, size_t i) {
   if (i == 0 || side[i] != side[i - 1] + 1) return false;
-  const simt::Instr& prev = p.code[side[i - 1]];
-  const simt::Instr& in = p.code[side[i]];
-  return prev.dst != simt::kNoReg && BeginsPair(prev.op) &&
-         Fusible(prev.op, in.op) &&
-         std::find(std::begin(in.src), std::end(in.src), prev.dst) !=
-             std::end(in.src);
+  return simt::FusedPair(p.code[side[i - 1]], p.code[side[i]]);
 }
 
 // The issue slots of a predicated side: its instructions, less the
@@ -282,14 +277,9 @@ const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
   for (size_t i = 0; i < n; ++i) {
     const simt::Instr& in = p.code[i];
     bool takes = true;
-    if (config.fuse_pairs && i > 0 && !second) {
-      const simt::Instr& prev = p.code[i - 1];
-      const bool reads = prev.dst != simt::kNoReg &&
-                         std::find(std::begin(in.src), std::end(in.src),
-                                   prev.dst) != std::end(in.src);
-      if (BeginsPair(prev.op) && Fusible(prev.op, in.op) && reads) {
-        takes = false;
-      }
+    if (config.fuse_pairs && i > 0 && !second &&
+        simt::FusedPair(p.code[i - 1], in)) {
+      takes = false;
     }
     second = !takes;
     if (config.free_layout_branches && i < p.layout_free.size() &&
