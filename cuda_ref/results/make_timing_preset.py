@@ -910,6 +910,67 @@ def memory_issue(run, t, src):
             f"instructions (e33_memory_slots.sass.gz): {variant} "
             f"{beyond[variant]:.2f}, ffma_k16 {base:.2f}; the "
             f"instruction's: {extra:.2f}")
+    memory_issue_slack(found, t, src)
+
+
+def loop_stall_sum(functions, pattern):
+    """{kind: the stall counts ptxas wrote into the loop of the kernel
+    whose mangled name matches `pattern` (its group 1: the kind), summed
+    from the target of the loop's predicated backward branch to that
+    branch} of a parsed SASS listing (sass_control.parse)."""
+    out = {}
+    for name, code in functions:
+        m = re.search(pattern, name)
+        if not m:
+            continue
+        for inst in code:
+            target = re.search(r"BRA (0x[0-9a-f]+)", inst["text"])
+            if (inst["predicate"] and target
+                    and int(target.group(1), 16) < inst["addr"]):
+                lo = int(target.group(1), 16)
+                out[int(m.group(1))] = sum(
+                    i["stall"] for i in code if lo <= i["addr"] <= inst["addr"])
+                break
+    return out
+
+
+def memory_issue_slack(found, t, src):
+    """How many hold cycles a sub-partition may owe before they stop its
+    issue (memory.issue_hold_slack_cycles), from E33's one-warp rows: a
+    loop's trip takes its SASS instructions' stall counts and a few
+    cycles more (the branch back); if the store's and the atomic's loops
+    take no more cycles beyond their stall counts than the plain FFMA
+    loop does (less than half their hold more), one warp did not pay the
+    holds that 64 warps pay: they were paid in the cycles the
+    sub-partition had nothing to issue. The slack is then the largest of
+    those holds."""
+    import sass_control  # noqa: E402  (beside this script)
+    with gzip.open(os.path.join(found, "e33_memory_slots.sass.gz"), "rt") as f:
+        functions = sass_control.parse(f.read())
+    stalls = loop_stall_sum(functions, r"MemSlotKernelILNS_4KindE(\d)E")
+    doc = json.load(open(os.path.join(found, "e33_memory_slots.json")))
+    one = {v["variant"]: r["cycles_per_trip"] for v in doc["results"]["variants"]
+           for r in v["rows"] if r["warps_per_sm"] == 1}
+    excess = {}
+    for variant in ("ffma_k16", "stg_lanes", "red_lanes"):
+        kind = summarize.E33_KIND[variant]
+        if variant not in one or kind not in stalls:
+            fail(f"{rel(found)}: no one-warp {variant} row with its SASS loop")
+        excess[variant] = one[variant] - stalls[kind]
+    holds = {"stg_lanes": t["memory"]["global_store_issue_cycles"],
+             "red_lanes": t["memory"]["global_atomic_issue_cycles"]}
+    unpaid = all(excess[v] - excess["ffma_k16"] < holds[v] / 2 for v in holds)
+    t["memory"]["issue_hold_slack_cycles"] = max(holds.values()) if unpaid else 0
+    src["memory.issue_hold_slack_cycles"] = (
+        f"{rel(found)}/e33_memory_slots.json (E33): one warp per SM, cycles "
+        "per trip beyond the loop's SASS stall counts "
+        "(e33_memory_slots.sass.gz, sass_control.py): " + ", ".join(
+            f"{v} {one[v]:.2f} - {stalls[summarize.E33_KIND[v]]} = "
+            f"{excess[v]:.2f}" for v in excess) +
+        (f"; the store and the atomic (holds {holds['stg_lanes']} and "
+         f"{holds['red_lanes']}) take less than half their hold more than "
+         "ffma_k16: one warp paid neither, so the slack holds the largest"
+         if unpaid else "; the holds show at one warp: no slack"))
 
 
 def predication(vk_dir, t, src):

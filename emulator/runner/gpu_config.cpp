@@ -277,6 +277,9 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "shared_store_issue_cycles",
        .u32 = &m->shared_store_issue_cycles,
        .hi = 1u << 10},
+      {.name = "issue_hold_slack_cycles",
+       .u32 = &m->issue_hold_slack_cycles,
+       .hi = 1u << 16},
   };
   if (Status s = SetNumFields(fields, j, prefix, path); !s.ok()) return s;
   if (m->l2_far_bytes != 0 &&

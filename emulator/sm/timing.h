@@ -103,7 +103,8 @@ struct RunTiming {
   // issued + these.
   uint64_t predicated_off_instructions = 0;
   // The cycles compute warps' loads and stores held their sub-partition's
-  // issue beyond their own slots (MemoryTiming::*_issue_cycles).
+  // issue beyond their own slots (MemoryTiming::*_issue_cycles): what
+  // idle cycles and the slack (issue_hold_slack_cycles) did not pay.
   uint64_t memory_issue_hold_cycles = 0;
   // The issue slots of the reconvergence instructions around selections'
   // branches (TimingConfig::selection_sync_slots; no warp instruction);

@@ -111,6 +111,14 @@ struct MemoryTiming {
   uint32_t global_atomic_issue_cycles = 0;
   uint32_t shared_load_issue_cycles = 0;
   uint32_t shared_store_issue_cycles = 0;
+  // How many of those hold cycles a sub-partition may owe: a hold is paid
+  // first by the cycles in which the sub-partition issues nothing, and
+  // stops its issue only for what it owes beyond this. On the H200 one
+  // warp's store or atomic takes no more of its loop's time than its SASS
+  // slot (cuda_ref E33, one warp), where with many warps, which leave the
+  // issue no idle cycle, the same instruction takes its whole hold. 0:
+  // every hold stops issue at once.
+  uint32_t issue_hold_slack_cycles = 0;
 };
 
 struct TimingConfig {

@@ -220,6 +220,11 @@ struct alignas(64) SubPartition {
     for (uint64_t& free : pipe_free) free = std::max(free, until);
     busy_pipes = (1u << kPipes) - 1;
   }
+  // Hold cycles it owes (MemoryTiming::issue_hold_slack_cycles), counted
+  // up to owed_since, when `issues` was owed_issues.
+  uint64_t owed = 0;
+  uint64_t owed_since = 0;
+  uint64_t owed_issues = 0;
   // The rest.
   // Until when the launches of fragment warps occupy it
   // (TimingConfig::fragment_warp_cycles).

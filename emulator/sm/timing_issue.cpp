@@ -686,8 +686,21 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
     if (rec.pipe == simt::Pipe::kLsu) {
       if (const uint32_t hold = IssueHold(w, rec, store); hold > 0) {
-        sp.HoldIssue(now + 1 + hold, hold);
-        run.memory_issue_hold_cycles += hold;
+        // What it owed is paid by the cycles since in which it issued
+        // nothing (this instruction's issue counted in `issues` already).
+        const uint64_t span = now - std::min(now, sp.owed_since);
+        const uint64_t busy = sp.issues - 1 - sp.owed_issues;
+        const uint64_t idle = span > busy ? span - busy : 0;
+        sp.owed = (sp.owed > idle ? sp.owed - idle : 0) + hold;
+        const uint64_t slack = config.memory.issue_hold_slack_cycles;
+        const uint64_t stop = sp.owed > slack ? sp.owed - slack : 0;
+        if (stop > 0) {
+          sp.HoldIssue(now + 1 + stop, stop);
+          sp.owed = slack;
+          run.memory_issue_hold_cycles += stop;
+        }
+        sp.owed_since = now + 1 + stop;
+        sp.owed_issues = sp.issues;
       }
     }
   }

@@ -606,6 +606,7 @@ EXPECT buf IDX 2048 EQ 0.5
   off.timing.memory.global_atomic_issue_cycles = 0;
   off.timing.memory.shared_load_issue_cycles = 0;
   off.timing.memory.shared_store_issue_cycles = 0;
+  off.timing.memory.issue_hold_slack_cycles = 0;  // each hold stops issue
   warpsim::runner::RunOptions on = off;
   on.timing.memory.global_load_issue_cycles = 3;
   const auto a = Run(amber, off);

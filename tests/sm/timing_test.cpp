@@ -854,6 +854,57 @@ TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",
   CHECK(many.run.cycles > many_plain.run.cycles);
 }
 
+TEST_CASE("a hold is first paid by cycles the sub-partition issues nothing",
+          "[sm][timing]") {
+  // The eight loads of the test above, one warp. Each load's address
+  // takes an add and an access chain, 4 cycles each, so a load issues 9
+  // cycles after the one before and 6 of those cycles issue nothing. With
+  // holds of 8 and a slack of all eight holds the warp never stops: what
+  // it owes is paid by those cycles and the 300 it waits for its data.
+  // With a slack of one hold (8), the first load's fits it; each later
+  // one finds 8 - 6 = 2 still owed, owes 10 and stops the issue 2 cycles:
+  // 7 x 2, of which the last load's delays nothing (the sum waits for its
+  // data anyway).
+  std::string s =
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n";
+  for (int k = 0; k < 8; ++k) {
+    s += "  float x" + std::to_string(k) + " = b.v[" + std::to_string(k * 256) +
+         " + i];\n";
+  }
+  s += "  b.v[i + 2048] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));\n"
+       "}\n";
+  TimingConfig c = TestConfig();
+  c.memory.global_load_issue_cycles = 8;
+  const Timed plain = Run(s, 1);
+  c.memory.issue_hold_slack_cycles = 8 * 8;
+  const Timed roomy = Run(s, 1, c);
+  CHECK(roomy.buffer == plain.buffer);
+  CHECK(roomy.run.memory_issue_hold_cycles == 0);
+  CHECK(roomy.run.cycles == plain.run.cycles);
+  c.memory.issue_hold_slack_cycles = 8;
+  const Timed one = Run(s, 1, c);
+  CHECK(one.run.memory_issue_hold_cycles == 7 * 2);
+  CHECK(one.run.cycles == plain.run.cycles + 6 * 2);
+  // A loop that stores once a trip and then waits: with one warp the wait
+  // pays the store's hold, and the trips take what they take with no hold.
+  const std::string loop =
+      OnX("  for (int t = 0; t < n; ++t) {\n"
+          "    b.v[64 + i + 32 * (t & 1)] = x;\n"
+          "    x = b.v[128 + i] + x;\n  }\n");
+  TimingConfig st = TestConfig();
+  const Timed free_run = Run(loop, 1, st);
+  st.memory.global_store_issue_cycles = 9;
+  const Timed held_run = Run(loop, 1, st);
+  st.memory.issue_hold_slack_cycles = 9;
+  const Timed slack_run = Run(loop, 1, st);
+  CHECK(slack_run.buffer == free_run.buffer);
+  CHECK(held_run.run.cycles > free_run.run.cycles);
+  CHECK(slack_run.run.cycles == free_run.run.cycles);
+  CHECK(slack_run.run.memory_issue_hold_cycles == 0);
+}
+
 TEST_CASE("each kind of memory instruction holds the issue its own cycles",
           "[sm][timing]") {
   // Per warp: two global loads, one global store, one atomic, one shared
