@@ -1073,6 +1073,59 @@ def branches(run, t, src):
         f"ISETP to a predicated LOP3, {pred:.2f} cycles, rounded; the loop "
         "test the model computes a trip ahead (NVIDIA's code, E6's SASS)"
         + confirm)
+    static_loop_test(e31, t, src)
+
+
+def static_loop_test(e31, t, src):
+    """Whether ptxas counts a loop test's predicate wait in stall counts
+    that know no load's wait (static_loop_test), from E31's SASS: in the
+    plain chase loop (ChaseKernel<0>) the compare of the loop's branch
+    issues a few stall cycles before the instruction that waits for the
+    load, and that instruction's own stall makes up the rest of
+    predicate_latency before the branch: paid after the load's wait."""
+    import sass_control  # noqa: E402  (beside this script)
+    path = os.path.join(e31, "e31_chase_branch.sass.gz")
+    with gzip.open(path, "rt") as f:
+        functions = sass_control.parse(f.read())
+    code = next((c for name, c in functions if "ChaseKernelILi0E" in name),
+                None)
+    if code is None:
+        fail(f"{rel(path)}: no ChaseKernel<0>")
+    found = None
+    for k, inst in enumerate(code):
+        target = re.search(r"BRA (0x[0-9a-f]+)", inst["text"])
+        if not (inst["predicate"] and target
+                and int(target.group(1), 16) < inst["addr"]):
+            continue
+        pred = inst["predicate"].lstrip("@!")
+        body = [i for i in code[:k] if i["addr"] >= int(target.group(1), 16)]
+        setp = [j for j, i in enumerate(body) if i["opcode"].startswith(
+            "ISETP") and re.search(r"\b%s\b" % pred, i["operands"])]
+        loads = [i for i in body if i["opcode"].startswith("LDG")]
+        if not setp or not loads or loads[0]["write_barrier"] is None:
+            continue
+        barrier = loads[0]["write_barrier"]
+        waiter = body[-1]
+        if not (waiter["wait_mask"] >> barrier) & 1:
+            continue
+        before = sum(i["stall"] for i in body[setp[-1]:-1])
+        found = (body[setp[-1]]["text"], before, waiter["text"],
+                 waiter["stall"])
+        break
+    if found is None:
+        fail(f"{rel(path)}: ChaseKernel<0>'s loop is not a compare, a load "
+             "and a wait for it before the branch")
+    setp_text, before, waiter_text, stall = found
+    pred = t["predicate_latency"]
+    t["static_loop_test"] = before + stall >= pred - 1 and stall > 1
+    src["static_loop_test"] = (
+        f"{rel(path)} (E31, sass_control.py): ChaseKernel<0>'s loop test "
+        f"`{setp_text}` issues {before} stall cycles before `{waiter_text}`, "
+        f"which waits for the loop's load and stalls {stall} more before the "
+        f"branch: {before + stall} cycles of predicate_latency ({pred}) "
+        "written into the code, " + (
+            "the rest of them after the load's wait"
+            if t["static_loop_test"] else "not enough to show"))
 
 
 def e31_cycles(found):

@@ -376,6 +376,7 @@ Status ParseTiming(const nlohmann::json& j, const std::string& path,
       {.name = "split_int_adds", .flag = &t->split_int_adds},
       {.name = "free_layout_branches", .flag = &t->free_layout_branches},
       {.name = "loop_control_in_bubbles", .flag = &t->loop_control_in_bubbles},
+      {.name = "static_loop_test", .flag = &t->static_loop_test},
       {.name = "free_register_moves", .flag = &t->free_register_moves},
       {.name = "rename_registers", .flag = &t->rename_registers},
   };

@@ -216,6 +216,14 @@ struct TimingConfig {
   // instruction after a predicated selection's branch waits for it). 0:
   // the pipe's latency, as any other result.
   uint32_t predicate_latency = 0;
+  // A loop's test (its compare a trip ahead, predicate_latency) counted as
+  // NVIDIA's code counts it: in the stall cycles the compiler writes into
+  // each instruction, which know no load's wait. The compiler puts the
+  // next trip's compare right after the trip's first load, and the stall
+  // before the branch covers predicate_latency from there in the warp's
+  // own issues and fixed-latency waits only: a trip whose wait for the
+  // load leaves fewer of those after the load waits the rest after it.
+  bool static_loop_test = false;
   // Issue with the instruction before it an arithmetic instruction that
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.

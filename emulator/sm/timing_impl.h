@@ -60,7 +60,13 @@ struct WarpState {
   uint64_t id = 0;        // launch order, run-wide
   StallReason next_issue_reason = StallReason::kWait;
   StallReason why = StallReason::kWait;  // the wait until ready_at
-  bool in_pool = true;                   // two-level scheduler's active pool
+  // Its issues and the cycles it waited on fixed latencies (kWait), ever:
+  // the cycles the stall counts in NVIDIA's code give it; and that count
+  // when the first load of its loop's trip issued (0: none yet;
+  // TimingConfig::static_loop_test).
+  uint64_t static_clock = 0;
+  uint64_t trip_load_static = 0;
+  bool in_pool = true;  // two-level scheduler's active pool
   bool done = false;
   bool at_barrier = false;  // (the warp's, kept here)
   uint32_t slot = 0;
@@ -600,6 +606,7 @@ struct TimingModel::Impl {
       // Waiting until ready_at, eligible (not selected) from then on.
       const uint64_t stall_end = std::clamp(w.ready_at, w.since, t);
       c[internal::R(w.why)] += stall_end - w.since;
+      if (w.why == StallReason::kWait) w.static_clock += stall_end - w.since;
       c[internal::R(StallReason::kNotSelected)] += t - stall_end;
     }
     w.since = t;

@@ -620,6 +620,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   sp.issues += 1;
   // Its state until now; now it is selected.
   Account(w, now);
+  w.static_clock += 1;
   sm.stats.stall_cycles[R(StallReason::kSelected)] += 1;
   w.since = now + 1;
   if (w.ghost != nullptr) {
@@ -684,6 +685,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
           at + latency > now ? static_cast<uint32_t>(at + latency - now) : 1;
     }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
+    if ((store || (reason != StallReason::kWait && !rec.writes.empty())) &&
+        w.trip_load_static == 0) {
+      w.trip_load_static = w.static_clock;
+    }
     if (rec.pipe == simt::Pipe::kLsu) {
       if (const uint32_t hold = IssueHold(w, rec, store); hold > 0) {
         // What it owed is paid by the cycles since in which it issued
@@ -709,9 +714,16 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     // it, which for a loop's test is at the top of the previous trip.
     latency = config.predicate_latency;
     if (const uint64_t hoisted = HoistedTest(w, rec.pc); hoisted != 0) {
-      const uint64_t at =
+      uint64_t at =
           std::max(hoisted, HoistedOperands(w, rec.reads, hoisted) >> 4) +
           config.predicate_latency;
+      if (config.static_loop_test && w.trip_load_static != 0) {
+        // In the compiler's count from the trip's first load.
+        const uint64_t counted = w.static_clock - w.trip_load_static;
+        if (counted < config.predicate_latency) {
+          at = std::max(at, now + config.predicate_latency - counted);
+        }
+      }
       latency = at > now ? static_cast<uint32_t>(at - now) : 1;
     }
   }

@@ -88,6 +88,37 @@ def sass_count(name, function, mnemonic):
 CUDA_TIMING = {"honour_dont_unroll": True}
 
 
+# The E31-E33 kernels address their words as `data + index`, which ptxas
+# computes with one IMAD.WIDE ahead of the load, where NVIDIA's Vulkan
+# compiler takes longer for a storage buffer's access chain (the preset's
+# buffer_address, from E2's SPIR-V chase): those scenes run with the
+# latency ptxas wrote into that IMAD.WIDE (cuda_address_latency()).
+E31_SASS = "cuda_ref/results/h200/2026-12-05-e31-chase-branch/" \
+    "e31_chase_branch.sass.gz"
+
+
+def cuda_address_latency():
+    """The stall count of the instruction that computes the address of
+    the load in E31's plain chase loop (ChaseKernel<0>: IMAD.WIDE.U32
+    before LDG), read with cuda_ref/results/sass_control.py: the cycles
+    ptxas lets pass from the address to the load."""
+    sys.path.insert(0, str(ROOT / "cuda_ref" / "results"))
+    import sass_control  # noqa: E402
+    with gzip.open(ROOT / E31_SASS, "rt") as f:
+        functions = sass_control.parse(f.read())
+    for name, code in functions:
+        if "ChaseKernelILi0E" not in name:
+            continue
+        for k, inst in enumerate(code):
+            if inst["opcode"].startswith("LDG") and k > 0:
+                addr = re.search(r"\[(R\d+)\.64\]", inst["operands"])
+                prev = code[k - 1]
+                if addr and prev["opcode"].startswith("IMAD.WIDE") and \
+                        prev["operands"].split()[1].rstrip(",") == addr.group(1):
+                    return prev["stall"]
+    raise RuntimeError("%s: no IMAD.WIDE before ChaseKernel<0>'s LDG" % E31_SASS)
+
+
 def gpu_config(path, timing=None):
     """Writes the h200 preset with CUDA_TIMING (and `timing`) to `path`."""
     with open(path, "w") as f:
@@ -96,10 +127,10 @@ def gpu_config(path, timing=None):
     return path
 
 
-def run_scene(warpsim, scene, preset=False):
-    """Runs a make_scenes Scene in timing mode, with CUDA_TIMING unless
-    `preset` (the h200 preset as it is); returns {pipeline: cycles} of its
-    dispatches (the scene must pass)."""
+def run_scene(warpsim, scene, preset=False, timing=None):
+    """Runs a make_scenes Scene in timing mode, with CUDA_TIMING (and
+    `timing`) unless `preset` (the h200 preset as it is); returns
+    {pipeline: cycles} of its dispatches (the scene must pass)."""
     # The scene's shader paths are relative to this folder: write it here.
     fd, path = tempfile.mkstemp(prefix=".timing_", suffix=".amber", dir=HERE)
     report = path + ".json"
@@ -107,7 +138,7 @@ def run_scene(warpsim, scene, preset=False):
     try:
         with os.fdopen(fd, "w") as f:
             f.write(scene.text())
-        gpu_config(config)
+        gpu_config(config, timing)
         r = subprocess.run([warpsim, "run", path, "--timing", "--quiet",
                             "--shader-cache", "off", "--json", report] +
                            ([] if preset else ["--gpu-config", config]),
@@ -504,10 +535,11 @@ def e31(warpsim):
     # 4096-word ring (every word it reaches, loaded once), and the 256 trips
     # the longer adds are the second lap's: L1 hits, as CUDA's.
     lap = make_scenes.E31_WORDS
-    short = with_setting("E31_TRIPS", lap,
-                         lambda: run_scene(warpsim, make_scenes.scene_e31()))
-    long_ = with_setting("E31_TRIPS", lap + 256,
-                         lambda: run_scene(warpsim, make_scenes.scene_e31()))
+    indexed = {"buffer_address": {"latency": cuda_address_latency()}}
+    short = with_setting("E31_TRIPS", lap, lambda: run_scene(
+        warpsim, make_scenes.scene_e31(), timing=indexed))
+    long_ = with_setting("E31_TRIPS", lap + 256, lambda: run_scene(
+        warpsim, make_scenes.scene_e31(), timing=indexed))
     # As the Vulkan driver compiles the same SPIR-V (the preset as it is).
     short_p = with_setting("E31_TRIPS", lap, lambda: run_scene(
         warpsim, make_scenes.scene_e31(), preset=True))
@@ -536,8 +568,9 @@ def e31(warpsim):
 
 
 E31_NOTE = ("register_pressure's loop: same_sector_word_cycles, the "
-            "branch waits (branch, selection_sync_*, predicate_latency), "
-            "global_load_issue_cycles")
+            "branch waits (branch, selection_sync_*, predicate_latency, "
+            "static_loop_test), global_load_issue_cycles, ptxas's address "
+            "latency")
 
 
 E32_RUN = "cuda_ref/results/h200/2026-12-05-e32-issue-slots"
@@ -554,10 +587,11 @@ def slot_rows(warpsim, experiment, run, name, trips_setting, scene,
     with open(ROOT / run / (name + ".json")) as f:
         ref = {(v["variant"], r["warps_per_sm"]): r["cycles_per_trip"]
                for v in json.load(f)["results"]["variants"] for r in v["rows"]}
+    indexed = {"buffer_address": {"latency": cuda_address_latency()}}
     short = with_setting(trips_setting, 64,
-                         lambda: run_scene(warpsim, scene()))
+                         lambda: run_scene(warpsim, scene(), timing=indexed))
     long_ = with_setting(trips_setting, 128,
-                         lambda: run_scene(warpsim, scene()))
+                         lambda: run_scene(warpsim, scene(), timing=indexed))
     # As the Vulkan driver compiles the same SPIR-V (the preset as it is).
     preset = [with_setting(trips_setting, n, lambda: run_scene(
         warpsim, scene(), preset=True)) for n in (64, 128)] if same_spirv \
@@ -596,9 +630,10 @@ def e33(warpsim):
 
 
 E32_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
-            "selection_sync_slots, global_load_issue_cycles")
+            "selection_sync_slots, global_load_issue_cycles, static_loop_test")
 E33_NOTE = ("a trip's issue slots: fma, alu, lsu and branch intervals, "
-            "memory.*_issue_cycles, l1_latency, shared_latency")
+            "memory.*_issue_cycles and issue_hold_slack_cycles, l1_latency, "
+            "shared_latency, static_loop_test")
 
 
 def measure(args):
@@ -617,9 +652,11 @@ def measure(args):
             timespec="seconds"),
         "warpsim_commit": commit + ("-dirty" if dirty else ""),
         "gpu_config": "h200 preset (emulator/runner/presets/h200_timing.json) "
-                      "with %s; emulated_preset: the preset as it is" %
-                      ", ".join("%s %s" % (k, json.dumps(v))
-                                for k, v in sorted(CUDA_TIMING.items())),
+                      "with %s (E31-E33 also buffer_address latency %d, "
+                      "ptxas's in %s); emulated_preset: the preset as it is" %
+                      (", ".join("%s %s" % (k, json.dumps(v))
+                                 for k, v in sorted(CUDA_TIMING.items())),
+                       cuda_address_latency(), E31_SASS),
         "h200_run": RUN,
         "rows": rows,
     }

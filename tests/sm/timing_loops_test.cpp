@@ -190,5 +190,51 @@ TEST_CASE("a rotated loop's control takes the cycles its body leaves idle",
   CHECK(many.run.bubble_instructions * 10 < 64 * 2 * 31);
 }
 
+TEST_CASE("a loop's test waits in the compiler's count after a load's wait",
+          "[sm][timing]") {
+  // A chase: each trip loads the word the last one pointed to (an L1 hit)
+  // and halves it; then comes the loop's control. The compiler puts the
+  // next trip's compare after the load, and the stall it writes before
+  // the branch covers predicate_latency from there in the warp's issues
+  // and fixed waits, which know nothing of the load's wait: with
+  // static_loop_test the branch issues predicate_latency (13) after the
+  // load less the 3 issues since (the multiply, the counter's step, the
+  // compare, the ALU pipe's interval between the last two a throttle, not
+  // a fixed wait): 10 cycles after the compare, where the test computed a
+  // trip ahead let it issue the cycle after: 9 more a trip.
+  auto chase = [](const char* trips) {
+    return OnX(std::string("  int m = ") + trips +
+               ";\n"
+               "  for (int k = 0; k < m; ++k) x = b.v[int(x) + 64] * 0.5;\n");
+  };
+  TimingConfig on = TestConfig();
+  on.predicate_latency = 13;
+  TimingConfig counted = on;
+  counted.static_loop_test = true;
+  const Timed a16 = Run(chase("n"), 1, on);
+  const Timed a32 = Run(chase("2 * n"), 1, on);
+  const Timed b16 = Run(chase("n"), 1, counted);
+  const Timed b32 = Run(chase("2 * n"), 1, counted);
+  CHECK(b32.buffer == a32.buffer);
+  const uint64_t plain_trip = (a32.run.cycles - a16.run.cycles) / 16;
+  const uint64_t counted_trip = (b32.run.cycles - b16.run.cycles) / 16;
+  CHECK(counted_trip == plain_trip + (13 - 3) - 1);
+  // A body that issues more than predicate_latency after its load leaves
+  // nothing to wait: the same trips either way.
+  auto longer = [](const char* trips) {
+    std::string s = std::string("  int m = ") + trips +
+                    ";\n  for (int k = 0; k < m; ++k) {\n"
+                    "    x = b.v[int(x) + 64] * 0.5;\n";
+    for (int j = 0; j < 16; ++j) s += "    x = x * 1.0;\n";
+    return OnX(s + "  }\n");
+  };
+  const Timed c16 = Run(longer("n"), 1, on);
+  const Timed c32 = Run(longer("2 * n"), 1, on);
+  const Timed d16 = Run(longer("n"), 1, counted);
+  const Timed d32 = Run(longer("2 * n"), 1, counted);
+  CHECK(d32.buffer == c32.buffer);
+  CHECK(d32.run.cycles - d16.run.cycles == c32.run.cycles - c16.run.cycles);
+}
+
 }  // namespace
 }  // namespace warpsim::sm
