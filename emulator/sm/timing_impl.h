@@ -60,12 +60,6 @@ struct WarpState {
   uint64_t id = 0;        // launch order, run-wide
   StallReason next_issue_reason = StallReason::kWait;
   StallReason why = StallReason::kWait;  // the wait until ready_at
-  // Its issues and the cycles it waited on fixed latencies (kWait), ever:
-  // the cycles the stall counts in NVIDIA's code give it; and that count
-  // when the first load of its loop's trip issued (0: none yet;
-  // TimingConfig::static_loop_test).
-  uint64_t static_clock = 0;
-  uint64_t trip_load_static = 0;
   bool in_pool = true;  // two-level scheduler's active pool
   bool done = false;
   bool at_barrier = false;  // (the warp's, kept here)
@@ -75,6 +69,27 @@ struct WarpState {
   uint32_t index = 0;  // within its item
   uint32_t sm = 0, sp = 0;
   uint32_t reg_first = 0, reg_count = 0, regs_per_thread = 0;
+  // (What every issue reads and writes, next to the fields above: one
+  // cache line or two for a warp's issue, not one per field.)
+  // Its program's code (TimingConfig::icache_bytes): the first line, the
+  // last line + 1, each instruction's line from the first (Impl::Code),
+  // and the line of the instruction it last issued (~0: none).
+  uint64_t code_base = 0;
+  uint64_t code_end = 0;
+  const uint32_t* code_offset = nullptr;
+  uint64_t line = ~uint64_t{0};
+  // The line of its next instruction (code_offset set).
+  uint64_t NextLine() const { return code_base + code_offset[warp->next_pc()]; }
+  uint64_t issued = 0;
+  uint64_t begin = 0;
+  // A barrier released it at this cycle since its last issue (0: none).
+  uint64_t barrier_end = 0;
+  // Its issues and the cycles it waited on fixed latencies (kWait), ever:
+  // the cycles the stall counts in NVIDIA's code give it; and that count
+  // when the first memory instruction of its loop's trip issued (0: none yet;
+  // TimingConfig::static_loop_test).
+  uint64_t static_clock = 0;
+  uint64_t trip_load_static = 0;
   // Per register: the cycle its pending write is ready, and what kind of
   // result it waits for, in one word (one cache miss, not two):
   // cycle << 4 | reason (ReadyWord).
@@ -124,19 +139,6 @@ struct WarpState {
   std::vector<uint64_t> loop_top_issues;
   std::vector<uint64_t> loop_top_fills;
   std::vector<uint64_t> loop_top_held;
-  // Its program's code (TimingConfig::icache_bytes): the first line, the
-  // last line + 1, each instruction's line from the first (Impl::Code),
-  // and the line of the instruction it last issued (~0: none).
-  uint64_t code_base = 0;
-  uint64_t code_end = 0;
-  const uint32_t* code_offset = nullptr;
-  uint64_t line = ~uint64_t{0};
-  // The line of its next instruction (code_offset set).
-  uint64_t NextLine() const { return code_base + code_offset[warp->next_pc()]; }
-  uint64_t issued = 0;
-  uint64_t begin = 0;
-  // A barrier released it at this cycle since its last issue (0: none).
-  uint64_t barrier_end = 0;
   size_t span = ~size_t{0};            // its Trace::warps entry
   uint32_t shader = trace::kNoShader;  // its Trace::shaders entry
 };
@@ -226,12 +228,12 @@ struct alignas(64) SubPartition {
     for (uint64_t& free : pipe_free) free = std::max(free, until);
     busy_pipes = (1u << kPipes) - 1;
   }
+  // The rest.
   // Hold cycles it owes (MemoryTiming::issue_hold_slack_cycles), counted
   // up to owed_since, when `issues` was owed_issues.
   uint64_t owed = 0;
   uint64_t owed_since = 0;
   uint64_t owed_issues = 0;
-  // The rest.
   // Until when the launches of fragment warps occupy it
   // (TimingConfig::fragment_warp_cycles).
   uint64_t launch_busy = 0;
