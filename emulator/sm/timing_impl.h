@@ -60,7 +60,7 @@ struct WarpState {
   uint64_t id = 0;        // launch order, run-wide
   StallReason next_issue_reason = StallReason::kWait;
   StallReason why = StallReason::kWait;  // the wait until ready_at
-  bool in_pool = true;  // two-level scheduler's active pool
+  bool in_pool = true;                   // two-level scheduler's active pool
   bool done = false;
   bool at_barrier = false;  // (the warp's, kept here)
   uint32_t slot = 0;

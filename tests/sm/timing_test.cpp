@@ -812,12 +812,9 @@ TEST_CASE("a compare's predicate waits predicate_latency", "[sm][timing]") {
   CHECK(ghost_waited.run.cycles == ghost_plain.run.cycles + 13 - 1);
 }
 
-TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",
-          "[sm][timing]") {
-  // One warp, eight independent loads of eight lines (each a DRAM miss,
-  // its data 300 cycles after its issue), then their sum: the sum's last
-  // add waits for the last load's data, so each load but the last one
-  // delays the end by the cycles it holds the issue: 7 x 3 cycles.
+// One warp's eight independent loads of eight lines (each a DRAM miss in
+// the test machine), then their sum, stored.
+std::string EightLoads() {
   std::string s =
       "#version 450\nlayout(local_size_x = 32) in;\n"
       "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
@@ -826,8 +823,18 @@ TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",
     s += "  float x" + std::to_string(k) + " = b.v[" + std::to_string(k * 256) +
          " + i];\n";
   }
-  s += "  b.v[i + 2048] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));\n"
-       "}\n";
+  return s +
+         "  b.v[i + 2048] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + "
+         "x7));\n}\n";
+}
+
+TEST_CASE("a load holds its sub-partition's issue its *_issue_cycles more",
+          "[sm][timing]") {
+  // One warp, eight independent loads of eight lines (each a DRAM miss,
+  // its data 300 cycles after its issue), then their sum: the sum's last
+  // add waits for the last load's data, so each load but the last one
+  // delays the end by the cycles it holds the issue: 7 x 3 cycles.
+  const std::string s = EightLoads();
   TimingConfig held = TestConfig();
   held.memory.global_load_issue_cycles = 3;
   const Timed plain = Run(s, 1);
@@ -865,16 +872,7 @@ TEST_CASE("a hold is first paid by cycles the sub-partition issues nothing",
   // one finds 8 - 6 = 2 still owed, owes 10 and stops the issue 2 cycles:
   // 7 x 2, of which the last load's delays nothing (the sum waits for its
   // data anyway).
-  std::string s =
-      "#version 450\nlayout(local_size_x = 32) in;\n"
-      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
-      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n";
-  for (int k = 0; k < 8; ++k) {
-    s += "  float x" + std::to_string(k) + " = b.v[" + std::to_string(k * 256) +
-         " + i];\n";
-  }
-  s += "  b.v[i + 2048] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));\n"
-       "}\n";
+  const std::string s = EightLoads();
   TimingConfig c = TestConfig();
   c.memory.global_load_issue_cycles = 8;
   const Timed plain = Run(s, 1);
