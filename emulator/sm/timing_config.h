@@ -219,10 +219,11 @@ struct TimingConfig {
   // A loop's test (its compare a trip ahead, predicate_latency) counted as
   // NVIDIA's code counts it: in the stall cycles the compiler writes into
   // each instruction, which know no load's wait. The compiler puts the
-  // next trip's compare right after the trip's first load, and the stall
-  // before the branch covers predicate_latency from there in the warp's
-  // own issues and fixed-latency waits only: a trip whose wait for the
-  // load leaves fewer of those after the load waits the rest after it.
+  // next trip's compare right after the trip's first memory instruction
+  // (a load, store or atomic), and the stall before the branch covers
+  // predicate_latency from there in the warp's own issues and
+  // fixed-latency waits only: a trip that issues fewer of those after a
+  // load, before its branch, waits the rest after the load's data.
   bool static_loop_test = false;
   // Issue with the instruction before it an arithmetic instruction that
   // repeats an earlier one of its block on the same operands

@@ -89,7 +89,7 @@ struct WarpState {
   // when the first memory instruction of its loop's trip issued (0: none yet;
   // TimingConfig::static_loop_test).
   uint64_t static_clock = 0;
-  uint64_t trip_load_static = 0;
+  uint64_t trip_memory_static = 0;
   // Per register: the cycle its pending write is ready, and what kind of
   // result it waits for, in one word (one cache miss, not two):
   // cycle << 4 | reason (ReadyWord).
@@ -234,6 +234,24 @@ struct alignas(64) SubPartition {
   uint64_t owed = 0;
   uint64_t owed_since = 0;
   uint64_t owed_issues = 0;
+  // An instruction issued at `now` (counted in `issues`) holds the issue
+  // `hold` cycles: the cycles since the last hold in which nothing issued
+  // pay what it owed, and what it owes beyond `slack` stops the issue.
+  // Returns the cycles stopped.
+  uint64_t Owe(uint64_t now, uint64_t hold, uint64_t slack) {
+    const uint64_t span = now - std::min(now, owed_since);
+    const uint64_t busy = issues - 1 - owed_issues;
+    const uint64_t idle = span > busy ? span - busy : 0;
+    owed = (owed > idle ? owed - idle : 0) + hold;
+    const uint64_t stop = owed > slack ? owed - slack : 0;
+    if (stop > 0) {
+      HoldIssue(now + 1 + stop, stop);
+      owed = slack;
+    }
+    owed_since = now + 1 + stop;
+    owed_issues = issues;
+    return stop;
+  }
   // Until when the launches of fragment warps occupy it
   // (TimingConfig::fragment_warp_cycles).
   uint64_t launch_busy = 0;

@@ -686,26 +686,13 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
     long_wait = reason == StallReason::kLongScoreboard && !rec.writes.empty();
     if ((store || (reason != StallReason::kWait && !rec.writes.empty())) &&
-        w.trip_load_static == 0) {
-      w.trip_load_static = w.static_clock;
+        w.trip_memory_static == 0) {
+      w.trip_memory_static = w.static_clock;
     }
     if (rec.pipe == simt::Pipe::kLsu) {
       if (const uint32_t hold = IssueHold(w, rec, store); hold > 0) {
-        // What it owed is paid by the cycles since in which it issued
-        // nothing (this instruction's issue counted in `issues` already).
-        const uint64_t span = now - std::min(now, sp.owed_since);
-        const uint64_t busy = sp.issues - 1 - sp.owed_issues;
-        const uint64_t idle = span > busy ? span - busy : 0;
-        sp.owed = (sp.owed > idle ? sp.owed - idle : 0) + hold;
-        const uint64_t slack = config.memory.issue_hold_slack_cycles;
-        const uint64_t stop = sp.owed > slack ? sp.owed - slack : 0;
-        if (stop > 0) {
-          sp.HoldIssue(now + 1 + stop, stop);
-          sp.owed = slack;
-          run.memory_issue_hold_cycles += stop;
-        }
-        sp.owed_since = now + 1 + stop;
-        sp.owed_issues = sp.issues;
+        run.memory_issue_hold_cycles +=
+            sp.Owe(now, hold, config.memory.issue_hold_slack_cycles);
       }
     }
   }
@@ -717,9 +704,9 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       uint64_t at =
           std::max(hoisted, HoistedOperands(w, rec.reads, hoisted) >> 4) +
           config.predicate_latency;
-      if (config.static_loop_test && w.trip_load_static != 0) {
-        // In the compiler's count from the trip's first load.
-        const uint64_t counted = w.static_clock - w.trip_load_static;
+      if (config.static_loop_test && w.trip_memory_static != 0) {
+        // In the compiler's count from the trip's first memory instruction.
+        const uint64_t counted = w.static_clock - w.trip_memory_static;
         if (counted < config.predicate_latency) {
           at = std::max(at, now + config.predicate_latency - counted);
         }

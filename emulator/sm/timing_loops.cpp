@@ -20,7 +20,7 @@ void TimingModel::Impl::AfterLoopTest(WarpState& w, uint32_t pc, bool issued) {
   const uint32_t k = w.loop_tests[pc] - 1;
   const simt::LoopRange& loop = p.loops[k];
   const uint32_t next = w.warp->next_pc();
-  w.trip_load_static = 0;  // a trip begins, or the loop ends
+  w.trip_memory_static = 0;  // a trip begins, or the loop ends
   if (w.warp->done() || next < loop.begin || next >= loop.end) {
     w.loop_top[k] = 0;  // left the loop: its next entry starts afresh
   } else if (issued) {
