@@ -916,21 +916,15 @@ def memory_issue(run, t, src):
 def loop_stall_sum(functions, pattern):
     """{kind: the stall counts ptxas wrote into the loop of the kernel
     whose mangled name matches `pattern` (its group 1: the kind), summed
-    from the target of the loop's predicated backward branch to that
-    branch} of a parsed SASS listing (sass_control.parse)."""
+    over sass_control.loop()} of a parsed SASS listing
+    (sass_control.parse)."""
+    import sass_control  # noqa: E402  (beside this script)
     out = {}
     for name, code in functions:
         m = re.search(pattern, name)
-        if not m:
-            continue
-        for inst in code:
-            target = re.search(r"BRA (0x[0-9a-f]+)", inst["text"])
-            if (inst["predicate"] and target
-                    and int(target.group(1), 16) < inst["addr"]):
-                lo = int(target.group(1), 16)
-                out[int(m.group(1))] = sum(
-                    i["stall"] for i in code if lo <= i["addr"] <= inst["addr"])
-                break
+        body = sass_control.loop(code) if m else []
+        if body:
+            out[int(m.group(1))] = sum(i["stall"] for i in body)
     return out
 
 
@@ -1092,26 +1086,19 @@ def static_loop_test(e31, t, src):
     if code is None:
         fail(f"{rel(path)}: no ChaseKernel<0>")
     found = None
-    for k, inst in enumerate(code):
-        target = re.search(r"BRA (0x[0-9a-f]+)", inst["text"])
-        if not (inst["predicate"] and target
-                and int(target.group(1), 16) < inst["addr"]):
-            continue
-        pred = inst["predicate"].lstrip("@!")
-        body = [i for i in code[:k] if i["addr"] >= int(target.group(1), 16)]
+    loop = sass_control.loop(code)
+    if loop:
+        pred = loop[-1]["predicate"].lstrip("@!")
+        body = loop[:-1]
         setp = [j for j, i in enumerate(body) if i["opcode"].startswith(
             "ISETP") and re.search(r"\b%s\b" % pred, i["operands"])]
         loads = [i for i in body if i["opcode"].startswith("LDG")]
-        if not setp or not loads or loads[0]["write_barrier"] is None:
-            continue
-        barrier = loads[0]["write_barrier"]
-        waiter = body[-1]
-        if not (waiter["wait_mask"] >> barrier) & 1:
-            continue
-        before = sum(i["stall"] for i in body[setp[-1]:-1])
-        found = (body[setp[-1]]["text"], before, waiter["text"],
-                 waiter["stall"])
-        break
+        waiter = body[-1] if body else None
+        if (setp and loads and loads[0]["write_barrier"] is not None
+                and (waiter["wait_mask"] >> loads[0]["write_barrier"]) & 1):
+            before = sum(i["stall"] for i in body[setp[-1]:-1])
+            found = (body[setp[-1]]["text"], before, waiter["text"],
+                     waiter["stall"])
     if found is None:
         fail(f"{rel(path)}: ChaseKernel<0>'s loop is not a compare, a load "
              "and a wait for it before the branch")

@@ -110,6 +110,19 @@ def registers(operands):
     return dst, src
 
 
+def loop(insts):
+    """The instructions of a function's loop (sass_control.parse's list):
+    from the target of its first predicated backward branch to that
+    branch, both included; [] when it has none."""
+    for k, inst in enumerate(insts):
+        target = re.search(r"BRA (0x[0-9a-f]+)", inst["text"])
+        if inst["predicate"] and target and \
+                int(target.group(1), 16) < inst["addr"]:
+            lo = int(target.group(1), 16)
+            return [i for i in insts[:k + 1] if i["addr"] >= lo]
+    return []
+
+
 def check(functions):
     """The first (function, consumer, load) whose consumer reads the load's
     destination without waiting on its write barrier, or None."""
