@@ -168,6 +168,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
     ws.reg_count = per_warp;
     ws.regs_per_thread = regs;
     const simt::Program& prog = ws.warp->program();
+    ws.info = &Info(prog);
     ws.ready.assign(prog.num_regs + prog.const_values.size(),
                     ReadyWord(0, StallReason::kWait));
     ws.loop_counts.assign(2 * prog.unrolled_loops.size(), 0);
@@ -465,10 +466,15 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   }
   if (trace != nullptr) trace->runs.push_back({run.name, now, now});
   shaders.clear();
+  program_info.clear();
   tile_home.clear();
   pipeline::RetireInOrder merge(&source);
   std::deque<std::unique_ptr<ItemState>> pending;
+  // The resident items (each knows its place here: live_index), and
+  // those whose warps all retired this cycle.
   std::vector<std::unique_ptr<ItemState>> live;
+  std::vector<ItemState*> finished;
+  uint64_t next_seq = 0;
   std::vector<ItemState*> dirty;  // items a warp of finished or waits in
   // SMs a waiting fragment warp of a tile there is first in line for.
   std::vector<char> full(sms.size(), 0);
@@ -670,6 +676,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       if (Status s = st.item->Prepare(); !s.ok()) return s;
       for (auto& w : st.item->warps) w->set_record_addresses(true);
       for (WarpState* ws : st.warps) Refresh(*ws);
+      st.seq = next_seq++;
+      st.live_index = live.size();
+      if (st.warps_left == 0) finished.push_back(&st);
       live.push_back(std::move(pending[i]));
       pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
     }
@@ -753,7 +762,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     // Retire finished warps and items (in API order through `merge`);
     // open barriers every unfinished warp of an item waits at.
-    bool sms_changed = false, item_done = false;
+    bool sms_changed = false;
     for (ItemState* st : dirty) {
       if (st->warps_left == 0) continue;  // (listed twice)
       bool all_waiting = true;
@@ -784,23 +793,30 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         if (st->block) sm.blocks -= 1;
         sm.shared -= st->shared_bytes;
         sms_changed |= sm.warps == 0;
-        item_done = true;
+        finished.push_back(st);
       }
     }
     dirty.clear();
-    // Items whose warps all retired: Finish() and retire in API order.
-    for (size_t i = 0; item_done && i < live.size();) {
-      if (live[i]->warps_left != 0) {
-        ++i;
-        continue;
-      }
-      if (Status st = live[i]->item->Finish(); !st.ok()) return st;
-      finished_at[live[i]->item->id] = now;
-      if (Status st = merge.Finish(std::move(live[i]->item)); !st.ok()) {
-        return st;
-      }
-      live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+    // Items whose warps all retired: Finish() in launch order and retire
+    // (in API order through `merge`).
+    if (finished.size() > 1) {
+      std::sort(finished.begin(), finished.end(),
+                [](const ItemState* a, const ItemState* b) {
+                  return a->seq < b->seq;
+                });
     }
+    for (ItemState* st : finished) {
+      if (Status s = st->item->Finish(); !s.ok()) return s;
+      finished_at[st->item->id] = now;
+      if (Status s = merge.Finish(std::move(st->item)); !s.ok()) return s;
+      const size_t i = st->live_index;  // (st is freed below)
+      if (i + 1 != live.size()) {
+        live[i] = std::move(live.back());
+        live[i]->live_index = i;
+      }
+      live.pop_back();
+    }
+    finished.clear();
     if (sms_changed) UpdateActive();
     now += dt;
     if (trace != nullptr) Sample(false);

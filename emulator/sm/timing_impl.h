@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -47,71 +48,106 @@ inline uint64_t ReadyWord(uint64_t cycle, StallReason why) {
 
 struct ItemState;
 
+// How the model issues each instruction of a program, under the run's
+// TimingConfig (Impl::Info): bits, per instruction, of what Issue() would
+// otherwise look up in the program's tables at every issue.
+enum InstrKind : uint8_t {
+  kLayoutFree = 1,        // free_layout_branches and Program::layout_free
+  kRedundant = 2,         // cse and Program::redundant
+  kRegisterMove = 4,      // Program::register_private (RegisterMove)
+  kPredicatedBranch = 8,  // its selection is predicated (Predicated())
+  kLoopFill = 16,         // loop_control_in_bubbles and Program::loop_fills
+  kLoopControl = 32,      // Program::loop_control (LoopTag)
+  kRenamed = 64,          // free_register_moves and kRegisterMove
+};
+struct ProgramInfo {
+  std::vector<uint8_t> kind;  // per instruction (and one past the last)
+  // Per instruction: the predicated selection its branch begins, or
+  // nullptr (Predicated()).
+  std::vector<const simt::PredicatedSelection*> predicated;
+};
+
 // A resident warp: where it lives, its scoreboard, what it waits for.
 //
 // Its stall state is kept lazily: from cycle `since` on, the warp waits
 // for `why` until `ready_at` and is eligible from then on (not_selected
 // unless it issues), or waits at a barrier; the cycles are added to the
 // counters (Account()) only when something changes that state.
-struct WarpState {
+struct alignas(64) WarpState {
+  // What every issue reads or writes (Pick, Issue, Refresh, Account) lies
+  // in its first three cache lines, the rest after them: a warp's issue
+  // misses the host's cache on its state three times, not once per field.
+  //
+  // -- line 0 --
   uint64_t next_issue = 0;
   uint64_t ready_at = 0;  // when it can issue (kNever: barrier or done)
   uint64_t since = 0;     // cycles before it are in the counters
-  uint64_t id = 0;        // launch order, run-wide
-  StallReason next_issue_reason = StallReason::kWait;
-  StallReason why = StallReason::kWait;  // the wait until ready_at
-  bool in_pool = true;                   // two-level scheduler's active pool
-  bool done = false;
-  bool at_barrier = false;  // (the warp's, kept here)
-  uint32_t slot = 0;
   simt::Warp* warp = nullptr;
-  ItemState* item = nullptr;
-  uint32_t index = 0;  // within its item
-  uint32_t sm = 0, sp = 0;
-  uint32_t reg_first = 0, reg_count = 0, regs_per_thread = 0;
-  // (What every issue reads and writes, next to the fields above: one
-  // cache line or two for a warp's issue, not one per field.)
-  // Its program's code (TimingConfig::icache_bytes): the first line, the
-  // last line + 1, each instruction's line from the first (Impl::Code),
-  // and the line of the instruction it last issued (~0: none).
+  const ProgramInfo* info = nullptr;  // its program's (Impl::Info)
+  // Per register: the cycle its pending write is ready, and what kind of
+  // result it waits for, in one word (one cache miss, not two):
+  // cycle << 4 | reason (ReadyWord).
+  std::vector<uint64_t> ready;
+  // -- line 1 --
+  // Its program's code (TimingConfig::icache_bytes): the first line, each
+  // instruction's line from the first (Impl::Code), and the line of the
+  // instruction it last issued (~0: none); code_end below.
   uint64_t code_base = 0;
-  uint64_t code_end = 0;
   const uint32_t* code_offset = nullptr;
   uint64_t line = ~uint64_t{0};
-  // The line of its next instruction (code_offset set).
-  uint64_t NextLine() const { return code_base + code_offset[warp->next_pc()]; }
-  uint64_t issued = 0;
-  uint64_t begin = 0;
-  // A barrier released it at this cycle since its last issue (0: none).
-  uint64_t barrier_end = 0;
   // Its issues and the cycles it waited on fixed latencies (kWait), ever:
   // the cycles the stall counts in NVIDIA's code give it; and that count
   // when the first memory instruction of its loop's trip issued (0: none yet;
   // TimingConfig::static_loop_test).
   uint64_t static_clock = 0;
   uint64_t trip_memory_static = 0;
-  // Per register: the cycle its pending write is ready, and what kind of
-  // result it waits for, in one word (one cache miss, not two):
-  // cycle << 4 | reason (ReadyWord).
-  std::vector<uint64_t> ready;
-  // Per 32-bit word of lane-private memory that a variable held in
-  // registers occupies (simt::Program::register_private), as far as one
-  // was written: when the value last stored there is ready, as `ready`.
-  std::vector<uint64_t> private_ready;
-  uint64_t private_latest = 0;  // the latest of them (ReadyWord)
-  // The device address of the word its last global load read in every
-  // lane, or ~0 (its lanes read several; none yet):
-  // MemoryTiming::same_sector_word_cycles.
-  uint64_t last_load_word = ~uint64_t{0};
   // The side of a predicated selection that none of its lanes took
   // (TimingConfig::predicate_max_instructions), still to issue from
   // ghost_next on: one issue slot each, writing nothing. nullptr: none.
   const std::vector<uint32_t>* ghost = nullptr;
+  // Its program's loop_control when the program has unrolled loops, else
+  // nullptr (the per-issue check is one compare then).
+  const uint32_t* loop_control = nullptr;
+  // Its program's loop_tests when TimingConfig::predicate_latency is set
+  // and the program has loops tested at their top, else nullptr (see
+  // loop_top).
+  const uint32_t* loop_tests = nullptr;
+  // -- line 2 --
+  uint64_t issued = 0;
+  // A barrier released it at this cycle since its last issue (0: none).
+  uint64_t barrier_end = 0;
+  uint64_t private_latest = 0;  // the latest of private_ready (ReadyWord)
+  // The device address of the word its last global load read in every
+  // lane, or ~0 (its lanes read several; none yet):
+  // MemoryTiming::same_sector_word_cycles.
+  uint64_t last_load_word = ~uint64_t{0};
+  uint32_t loop_control_size = 0;
+  uint32_t loop_tests_size = 0;
+  uint32_t slot = 0;
+  uint32_t sm = 0, sp = 0;
   uint32_t ghost_next = 0;
   // The reconvergence instructions still to issue after a selection's
   // branch (TimingConfig::selection_sync_slots): one issue slot each on
   // the branch pipe, writing nothing.
   uint32_t sync_slots = 0;
+  StallReason next_issue_reason = StallReason::kWait;
+  StallReason why = StallReason::kWait;  // the wait until ready_at
+  bool done = false;
+  bool at_barrier = false;  // (the warp's, kept here)
+  // -- the rest --
+  bool in_pool = true;  // two-level scheduler's active pool
+  ItemState* item = nullptr;
+  uint64_t id = 0;     // launch order, run-wide
+  uint32_t index = 0;  // within its item
+  uint32_t reg_first = 0, reg_count = 0, regs_per_thread = 0;
+  uint64_t code_end = 0;  // its program's last line + 1
+  // The line of its next instruction (code_offset set).
+  uint64_t NextLine() const { return code_base + code_offset[warp->next_pc()]; }
+  uint64_t begin = 0;
+  // Per 32-bit word of lane-private memory that a variable held in
+  // registers occupies (simt::Program::register_private), as far as one
+  // was written: when the value last stored there is ready, as `ready`.
+  std::vector<uint64_t> private_ready;
   // Per unrolled loop of its program (simt::Program::unrolled_loops), two
   // counts since the warp entered it: exit-branch executions and counter
   // steps (LoopControlIssues).
@@ -120,18 +156,11 @@ struct WarpState {
   // loop_unroll trips issued, and that group's number + 1 (AheadAt).
   std::vector<uint64_t> ahead_at;
   std::vector<uint32_t> ahead_group;
-  // Its program's loop_control when the program has unrolled loops, else
-  // nullptr (the per-issue check is one compare then).
-  const uint32_t* loop_control = nullptr;
-  uint32_t loop_control_size = 0;
-  // Its program's loop_tests when TimingConfig::predicate_latency is set
-  // and the program has loops tested at their top, else nullptr; and per
-  // loop of the program (simt::Program::loops) the cycle its test's branch
-  // last issued while the warp stays in the loop (0: not in it, or on its
-  // first trip): the next trip's test, hoisted into this trip's body by
-  // the compiler, is computed from then on (Impl::HoistedTest).
-  const uint32_t* loop_tests = nullptr;
-  uint32_t loop_tests_size = 0;
+  // Per loop of the program (simt::Program::loops), with loop_tests: the
+  // cycle its test's branch last issued while the warp stays in the loop
+  // (0: not in it, or on its first trip): the next trip's test, hoisted
+  // into this trip's body by the compiler, is computed from then on
+  // (Impl::HoistedTest).
   std::vector<uint64_t> loop_top;
   // Per loop, with loop_top (TimingConfig::loop_control_in_bubbles): its
   // sub-partition's issues and idle cycles filled (SubPartition::issues,
@@ -142,11 +171,15 @@ struct WarpState {
   size_t span = ~size_t{0};            // its Trace::warps entry
   uint32_t shader = trace::kNoShader;  // its Trace::shaders entry
 };
+static_assert(offsetof(WarpState, issued) == 128 &&
+              offsetof(WarpState, in_pool) <= 192);
 
 struct ItemState {
   std::unique_ptr<pipeline::WorkItem> item;
   uint32_t sm = 0;
   uint32_t warps_left = 0;
+  uint64_t seq = 0;       // launch order (Drain)
+  size_t live_index = 0;  // its place in Drain's resident items
   uint32_t shared_bytes = 0;
   bool block = false;         // counts against max_blocks_per_sm
   uint64_t raster_ready = 0;  // when the rasterizer has its quads
@@ -549,6 +582,10 @@ struct TimingModel::Impl {
     std::vector<uint32_t> offset;
   };
   std::unordered_map<const simt::Program*, CodeLayout> code_layout;
+  // The run's programs' ProgramInfo (Drain clears it: no warp of one run
+  // outlives it, and a program may not outlive the run).
+  std::unordered_map<const simt::Program*, internal::ProgramInfo> program_info;
+  const internal::ProgramInfo& Info(const simt::Program& p);
   uint64_t next_code_line = 0;
   uint64_t last_sample = 0;
   std::vector<RunTiming> runs;

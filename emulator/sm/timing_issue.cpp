@@ -63,9 +63,7 @@ const simt::PredicatedSelection* Predicated(const simt::Program& p, uint32_t pc,
 void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
                                               const simt::InstrRecord& rec) {
   if (rec.op != spv::Op::OpBranchConditional) return;
-  const simt::PredicatedSelection* sel =
-      Predicated(w.warp->program(), rec.pc, config.predicate_max_instructions,
-                 config.fuse_pairs);
+  const simt::PredicatedSelection* sel = w.info->predicated[rec.pc];
   if (sel == nullptr || rec.active == 0) return;
   // (Lanes split between the sides: the executor runs both.)
   const int skipped = rec.taken == 0 ? 0 : rec.taken == rec.active ? 1 : -1;
@@ -215,7 +213,7 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   };
   // A move of a variable held in registers waits for nothing: the ready
   // cycle of what it moves goes with it (Issue, MoveThroughRegisters).
-  if (!RegisterMove(w.warp->program(), p.pc)) {
+  if ((w.info->kind[p.pc] & kRegisterMove) == 0) {
     const uint64_t hoisted =
         w.loop_tests != nullptr && simt::WritesPredicate(p.op)
             ? HoistedTest(w, p.pc)
@@ -256,6 +254,43 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   w.ready_at = t;
   w.why = why;
   sp.SetReadyAt(w.slot, t, now);
+}
+
+// `p`'s instructions as the run's configuration issues them: what
+// Issue() and Refresh() would otherwise look up in its tables each time.
+const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
+  auto [it, added] = program_info.try_emplace(&p);
+  ProgramInfo& info = it->second;
+  if (!added) return info;
+  const size_t n = p.code.size();
+  info.kind.assign(n + 1, 0);
+  info.predicated.assign(n + 1, nullptr);
+  for (uint32_t i = 0; i < n; ++i) {
+    uint8_t k = 0;
+    if (config.free_layout_branches && i < p.layout_free.size() &&
+        p.layout_free[i] != 0) {
+      k |= kLayoutFree;
+    }
+    if (config.cse && i < p.redundant.size() && p.redundant[i] != 0) {
+      k |= kRedundant;
+    }
+    if (RegisterMove(p, i)) {
+      k |= kRegisterMove;
+      if (config.free_register_moves) k |= kRenamed;
+    }
+    info.predicated[i] =
+        Predicated(p, i, config.predicate_max_instructions, config.fuse_pairs);
+    if (info.predicated[i] != nullptr) k |= kPredicatedBranch;
+    if (config.loop_control_in_bubbles && i < p.loop_fills.size() &&
+        p.loop_fills[i] != 0) {
+      k |= kLoopFill;
+    }
+    if (i < p.loop_control.size() && p.loop_control[i] != 0) {
+      k |= kLoopControl;
+    }
+    info.kind[i] = k;
+  }
+  return info;
 }
 
 // Where `p`'s code lies: its instructions in order, but those NVIDIA's
@@ -389,7 +424,9 @@ void TimingModel::Impl::UseLine(SubPartition& sp, WarpState& w, uint64_t line) {
 // their pipe's reason instead of not_selected (Account() counted them
 // eligible).
 void TimingModel::Impl::Settle(SubPartition& sp, Sm& sm, uint64_t t) {
-  if (t > sp.throttled_since) {
+  static_assert(std::size(kThrottleReasons) == 3);
+  if (t > sp.throttled_since &&
+      (sp.throttled[0] | sp.throttled[1] | sp.throttled[2]) != 0) {
     const uint64_t d = t - sp.throttled_since;
     trace::StallCounts& c = sm.stats.stall_cycles;
     for (size_t r = 0; r < sp.throttled.size(); ++r) {
@@ -671,7 +708,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   // leaves its value's ready cycle with the words it writes, a load takes
   // the latest of its words'.
   uint64_t moved = 0;  // a ReadyWord
-  const bool move = RegisterMove(w.warp->program(), rec.pc);
+  const bool move = (w.info->kind[rec.pc] & kRegisterMove) != 0;
   if (move) {
     MoveThroughRegisters(w, rec, &moved);
   } else if (rec.pipe == simt::Pipe::kLsu || rec.pipe == simt::Pipe::kTex ||
@@ -762,26 +799,20 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     // unrolled loop on the trips its code has none for, repeats of a
     // computation the compiler does once and moves through variables it
     // holds in registers run with this issue.
-    const simt::Program& prog = w.warp->program();
-    const auto& free = prog.layout_free;
-    const auto& redundant = prog.redundant;
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done()) break;
-      const bool layout =
-          config.free_layout_branches && pc < free.size() && free[pc] != 0;
-      const bool repeat =
-          !layout && config.cse && pc < redundant.size() && redundant[pc] != 0;
-      const bool renamed = !layout && !repeat && config.free_register_moves &&
-                           RegisterMove(prog, pc);
+      const uint8_t kind = w.info->kind[pc];
+      // (Most instructions are none of these: they issue on their own.)
+      if ((kind & ~kRegisterMove) == 0) break;
+      const bool layout = (kind & kLayoutFree) != 0;
+      const bool repeat = !layout && (kind & kRedundant) != 0;
+      const bool renamed = !layout && !repeat && (kind & kRenamed) != 0;
       const bool predicated =
-          !layout && !repeat && !renamed &&
-          Predicated(prog, pc, config.predicate_max_instructions,
-                     config.fuse_pairs) != nullptr;
+          !layout && !repeat && !renamed && (kind & kPredicatedBranch) != 0;
       // (FillsBubble is in another file: no call on every issue.)
-      const bool bubble = config.loop_control_in_bubbles && !layout &&
-                          !repeat && !renamed && !predicated &&
-                          FillsBubble(w, sp, pc);
+      const bool bubble = !layout && !repeat && !renamed && !predicated &&
+                          (kind & kLoopFill) != 0 && FillsBubble(w, sp, pc);
       if (!layout && !repeat && !renamed && !predicated && !bubble &&
           LoopControlIssues(w, pc, config)) {
         break;
@@ -850,9 +881,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     const simt::Program& prog = w.warp->program();
     const bool conditional = rec.op == spv::Op::OpBranchConditional;
     // A predicated selection's branch is no branch in NVIDIA's code.
-    if (!conditional ||
-        Predicated(prog, rec.pc, config.predicate_max_instructions,
-                   config.fuse_pairs) == nullptr) {
+    if (!conditional || w.info->predicated[rec.pc] == nullptr) {
       w.next_issue = now + std::max(1u, config.branch.latency);
       w.next_issue_reason = StallReason::kWait;
       if (conditional && rec.pc < prog.selection_branches.size() &&
