@@ -27,6 +27,7 @@ packages=(
   nlohmann-json3-dev  # JSON reports and GPU configs
   libstb-dev          # stb_image_write for PNG output
   libbenchmark-dev    # Google Benchmark (bench/)
+  valgrind            # bench/instructions.py: callgrind counts a frame's host instructions
   clang-14            # fuzz/ targets: libFuzzer needs clang (WARPSIM_BUILD_FUZZERS)
   libclang-rt-14-dev  # fuzz/: clang's ASan, UBSan and libFuzzer runtimes (-fsanitize=fuzzer)
   libfuzzer-14-dev    # fuzz/: libFuzzer.a, for linking a fuzz target into another driver
