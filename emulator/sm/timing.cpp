@@ -29,6 +29,14 @@ TimingModel::Impl::Impl(const TimingConfig& c, const SmLimits& l,
   const uint32_t parts = std::max(1u, l.sub_partitions);
   slots_per_sp = std::max(1u, l.max_warps_per_sm / parts);
   regs_per_sp = l.registers_per_sm / parts;
+  pipe_timing.fill(&config.alu);  // (kNone and kAlu)
+  pipe_timing[static_cast<size_t>(simt::Pipe::kFma)] = &config.fma;
+  pipe_timing[static_cast<size_t>(simt::Pipe::kFp64)] = &config.fp64;
+  pipe_timing[static_cast<size_t>(simt::Pipe::kSfu)] = &config.sfu;
+  pipe_timing[static_cast<size_t>(simt::Pipe::kLsu)] = &config.lsu;
+  pipe_timing[static_cast<size_t>(simt::Pipe::kTex)] = &config.tex;
+  pipe_timing[static_cast<size_t>(simt::Pipe::kBranch)] = &config.branch;
+  pipe_timing[static_cast<size_t>(simt::Pipe::kSync)] = &config.sync;
   sms.resize(n);
   for (Sm& sm : sms) {
     sm.sp.resize(parts);

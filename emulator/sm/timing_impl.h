@@ -51,20 +51,27 @@ struct ItemState;
 // How the model issues each instruction of a program, under the run's
 // TimingConfig (Impl::Info): bits, per instruction, of what Issue() would
 // otherwise look up in the program's tables at every issue.
-enum InstrKind : uint8_t {
-  kLayoutFree = 1,        // free_layout_branches and Program::layout_free
-  kRedundant = 2,         // cse and Program::redundant
-  kRegisterMove = 4,      // Program::register_private (RegisterMove)
-  kPredicatedBranch = 8,  // its selection is predicated (Predicated())
-  kLoopFill = 16,         // loop_control_in_bubbles and Program::loop_fills
-  kLoopControl = 32,      // Program::loop_control (LoopTag)
-  kRenamed = 64,          // free_register_moves and kRegisterMove
+enum InstrKind : uint16_t {
+  kLayoutFree = 1,         // free_layout_branches and Program::layout_free
+  kRedundant = 2,          // cse and Program::redundant
+  kRegisterMove = 4,       // Program::register_private (RegisterMove)
+  kPredicatedBranch = 8,   // its selection is predicated (Predicated())
+  kLoopFill = 16,          // loop_control_in_bubbles and Program::loop_fills
+  kLoopControl = 32,       // Program::loop_control (LoopTag)
+  kRenamed = 64,           // free_register_moves and kRegisterMove
+  kWritesPredicate = 128,  // simt::WritesPredicate
+  kBeginsPair = 256,       // simt::BeginsPair
 };
+// The kinds Issue() runs with the instruction before them, or may.
+constexpr uint16_t kMayIssueWithPrevious = kLayoutFree | kRedundant |
+                                           kPredicatedBranch | kLoopFill |
+                                           kLoopControl | kRenamed;
 struct ProgramInfo {
-  std::vector<uint8_t> kind;  // per instruction (and one past the last)
+  std::vector<uint16_t> kind;  // per instruction (and one past the last)
   // Per instruction: the predicated selection its branch begins, or
-  // nullptr (Predicated()).
+  // nullptr (Predicated()); its pipe's figures (Impl::TimingOf).
   std::vector<const simt::PredicatedSelection*> predicated;
+  std::vector<const PipeTiming*> timing;
 };
 
 // A resident warp: where it lives, its scoreboard, what it waits for.
@@ -604,6 +611,8 @@ struct TimingModel::Impl {
        trace::Trace* t);
   void UpdateActive();
   const PipeTiming& Pipe(simt::Pipe p) const;
+  // Per pipe: its figures in `config` (the Impl's constructor).
+  std::array<const PipeTiming*, internal::kPipes> pipe_timing{};
   // The figures of one instruction: its pipe's, except integer multiply
   // and sine / cosine, which have their own (on the pipe they issue to).
   const PipeTiming& TimingOf(const simt::InstrRecord& rec) const;
@@ -663,7 +672,9 @@ struct TimingModel::Impl {
       // Waiting until ready_at, eligible (not selected) from then on.
       const uint64_t stall_end = std::clamp(w.ready_at, w.since, t);
       c[internal::R(w.why)] += stall_end - w.since;
-      if (w.why == StallReason::kWait) w.static_clock += stall_end - w.since;
+      // (Branch-free: the reason changes from one issue to the next.)
+      w.static_clock += static_cast<uint64_t>(w.why == StallReason::kWait) *
+                        (stall_end - w.since);
       c[internal::R(StallReason::kNotSelected)] += t - stall_end;
     }
     w.since = t;
@@ -743,26 +754,7 @@ struct TimingModel::Impl {
 
 // (Inline: asked at every issue.)
 inline const PipeTiming& TimingModel::Impl::Pipe(simt::Pipe p) const {
-  switch (p) {
-    case simt::Pipe::kFma:
-      return config.fma;
-    case simt::Pipe::kFp64:
-      return config.fp64;
-    case simt::Pipe::kSfu:
-      return config.sfu;
-    case simt::Pipe::kLsu:
-      return config.lsu;
-    case simt::Pipe::kTex:
-      return config.tex;
-    case simt::Pipe::kBranch:
-      return config.branch;
-    case simt::Pipe::kSync:
-      return config.sync;
-    case simt::Pipe::kNone:
-    case simt::Pipe::kAlu:
-      break;
-  }
-  return config.alu;
+  return *pipe_timing[static_cast<size_t>(p)];
 }
 
 // The figures of one instruction: its pipe's, except integer multiply,

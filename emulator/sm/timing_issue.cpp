@@ -75,7 +75,8 @@ void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
 void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
                                    RunTiming& run) {
   const simt::Program& prog = w.warp->program();
-  const simt::Instr& in = prog.code[(*w.ghost)[w.ghost_next]];
+  const uint32_t at = (*w.ghost)[w.ghost_next];
+  const simt::Instr& in = prog.code[at];
   ++w.ghost_next;
   // The second of a fused pair goes with it.
   if (config.fuse_pairs && w.ghost_next < w.ghost->size() &&
@@ -83,11 +84,7 @@ void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
     ++w.ghost_next;
   }
   if (w.ghost_next == w.ghost->size()) w.ghost = nullptr;
-  simt::InstrRecord rec;
-  rec.op = in.op;
-  rec.ext = in.ext;
-  rec.pipe = in.pipe;
-  const PipeTiming& timing = TimingOf(rec);
+  const PipeTiming& timing = *w.info->timing[at];
   sp.pipe_free[static_cast<size_t>(in.pipe)] =
       now + std::max(1u, timing.interval);
   sp.busy_pipes |= 1u << static_cast<uint32_t>(in.pipe);
@@ -215,7 +212,7 @@ void TimingModel::Impl::Refresh(WarpState& w) {
   // cycle of what it moves goes with it (Issue, MoveThroughRegisters).
   if ((w.info->kind[p.pc] & kRegisterMove) == 0) {
     const uint64_t hoisted =
-        w.loop_tests != nullptr && simt::WritesPredicate(p.op)
+        w.loop_tests != nullptr && (w.info->kind[p.pc] & kWritesPredicate) != 0
             ? HoistedTest(w, p.pc)
             : 0;
     if (hoisted == 0) {
@@ -265,8 +262,17 @@ const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
   const size_t n = p.code.size();
   info.kind.assign(n + 1, 0);
   info.predicated.assign(n + 1, nullptr);
+  info.timing.assign(n + 1, &config.alu);
   for (uint32_t i = 0; i < n; ++i) {
-    uint8_t k = 0;
+    const simt::Instr& in = p.code[i];
+    simt::InstrRecord rec;  // (what TimingOf reads)
+    rec.op = in.op;
+    rec.ext = in.ext;
+    rec.pipe = in.pipe;
+    info.timing[i] = &TimingOf(rec);
+    uint16_t k = 0;
+    if (simt::WritesPredicate(in.op)) k |= kWritesPredicate;
+    if (BeginsPair(in.op)) k |= kBeginsPair;
     if (config.free_layout_branches && i < p.layout_free.size() &&
         p.layout_free[i] != 0) {
       k |= kLayoutFree;
@@ -430,7 +436,6 @@ void TimingModel::Impl::Settle(SubPartition& sp, Sm& sm, uint64_t t) {
     const uint64_t d = t - sp.throttled_since;
     trace::StallCounts& c = sm.stats.stall_cycles;
     for (size_t r = 0; r < sp.throttled.size(); ++r) {
-      if (sp.throttled[r] == 0) continue;
       // (Unsigned: not_selected may dip below zero until the warps'
       // own cycles are added; the sums are exact once both are.)
       c[R(kThrottleReasons[r])] += sp.throttled[r] * d;
@@ -688,7 +693,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   // (Refresh marked it in either_pipe) whose ALU pipe is busy (Pick let it
   // issue only when the FMA pipe is free).
   simt::Pipe issue_pipe = rec.pipe;
-  const PipeTiming* timing = &TimingOf(rec);
+  const PipeTiming* timing = w.info->timing[rec.pc];
   if ((sp.either_pipe >> w.slot & 1) != 0 &&
       sp.pipe_free[static_cast<size_t>(simt::Pipe::kAlu)] > now) {
     issue_pipe = simt::Pipe::kFma;
@@ -733,7 +738,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
     }
   }
-  if (config.predicate_latency > 0 && simt::WritesPredicate(rec.op)) {
+  const uint16_t kind = w.info->kind[rec.pc];
+  if (config.predicate_latency > 0 && (kind & kWritesPredicate) != 0) {
     // A predicate: ready predicate_latency after NVIDIA's code computes
     // it, which for a loop's test is at the top of the previous trip.
     latency = config.predicate_latency;
@@ -760,8 +766,9 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   // The condition of a predicated selection's branch issued with this
   // instruction (a ReadyWord; 0: none).
   uint64_t hold = 0;
-  if (config.fuse_pairs && BeginsPair(rec.op) && rec.addresses == nullptr &&
-      rec.writes.size() == 1 && rec.blocking == simt::Blocking::kNone) {
+  if (config.fuse_pairs && (kind & kBeginsPair) != 0 &&
+      rec.addresses == nullptr && rec.writes.size() == 1 &&
+      rec.blocking == simt::Blocking::kNone) {
     // The compiler's fused pair: the next instruction, which reads this
     // one's result, runs as part of this issue (functionally it is its
     // own instruction; its result is ready when the longer of the two
@@ -777,7 +784,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       run.warp_instructions += 1;
       run.fused_instructions += 1;
       lanes += PopCount32(fused.active);
-      const PipeTiming& second = TimingOf(fused);
+      const PipeTiming& second = *w.info->timing[fused.pc];
       const uint32_t both = std::max(latency, second.latency);
       uint64_t& busy = sp.pipe_free[static_cast<size_t>(issue_pipe)];
       busy = std::max(busy, now + std::max(1u, second.interval));
@@ -802,17 +809,17 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done()) break;
-      const uint8_t kind = w.info->kind[pc];
+      const uint16_t next = w.info->kind[pc];
       // (Most instructions are none of these: they issue on their own.)
-      if ((kind & ~kRegisterMove) == 0) break;
-      const bool layout = (kind & kLayoutFree) != 0;
-      const bool repeat = !layout && (kind & kRedundant) != 0;
-      const bool renamed = !layout && !repeat && (kind & kRenamed) != 0;
+      if ((next & kMayIssueWithPrevious) == 0) break;
+      const bool layout = (next & kLayoutFree) != 0;
+      const bool repeat = !layout && (next & kRedundant) != 0;
+      const bool renamed = !layout && !repeat && (next & kRenamed) != 0;
       const bool predicated =
-          !layout && !repeat && !renamed && (kind & kPredicatedBranch) != 0;
+          !layout && !repeat && !renamed && (next & kPredicatedBranch) != 0;
       // (FillsBubble is in another file: no call on every issue.)
       const bool bubble = !layout && !repeat && !renamed && !predicated &&
-                          (kind & kLoopFill) != 0 && FillsBubble(w, sp, pc);
+                          (next & kLoopFill) != 0 && FillsBubble(w, sp, pc);
       if (!layout && !repeat && !renamed && !predicated && !bubble &&
           LoopControlIssues(w, pc, config)) {
         break;
@@ -847,7 +854,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
         // there now (a test's predicate as its hoisted compare's).
         run.bubble_instructions += 1;
         uint64_t at = now + Pipe(extra.pipe).latency;
-        if (simt::WritesPredicate(extra.op) && config.predicate_latency > 0) {
+        if ((w.info->kind[extra.pc] & kWritesPredicate) != 0 &&
+            config.predicate_latency > 0) {
           const uint64_t hoisted = HoistedTest(w, extra.pc);
           at = hoisted != 0
                    ? std::max(hoisted,
