@@ -201,7 +201,7 @@ bool TimingModel::Impl::Place(ItemState& st, uint32_t s) {
       ws.loop_control_size = static_cast<uint32_t>(prog.loop_control.size());
     }
     if (sp.icache != nullptr) {
-      const CodeLayout& code = Code(prog);
+      const CodeLayout& code = Code(prog, *ws.info);
       ws.code_base = code.base;
       ws.code_end = code.end;
       ws.code_offset = code.offset.data();

@@ -653,10 +653,11 @@ struct TimingModel::Impl {
   // when the warp can issue (ready_at) and what it waits for until then.
   void Refresh(WarpState& w);
   // The instruction cache (TimingConfig::icache_bytes): where `p`'s code
-  // lies; when `line` is at hand in `sp`'s cache (at most `now`:
-  // now), fetching it if it must be; and a warp's use of it at issue,
-  // which fetches the next line of its program ahead.
-  const CodeLayout& Code(const simt::Program& p);
+  // lies (`info`: its Info()); when `line` is at hand in `sp`'s cache (at
+  // most `now`: now), fetching it if it must be; and a warp's use of it at
+  // issue, which fetches the next line of its program ahead.
+  const CodeLayout& Code(const simt::Program& p,
+                         const internal::ProgramInfo& info);
   uint64_t LineAtHand(SubPartition& sp, uint64_t line);
   void UseLine(SubPartition& sp, WarpState& w, uint64_t line);
   // Adds the warp's state from w.since up to cycle `t` to the counters

@@ -306,7 +306,7 @@ const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
 // code's size is the machine code's, not the SPIR-V's. Programs share no
 // line.
 const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
-    const simt::Program& p) {
+    const simt::Program& p, const ProgramInfo& info) {
   auto [it, added] = code_layout.try_emplace(&p);
   CodeLayout& code = it->second;
   const size_t n = p.code.size();
@@ -323,22 +323,10 @@ const TimingModel::Impl::CodeLayout& TimingModel::Impl::Code(
       takes = false;
     }
     second = !takes;
-    if (config.free_layout_branches && i < p.layout_free.size() &&
-        p.layout_free[i] != 0) {
-      takes = false;
-    }
-    if (config.cse && i < p.redundant.size() && p.redundant[i] != 0) {
-      takes = false;
-    }
-    if (config.free_register_moves &&
-        RegisterMove(p, static_cast<uint32_t>(i))) {
-      takes = false;
-    }
-    if (Predicated(p, static_cast<uint32_t>(i),
-                   config.predicate_max_instructions,
-                   config.fuse_pairs) != nullptr) {
-      takes = false;
-    }
+    // (Issue() runs these with the instruction before them.)
+    constexpr uint16_t kNoSlot =
+        kLayoutFree | kRedundant | kRenamed | kPredicatedBranch;
+    if ((info.kind[i] & kNoSlot) != 0) takes = false;
     code.offset[i] = static_cast<uint32_t>(
         uint64_t{at} * config.instruction_bytes / config.icache_line_bytes);
     at += takes ? 1 : 0;
