@@ -197,7 +197,7 @@ void ExecSignedDiv32(Warp& w, const Instr& in) {
   if ((b0 >= 2 || b0 <= -2) && !AnyLaneNonzero(other, act)) {
     static const DivByUniformFn by_uniform = PickDivByUniform<kOp>();
     by_uniform(a, b0, out);
-    BlendLanes(w.Reg(in.dst), out, act);
+    BlendLanes(w.Dst(in.dst), out, act);
     return;
   }
   for (uint32_t l = 0; l < kW; l += 4) {
@@ -230,7 +230,7 @@ void ExecSignedDiv32(Warp& w, const Instr& in) {
     }
     std::memcpy(out + l, &r, sizeof(r));
   }
-  BlendLanes(w.Reg(in.dst), out, w.active());
+  BlendLanes(w.Dst(in.dst), out, w.active());
 }
 
 // Half precision: compute in float, round once.
@@ -364,7 +364,7 @@ void ExecMulExtended(Warp& w, const Instr& in) {
   const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
-  uint32_t* lo = w.Reg(in.dst);
+  uint32_t* lo = w.Dst(in.dst);
   uint32_t* hi = w.Reg(w.program().extra[in.aux]);
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
@@ -399,7 +399,7 @@ void ExecCarry(Warp& w, const Instr& in) {
   const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
-  uint32_t* r = w.Reg(in.dst);
+  uint32_t* r = w.Dst(in.dst);
   uint32_t* c = w.Reg(w.program().extra[in.aux]);
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
@@ -418,7 +418,7 @@ void ExecSelect(Warp& w, const Instr& in) {
   const uint32_t* c = w.Reg(in.src[0]);
   const uint32_t* a = w.Reg(in.src[1]);
   const uint32_t* b = w.Reg(in.src[2]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t l = 0; l < W; ++l) {
     const uint32_t r = c[l] ? a[l] : b[l];
     d[l] = ((act >> l) & 1u) ? r : d[l];
@@ -430,7 +430,7 @@ void ExecSelect64(Warp& w, const Instr& in) {
   const uint32_t* c = w.Reg(in.src[0]);
   const uint32_t* a = w.Reg(in.src[1]);
   const uint32_t* b = w.Reg(in.src[2]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
     // Both words read before either is written: the destination may be

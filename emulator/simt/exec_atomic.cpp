@@ -109,7 +109,7 @@ void ExecAtomic(Warp& w, const Instr& in) {
   const uint32_t* ptr = w.Reg(in.src[0]);
   const uint32_t* value = in.src[1] == kNoReg ? nullptr : w.Reg(in.src[1]);
   const uint32_t* cmp = in.src[2] == kNoReg ? nullptr : w.Reg(in.src[2]);
-  uint32_t* d = in.dst == kNoReg ? nullptr : w.Reg(in.dst);
+  uint32_t* d = in.dst == kNoReg ? nullptr : w.Dst(in.dst);
   const bool record = w.record_addresses();
   if (record) w.set_access_bytes(sizeof(T));
   const uint32_t helper = w.helper();

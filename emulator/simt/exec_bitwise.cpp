@@ -62,7 +62,7 @@ void ExecBitFieldInsert(Warp& w, const Instr& in) {
   const uint32_t* ins = w.Reg(in.src[1]);
   const uint32_t* off = w.Reg(in.src[2]);
   const uint32_t* cnt = w.Reg(in.src[3]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const uint32_t o = off[l], c = cnt[l];
@@ -81,7 +81,7 @@ void ExecExtract(Warp& w, const Instr& in) {
   const uint32_t* base = w.Reg(in.src[0]);
   const uint32_t* off = w.Reg(in.src[1]);
   const uint32_t* cnt = w.Reg(in.src[2]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     StoreLane<T>(d, W, l, F(LoadLane<T>(base, W, l), off[l], cnt[l]));

@@ -10,7 +10,7 @@ void ExecMove(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t l = 0; l < W; ++l) d[l] = ((act >> l) & 1u) ? a[l] : d[l];
 }
 
@@ -18,7 +18,7 @@ void ExecMove64(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t act = w.active();
   const uint32_t* a = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t l = 0; l < 2 * W; ++l) {
     d[l] = ((act >> (l % W)) & 1u) ? a[l] : d[l];
   }

@@ -78,7 +78,9 @@ inline constexpr uint32_t kNibbleLanes[16][4] = {
     {0, 0, ~0u, ~0u},    {~0u, 0, ~0u, ~0u}, {0, ~0u, ~0u, ~0u},
     {~0u, ~0u, ~0u, ~0u}};
 
-inline void BlendLanes(uint32_t* dst, const uint32_t* src, uint32_t lanes) {
+[[gnu::always_inline]] inline void BlendLanes(uint32_t* dst,
+                                              const uint32_t* src,
+                                              uint32_t lanes) {
   using V4u = uint32_t __attribute__((vector_size(16)));
   for (uint32_t l = 0; l < kMaxWarpWidth; l += 4) {
     V4u m, d, s;
@@ -106,7 +108,8 @@ inline bool AnyLaneNonzero(const uint32_t* col, uint32_t lanes) {
 // The result columns t (one, or two for a 64-bit R) of a full-width warp
 // into d: copied when every lane is active, blended otherwise.
 template <typename R>
-inline void StoreColumns(uint32_t* d, const uint32_t* t, uint32_t active) {
+[[gnu::always_inline]] inline void StoreColumns(uint32_t* d, const uint32_t* t,
+                                                uint32_t active) {
   constexpr uint32_t kW = kMaxWarpWidth;
   constexpr uint32_t kColumns = sizeof(R) == 8 ? 2 : 1;
   if (active == ~0u) {
@@ -141,10 +144,14 @@ template <typename R, typename A, R (*F)(A), bool kWholeWarp = true>
 void ExecUnary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* a = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
+    // (Into the local column t: no iteration depends on another, which
+    // the compiler cannot prove when an operand may be a constant of the
+    // program's rather than a register of the warp's.)
+#pragma GCC ivdep
     for (uint32_t l = 0; l < kW; ++l) {
       StoreLane<R>(t, kW, l, F(LoadLane<A>(a, kW, l)));
     }
@@ -163,10 +170,14 @@ void ExecBinary(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
+    // (Into the local column t: no iteration depends on another, which
+    // the compiler cannot prove when an operand may be a constant of the
+    // program's rather than a register of the warp's.)
+#pragma GCC ivdep
     for (uint32_t l = 0; l < kW; ++l) {
       StoreLane<R>(t, kW, l, F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l)));
     }
@@ -186,10 +197,14 @@ void ExecTernary(Warp& w, const Instr& in) {
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
   const uint32_t* c = w.Reg(in.src[2]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
+    // (Into the local column t: no iteration depends on another, which
+    // the compiler cannot prove when an operand may be a constant of the
+    // program's rather than a register of the warp's.)
+#pragma GCC ivdep
     for (uint32_t l = 0; l < kW; ++l) {
       StoreLane<R>(t, kW, l,
                    F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l),

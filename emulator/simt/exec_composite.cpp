@@ -22,7 +22,7 @@ void ExecExtractDynamic(Warp& w, const Instr& in) {
   const uint32_t* idx = w.Reg(in.src[0]);
   const uint32_t* idx_hi = (in.ext & 0x8000u) ? w.Reg(in.src[0] + 1) : nullptr;
   const uint32_t words = in.width == 64 ? 2 : 1;
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
     uint64_t i = idx[l];

@@ -73,7 +73,7 @@ void ExecFloatToInt32(Warp& w, const Instr& in) {
     r = (r & ~big) | (big & std::numeric_limits<int32_t>::max());
     std::memcpy(out + l, &r, sizeof(r));
   }
-  StoreColumns<int32_t>(w.Reg(in.dst), out, w.active());
+  StoreColumns<int32_t>(w.Dst(in.dst), out, w.active());
 }
 
 // Calls f(Tag<T>) with the C++ type for (kind, width); `as_signed` overrides

@@ -127,7 +127,7 @@ void ExecDerivative(Warp& w, const Instr& in) {
       }
     }
   }
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = act; m != 0; m &= m - 1) {
     const uint32_t lane = std::countr_zero(m);
     StoreLane<T>(d, W, lane, out[lane]);

@@ -339,7 +339,7 @@ Half HalfFma(Half a, Half b, Half c) {
 template <void (*Fn)(const float*, float*, uint32_t, uint32_t)>
 void ExecTrigF32(Warp& w, const Instr& in) {
   Fn(reinterpret_cast<const float*>(w.Reg(in.src[0])),
-     reinterpret_cast<float*>(w.Reg(in.dst)), w.width(), w.active());
+     reinterpret_cast<float*>(w.Dst(in.dst)), w.width(), w.active());
 }
 
 template <typename Op>
@@ -598,7 +598,7 @@ void ExecPack4x8(Warp& w, const Instr& in) {
   const uint32_t act = w.active();
   const uint32_t* c[4] = {w.Reg(in.src[0]), w.Reg(in.src[1]), w.Reg(in.src[2]),
                           w.Reg(in.src[3])};
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t l = 0; l < W; ++l) {
     if (!((act >> l) & 1u)) continue;
     uint32_t r = 0;

@@ -991,7 +991,7 @@ void ExecImage(Warp& w, const Instr& in) {
 void ExecImageHandle(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint32_t* p = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     d[l] = p[W + l];

@@ -32,7 +32,7 @@ void ExecPtrAdd(Warp& w, const Instr& in) {
   const bool wide_index = in.ext & 1u;
   const bool region_index = in.ext & 2u;
   const bool signed_index = in.ext & 4u;
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   if (idx == nullptr && !region_index) {
     // A constant offset (a struct member, a constant index): no per-lane
     // index to read.
@@ -161,7 +161,7 @@ void ExecLoad(Warp& w, const Instr& in) {
     for (uint32_t k = 0; k < acc.leaf_count; ++k) {
       const MemLeaf& leaf = leaves[k];
       if (leaf.reg == kNoReg) continue;
-      uint32_t* r = w.Reg(leaf.reg);
+      uint32_t* r = w.Dst(leaf.reg);
       const uint64_t offset = static_cast<uint64_t>(first) + leaf.offset;
       const bool inside = offset + leaf.bytes <= stride;
       const uint8_t* src = w.PrivateMemory(0) + (inside ? offset : 0);
@@ -199,7 +199,7 @@ void ExecLoad(Warp& w, const Instr& in) {
     for (uint32_t k = 0; k < acc.leaf_count; ++k) {
       const MemLeaf& leaf = leaves[k];
       if (leaf.reg == kNoReg) continue;
-      uint32_t* r = w.Reg(leaf.reg);
+      uint32_t* r = w.Dst(leaf.reg);
       for (uint32_t m = act; m != 0; m &= m - 1) {
         const uint32_t l = std::countr_zero(m);
         const PrivateLane priv{w.PrivateMemory(l), p.private_bytes};
@@ -229,7 +229,7 @@ void ExecLoad(Warp& w, const Instr& in) {
           LeafAddress(w, l, region, priv,
                       static_cast<uint64_t>(base) + leaf.offset, leaf.bytes);
       uint64_t v = src != nullptr ? LoadBytes(src, leaf.bytes) : 0;
-      uint32_t* r = w.Reg(leaf.reg);
+      uint32_t* r = w.Dst(leaf.reg);
       if (leaf.is_bool) v = v != 0 ? 1 : 0;
       r[l] = static_cast<uint32_t>(v);
       if (leaf.bytes == 8) r[W + l] = static_cast<uint32_t>(v >> 32);
@@ -282,7 +282,7 @@ void ExecArrayLength(Warp& w, const Instr& in) {
   const uint32_t offset = p.literals[in.aux];
   const uint32_t stride = std::max(p.literals[in.aux + 1], 1u);
   const uint32_t* ptr = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const uint32_t region = ptr[W + l];
@@ -304,7 +304,7 @@ void ExecPtrDiff(Warp& w, const Instr& in) {
   const int64_t stride = std::max<int64_t>(w.program().literals[in.aux], 1);
   const uint32_t* a = w.Reg(in.src[0]);
   const uint32_t* b = w.Reg(in.src[1]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     const int64_t diff =

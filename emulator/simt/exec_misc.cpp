@@ -13,7 +13,7 @@ void ExecNop(Warp& w, const Instr& in) {}
 void ExecDemote(Warp& w, const Instr& in) { w.DemoteLanes(w.active()); }
 
 void ExecIsHelper(Warp& w, const Instr& in) {
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     d[l] = (w.helper() >> l) & 1u;
@@ -26,7 +26,7 @@ void ExecIsHelper(Warp& w, const Instr& in) {
 void ExecReadClock(Warp& w, const Instr& in) {
   const uint32_t W = w.width();
   const uint64_t now = w.context().warp_instructions;
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   for (uint32_t m = w.active(); m != 0; m &= m - 1) {
     const uint32_t l = std::countr_zero(m);
     if (in.width == 64) {

@@ -67,7 +67,7 @@ void ForEachLane(uint32_t mask, F f) {
 void ExecElect(Warp& w, const Instr& in) {
   const uint32_t act = w.active();
   const uint32_t first = std::countr_zero(act);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(act, [&](uint32_t l) { d[l] = l == first ? 1u : 0u; });
 }
 
@@ -86,7 +86,7 @@ void ExecVote(Warp& w, const Instr& in) {
   const uint32_t act = w.active();
   const uint32_t yes = PredicateMask(w, in);
   const uint32_t r = in.ext == 0 ? (yes == act ? 1u : 0u) : (yes ? 1u : 0u);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(act, [&](uint32_t l) { d[l] = r; });
 }
 
@@ -112,7 +112,7 @@ void ExecAllEqual(Warp& w, const Instr& in) {
   ForEachLane(act, [&](uint32_t l) {
     eq = eq && SameValue(LoadLane<T>(v, W, l), ref);
   });
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(act, [&](uint32_t l) { d[l] = eq ? 1u : 0u; });
 }
 
@@ -121,7 +121,7 @@ bool LogicalAndFn(bool a, bool b) { return a && b; }
 // OpGroupNonUniformBallot: the first uvec4 component (lanes 0..31).
 void ExecBallot(Warp& w, const Instr& in) {
   const uint32_t r = PredicateMask(w, in);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(w.active(), [&](uint32_t l) { d[l] = r; });
 }
 
@@ -132,7 +132,7 @@ uint32_t BallotBits(const Warp& w, const uint32_t* v, uint32_t l) {
 
 void ExecInverseBallot(Warp& w, const Instr& in) {
   const uint32_t* v = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(w.active(), [&](uint32_t l) { d[l] = (v[l] >> l) & 1u; });
 }
 
@@ -142,7 +142,7 @@ void ExecBallotBitExtract(Warp& w, const Instr& in) {
   const uint32_t* comp[4];
   for (uint32_t k = 0; k < 4; ++k)
     comp[k] = w.Reg(w.program().extra[in.aux + k]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(w.active(), [&](uint32_t l) {
     const uint32_t i = idx[l];
     d[l] = i < 128 ? (comp[i / 32][l] >> (i % 32)) & 1u : 0u;
@@ -152,7 +152,7 @@ void ExecBallotBitExtract(Warp& w, const Instr& in) {
 // ext = GroupOperation (Reduce, InclusiveScan, ExclusiveScan).
 void ExecBallotBitCount(Warp& w, const Instr& in) {
   const uint32_t* v = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   const auto op = static_cast<spv::GroupOperation>(in.ext);
   ForEachLane(w.active(), [&](uint32_t l) {
     uint64_t bits = BallotBits(w, v, l);
@@ -169,7 +169,7 @@ void ExecBallotBitCount(Warp& w, const Instr& in) {
 // 0xffffffff (GLSL's findLSB(0)).
 void ExecBallotFind(Warp& w, const Instr& in) {
   const uint32_t* v = w.Reg(in.src[0]);
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(w.active(), [&](uint32_t l) {
     const uint32_t bits = BallotBits(w, v, l);
     if (bits == 0) {
@@ -246,7 +246,7 @@ void ExecLaneMove(Warp& w, const Instr& in) {
     lo[l] = readable ? v[src] : 0u;
     if (kWide) hi[l] = readable ? v[W + src] : 0u;
   });
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(act, [&](uint32_t l) {
     d[l] = lo[l];
     if (kWide) d[W + l] = hi[l];
@@ -469,7 +469,7 @@ void ExecGroupArith(Warp& w, const Instr& in) {
   } else {
     fold(act, op);
   }
-  uint32_t* d = w.Reg(in.dst);
+  uint32_t* d = w.Dst(in.dst);
   ForEachLane(act, [&](uint32_t l) { StoreLane<T>(d, W, l, out[l]); });
 }
 

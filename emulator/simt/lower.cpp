@@ -51,6 +51,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   MarkLayoutFreeBranches(&program);
   MarkRedundant(&program);
   MarkPredicated(&program);
+  BroadcastConstants(&program);
   program.source_lines.resize(program.code.size(), 0);
   if (!program.uniform_branches.empty()) {
     program.uniform_branches.resize(program.code.size(), 0);

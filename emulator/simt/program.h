@@ -348,6 +348,12 @@ struct Program {
   std::vector<uint32_t> source_lines;
   std::vector<std::string> source_text;
   std::vector<uint32_t> const_values;  // one 32-bit word per constant slot
+  // const_values, each repeated kConstColumnWidth times: the constants'
+  // register columns, which the warps of that width read here instead of
+  // each keeping a copy of its own (a timing run has hundreds of warps
+  // resident, and their copies would crowd the host's caches). Filled by
+  // BroadcastConstants(); empty or stale-sized: every warp copies.
+  std::vector<uint32_t> const_columns;
 
   // Memory sizes.
   uint32_t private_bytes = 0;    // lane-private bytes per lane
@@ -365,6 +371,22 @@ struct Program {
   bool origin_upper_left = true;
   bool uses_barrier = false;
 };
+
+// The warp width whose constant columns a Program keeps (Program::
+// const_columns; simt/warp.h's kMaxWarpWidth, the width warps run at).
+inline constexpr uint32_t kConstColumnWidth = 32;
+
+// Fills program->const_columns from its const_values (LowerProgram does; a
+// program whose constants change afterwards must call it again).
+inline void BroadcastConstants(Program* program) {
+  program->const_columns.clear();
+  program->const_columns.reserve(program->const_values.size() *
+                                 kConstColumnWidth);
+  for (const uint32_t v : program->const_values) {
+    program->const_columns.insert(program->const_columns.end(),
+                                  kConstColumnWidth, v);
+  }
+}
 
 }  // namespace warpsim::simt
 

@@ -13,10 +13,25 @@ namespace warpsim::simt {
 
 Warp::Warp(const Program& program, uint32_t width, uint32_t launch_mask,
            ExecContext* context)
-    : program_(&program), context_(context), width_(width) {
+    : program_(&program),
+      context_(context),
+      width_(width),
+      num_regs_(program.num_regs) {
   assert(width >= 1 && width <= kMaxWarpWidth);
+  static_assert(kConstColumnWidth == kMaxWarpWidth);
   const size_t nconst = program.const_values.size();
-  regs_.assign((program.num_regs + nconst) * static_cast<size_t>(width), 0);
+  const bool shared = width == kConstColumnWidth &&
+                      program.const_columns.size() == nconst * width;
+  regs_.own.assign(
+      (program.num_regs + (shared ? 0 : nconst)) * static_cast<size_t>(width),
+      0);
+  regs_.shared = shared;
+  // (The program does not change its constants: Warp reads them through
+  // a non-const pointer only because Reg() serves writes too, and no
+  // instruction writes a constant.)
+  regs_.constants =
+      shared ? const_cast<uint32_t*>(program.const_columns.data())
+             : regs_.own.data() + static_cast<size_t>(program.num_regs) * width;
   private_.assign(static_cast<size_t>(program.private_bytes) * width, 0);
   waiting_.assign(program.blocks.size(), 0);
   pending_.assign((program.blocks.size() + 63) / 64, 0);
@@ -28,17 +43,17 @@ Warp::Warp(const Program& program, uint32_t width, uint32_t launch_mask,
   scratch_.assign(max_copies * width, 0);
   addresses_.assign(width, 0);
   record_addresses_ = context != nullptr && context->record_addresses;
-  LoadConstants();
+  if (!shared) LoadConstants();
   Launch(launch_mask);
 }
 
 void Warp::Reset(uint32_t launch_mask) {
-  // The constants after the physical registers are never written: only the
-  // registers are cleared.
+  // The constants after the registers (or in the program) are never
+  // written: only the registers are cleared.
   std::fill(
-      regs_.begin(),
-      regs_.begin() + static_cast<std::ptrdiff_t>(
-                          static_cast<size_t>(program_->num_regs) * width_),
+      regs_.own.begin(),
+      regs_.own.begin() + static_cast<std::ptrdiff_t>(
+                              static_cast<size_t>(program_->num_regs) * width_),
       0u);
   std::fill(private_.begin(), private_.end(), uint8_t{0});
   std::fill(waiting_.begin(), waiting_.end(), 0u);
@@ -53,7 +68,7 @@ void Warp::Reset(uint32_t launch_mask, ExecContext* context) {
 }
 
 void Warp::LoadConstants() {
-  // Constants are broadcast into their registers.
+  // Constants are broadcast into their registers after the warp's own.
   const Program& program = *program_;
   for (size_t c = 0; c < program.const_values.size(); ++c) {
     uint32_t* r = Reg(program.num_regs + static_cast<uint32_t>(c));
@@ -110,7 +125,7 @@ void Warp::CopyEdge(uint32_t lanes, std::pair<uint32_t, uint32_t> copies) {
 
 void Warp::CopyLanes(uint32_t lanes, bool all, uint32_t dst,
                      const uint32_t* src) {
-  uint32_t* d = Reg(dst);
+  uint32_t* d = Dst(dst);
   if (all) {
     std::memcpy(d, src, width_ * sizeof(uint32_t));
     return;

@@ -198,11 +198,23 @@ class alignas(64) Warp {
   const Program& program() const { return *program_; }
   ExecContext& context() { return *context_; }
   // (data() + offset: a program may have no registers or private memory.)
+  // Registers 0..num_regs-1 are the warp's own; those after them are the
+  // program's constants (never written), which a warp of
+  // kConstColumnWidth lanes reads from the program's shared columns
+  // (Program::const_columns) and any other from a copy after its own
+  // registers.
   uint32_t* Reg(uint32_t r) {
-    return regs_.data() + static_cast<size_t>(r) * width_;
+    return r < num_regs_
+               ? regs_.own.data() + static_cast<size_t>(r) * width_
+               : regs_.constants + static_cast<size_t>(r - num_regs_) * width_;
   }
   const uint32_t* Reg(uint32_t r) const {
-    return regs_.data() + static_cast<size_t>(r) * width_;
+    return const_cast<Warp*>(this)->Reg(r);
+  }
+  // A register an instruction writes: never a constant, so no choice of
+  // base.
+  uint32_t* Dst(uint32_t r) {
+    return regs_.own.data() + static_cast<size_t>(r) * width_;
   }
   // Lane-private memory of `lane` (Function, Private, Input, Output).
   uint8_t* PrivateMemory(uint32_t lane) {
@@ -263,6 +275,7 @@ class alignas(64) Warp {
   const Program* program_;
   ExecContext* context_;
   uint32_t width_;
+  uint32_t num_regs_;  // program_->num_regs
   uint32_t launch_mask_;
   uint32_t alive_ = 0;   // lanes not yet retired
   uint32_t active_ = 0;  // lanes executing the current block
@@ -288,7 +301,31 @@ class alignas(64) Warp {
   // Copies register column `src` into register `dst` for `lanes` (`all`:
   // every lane of the warp).
   void CopyLanes(uint32_t lanes, bool all, uint32_t dst, const uint32_t* src);
-  std::vector<uint32_t> regs_;
+  // The warp's registers (and its copy of the constants, unless it reads
+  // the program's), and where Reg() finds the constants: a copy of a warp
+  // that reads its own copy reads the copy's.
+  struct Registers {
+    std::vector<uint32_t> own;
+    uint32_t* constants = nullptr;  // the first constant's column
+    bool shared = false;            // the constants are the program's
+    Registers() = default;
+    Registers(const Registers& o) : own(o.own), shared(o.shared) { Rebase(o); }
+    Registers& operator=(const Registers& o) {
+      own = o.own;
+      shared = o.shared;
+      Rebase(o);
+      return *this;
+    }
+    Registers(Registers&&) = default;  // (the buffer moves with it)
+    Registers& operator=(Registers&&) = default;
+
+   private:
+    void Rebase(const Registers& o) {
+      constants =
+          shared ? o.constants : own.data() + (o.constants - o.own.data());
+    }
+  };
+  Registers regs_;
   std::vector<uint8_t> private_;
   std::vector<uint32_t> waiting_;  // per block: lanes waiting to run it
   std::vector<uint64_t> pending_;  // bit b: waiting_[b] != 0

@@ -611,6 +611,38 @@ TEST_CASE("a warp reset for a new launch runs like a new warp",
   CHECK(f.MaskRuns() == expected);
 }
 
+TEST_CASE(
+    "a full-width warp reads the program's constant columns; other widths "
+    "and copies read their own",
+    "[simt][warp]") {
+  const Program p32 = BuildGlsl(kIfElse);
+  REQUIRE_FALSE(p32.const_values.empty());
+  REQUIRE(p32.const_columns.size() ==
+          p32.const_values.size() * kConstColumnWidth);
+  ExecContext context;
+  const Warp wide(p32, 32, ~0u, &context);
+  for (uint32_t c = 0; c < p32.const_values.size(); ++c) {
+    INFO("constant " << c);
+    // The program's column itself, not a copy.
+    CHECK(wide.Reg(p32.num_regs + c) ==
+          p32.const_columns.data() + size_t{c} * 32);
+  }
+  const Program p8 = BuildGlsl(kIfElse, 8);
+  auto narrow = std::make_unique<Warp>(p8, 8, 0xffu, &context);
+  const Warp copy = *narrow;
+  std::vector<const uint32_t*> original;
+  for (uint32_t c = 0; c < p8.const_values.size(); ++c) {
+    original.push_back(narrow->Reg(p8.num_regs + c));
+  }
+  narrow.reset();  // the copy must not read the original's buffer
+  for (uint32_t c = 0; c < p8.const_values.size(); ++c) {
+    INFO("constant " << c);
+    const uint32_t* col = copy.Reg(p8.num_regs + c);
+    CHECK(col != original[c]);
+    for (uint32_t l = 0; l < 8; ++l) CHECK(col[l] == p8.const_values[c]);
+  }
+}
+
 TEST_CASE("phi values swapped on a loop back edge stay parallel copies",
           "[simt][warp]") {
   // a and b swap every iteration (a cycle of phi copies on the back edge);
