@@ -493,7 +493,9 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   uint64_t raster_wait = kNever;  // the front item waits for its quads
   warps_retired = false;
   bool seen_vertex = false, seen_vertex_occupancy = false, seen_main = false;
-  uint64_t lanes = 0;
+  // Lane instructions of the run's retired items (an item's context
+  // counts its warps'; only the instruction limit's message needs them).
+  uint64_t retired_lanes = 0;
   // The fixed-function units (TimingConfig): the cycle the rasterizer and
   // the output merge are done with what they were given so far.
   double raster_done = static_cast<double>(now);
@@ -729,7 +731,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
         uint64_t earliest = kNever;
         WarpState* pick = Pick(sp, sm, &earliest);
         if (pick != nullptr) {
-          if (Status st = Issue(*pick, sp, sm, run, lanes); !st.ok()) {
+          if (Status st = Issue(*pick, sp, sm, run); !st.ok()) {
             return st;
           }
           issued_any = true;
@@ -745,6 +747,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     if (limits_in.max_warp_instructions != 0 &&
         run.warp_instructions > limits_in.max_warp_instructions) {
+      uint64_t lanes = retired_lanes;
+      for (const auto& st : live) lanes += st->item->context.lane_instructions;
       return pipeline::InstructionLimitExceeded(limits_in,
                                                 run.warp_instructions, lanes);
     }
@@ -814,6 +818,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
                 });
     }
     for (ItemState* st : finished) {
+      retired_lanes += st->item->context.lane_instructions;
       if (Status s = st->item->Finish(); !s.ok()) return s;
       finished_at[st->item->id] = now;
       if (Status s = merge.Finish(std::move(st->item)); !s.ok()) return s;

@@ -745,8 +745,7 @@ struct TimingModel::Impl {
   void IssueGhost(WarpState& w, SubPartition& sp, RunTiming& run);
   // Issues one of w.sync_slots.
   void IssueSync(WarpState& w, SubPartition& sp, RunTiming& run);
-  Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run,
-               uint64_t& lanes);
+  Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run);
   void RetireWarp(WarpState& w);
   void Sample(bool force);
   Status Drain(pipeline::WarpSource& source,

@@ -640,7 +640,7 @@ inline void SetReady(WarpState& w, uint32_t r, uint32_t active, uint64_t word) {
 
 // Issues `w`'s next instruction at `now`.
 Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
-                                RunTiming& run, uint64_t& lanes) {
+                                RunTiming& run) {
   // What it waited for (the trace's instruction events).
   const bool after_barrier = w.barrier_end != 0;
   const uint64_t ready =
@@ -670,7 +670,6 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   AfterPredicatedBranch(w, rec);
   if (w.loop_tests != nullptr) AfterLoopTest(w, rec.pc, true);
   run.warp_instructions += 1;
-  lanes += PopCount32(rec.active);
   w.issued += 1;
   sm.stats.issued += 1;
   sm.run_issued += 1;
@@ -771,7 +770,6 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       CountLoopControl(w, fused.pc);
       run.warp_instructions += 1;
       run.fused_instructions += 1;
-      lanes += PopCount32(fused.active);
       const PipeTiming& second = *w.info->timing[fused.pc];
       const uint32_t both = std::max(latency, second.latency);
       uint64_t& busy = sp.pipe_free[static_cast<size_t>(issue_pipe)];
@@ -859,7 +857,6 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       } else {
         run.unrolled_loop_instructions += 1;
       }
-      lanes += PopCount32(extra.active);
       LogInstruction(w, extra, 0, now, StallReason::kSelected);
       if (extra.blocking == simt::Blocking::kError) {
         return w.item->item->WarpError(w.index);

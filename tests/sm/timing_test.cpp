@@ -929,5 +929,47 @@ TEST_CASE("each kind of memory instruction holds the issue its own cycles",
   CHECK(t.run.memory_issue_hold_cycles == 2 * 11112);
 }
 
+TEST_CASE("the instruction limit stops a timed run with its lane count",
+          "[sm][timing]") {
+  // Lanes run 1 to 8 trips, so lane and warp instructions are not
+  // proportional, and 8 workgroups on a small GPU: some items retire
+  // before the limit stops the run, some are still resident.
+  const simt::Program program = BuildGlsl(
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) buffer B { float v[]; } b;\n"
+      "void main() {\n  uint i = gl_GlobalInvocationID.x;\n"
+      "  float x = b.v[i];\n"
+      "  for (uint k = 0u; k <= (i & 7u); ++k) x = x * 1.5 + 0.25;\n"
+      "  b.v[i] = x;\n}\n",
+      false);
+  std::vector<float> buffer(4096, 1.0f);
+  std::vector<simt::MemRegion> regions(program.num_regions);
+  regions[program.resources[0].region] = {
+      reinterpret_cast<uint8_t*>(buffer.data()), buffer.size() * sizeof(float),
+      true};
+  const uint32_t groups[3] = {8, 1, 1};
+  auto run = [&](uint64_t limit) {
+    TimingModel model(TestConfig(), SmLimits{}, 0);
+    pipeline::ComputeLimits cl;
+    cl.driver = &model;
+    cl.max_warp_instructions = limit;
+    return pipeline::DispatchCompute(program, groups, regions, {}, cl);
+  };
+  const auto whole = run(0);
+  REQUIRE(whole.ok());
+  REQUIRE(whole->lane_instructions != 32 * whole->warp_instructions);
+  const auto over = run(whole->warp_instructions - 1);
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().kind == ErrorKind::kLimitExceeded);
+  // Stopped in the cycle of the last issue: the counts are the whole
+  // run's, the retired items' lanes and the resident ones' together.
+  CHECK(over.error().warp_instructions == whole->warp_instructions);
+  CHECK(over.error().lane_instructions == whole->lane_instructions);
+  const auto early = run(whole->warp_instructions / 2);
+  REQUIRE_FALSE(early.ok());
+  CHECK(early.error().lane_instructions > 0);
+  CHECK(early.error().lane_instructions < whole->lane_instructions);
+}
+
 }  // namespace
 }  // namespace warpsim::sm
