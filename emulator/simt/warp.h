@@ -40,6 +40,7 @@
 #define WARPSIM_SIMT_WARP_H_
 
 #include <bit>
+#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -214,6 +215,7 @@ class alignas(64) Warp {
   // A register an instruction writes: never a constant, so no choice of
   // base.
   uint32_t* Dst(uint32_t r) {
+    assert(r < num_regs_);
     return regs_.own.data() + static_cast<size_t>(r) * width_;
   }
   // Lane-private memory of `lane` (Function, Private, Input, Output).
