@@ -174,10 +174,7 @@ void ExecBinary(Warp& w, const Instr& in) {
   if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
-    // (Into the local column t: no iteration depends on another, which
-    // the compiler cannot prove when an operand may be a constant of the
-    // program's rather than a register of the warp's.)
-#pragma GCC ivdep
+#pragma GCC ivdep  // (as in ExecUnary)
     for (uint32_t l = 0; l < kW; ++l) {
       StoreLane<R>(t, kW, l, F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l)));
     }
@@ -201,10 +198,7 @@ void ExecTernary(Warp& w, const Instr& in) {
   if (ComputeWholeWarp(w, kWholeWarp)) {
     constexpr uint32_t kW = kMaxWarpWidth;
     uint32_t t[2 * kW];
-    // (Into the local column t: no iteration depends on another, which
-    // the compiler cannot prove when an operand may be a constant of the
-    // program's rather than a register of the warp's.)
-#pragma GCC ivdep
+#pragma GCC ivdep  // (as in ExecUnary)
     for (uint32_t l = 0; l < kW; ++l) {
       StoreLane<R>(t, kW, l,
                    F(LoadLane<A>(a, kW, l), LoadLane<B>(b, kW, l),

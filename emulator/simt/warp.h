@@ -198,12 +198,11 @@ class alignas(64) Warp {
   uint32_t launch_mask() const { return launch_mask_; }
   const Program& program() const { return *program_; }
   ExecContext& context() { return *context_; }
-  // (data() + offset: a program may have no registers or private memory.)
   // Registers 0..num_regs-1 are the warp's own; those after them are the
   // program's constants (never written), which a warp of
   // kConstColumnWidth lanes reads from the program's shared columns
   // (Program::const_columns) and any other from a copy after its own
-  // registers.
+  // registers. (data() + offset: a program may have no registers.)
   uint32_t* Reg(uint32_t r) {
     return r < num_regs_
                ? regs_.own.data() + static_cast<size_t>(r) * width_
@@ -218,7 +217,8 @@ class alignas(64) Warp {
     assert(r < num_regs_);
     return regs_.own.data() + static_cast<size_t>(r) * width_;
   }
-  // Lane-private memory of `lane` (Function, Private, Input, Output).
+  // Lane-private memory of `lane` (Function, Private, Input, Output);
+  // data() + offset: a program may have none.
   uint8_t* PrivateMemory(uint32_t lane) {
     return private_.data() +
            static_cast<size_t>(lane) * program_->private_bytes;
