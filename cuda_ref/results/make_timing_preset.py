@@ -650,40 +650,6 @@ def unroll_limit(vk_dir, t, src):
         f"{e34_unroll_limit.UNROLLED_COPIES:g} copies of its body to the "
         f"code, every one of {s['shortest_rolled_body']} or more under one "
         "(e34_unroll_limit.py summary)")
-    # E35: loops whose trips mostly skip a block behind a branch.
-    found = sorted(glob.glob(os.path.join(vk_dir, "e35-branch-unroll-*")))
-    if not found:
-        found = sorted(glob.glob(os.path.join(
-            os.path.dirname(os.path.abspath(vk_dir)), "h100",
-            "e35-branch-unroll-*")))
-    if not found:
-        fail(f"no e35-branch-unroll-* under {rel(vk_dir)} or beside it in "
-             "h100")
-    d35 = found[-1]
-    import e35_branch_unroll  # noqa: E402
-    s35 = e35_branch_unroll.summary(d35)
-    straight = {r["size"]: r["unrolled"] for r in s35["rows"]
-                if r["kind"] == "straight"}
-    if any(ok != (k <= s["longest_unrolled_body"])
-           for k, ok in straight.items()):
-        fail(f"{rel(d35)}: its straight loops part elsewhere than E34's "
-             f"({s['longest_unrolled_body']} instructions)")
-    if (s35["largest_unrolled_block"] is None or
-            s35["smallest_rolled_block"] is None or
-            s35["largest_unrolled_block"] > s35["smallest_rolled_block"]):
-        fail(f"{rel(d35)}: no block size parts unrolled loops from rolled "
-             "ones")
-    t["loop_unroll_max_skipped"] = s35["largest_unrolled_block"]
-    src["loop_unroll_max_skipped"] = (
-        f"{rel(d35)} ({s35['device'].get('name', '?')}, driver "
-        f"{s35['device'].get('driver_info', '?')}): the driver's Binary Size "
-        "of one-warp compute shaders whose loops (trip count from a buffer) "
-        "load a word and branch around B IMAD no lane runs: every such loop "
-        f"with B up to {s35['largest_unrolled_block']} adds at least "
-        f"{e35_branch_unroll.UNROLLED_COPIES:g} copies of its trip to the "
-        f"code, every one with B of {s35['smallest_rolled_block']} or more "
-        "under one, where straight loops part as E34's "
-        "(e35_branch_unroll.py summary)")
     t["honour_dont_unroll"] = s["dont_unroll_honoured"]
     src["honour_dont_unroll"] = (
         f"{rel(d)}: [[dont_unroll]] on the same loops "

@@ -139,11 +139,6 @@ struct UnrolledLoop {
   // loop with a run-time trip count rolled when its body is longer than
   // it unrolls (TimingConfig::loop_unroll_max_body, vulkan_ref's E34).
   uint32_t body = 0;
-  // Of `body`, the instructions in the sides of a selection of the loop
-  // (blocks a trip may skip). NVIDIA's compiler unrolls a loop whose
-  // instructions mostly lie there with a longer body than a straight one
-  // (TimingConfig::loop_unroll_max_skipped, vulkan_ref's E35).
-  uint32_t skipped = 0;
   // Its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]): never `full`;
   // whether it is unrolled is the timing model's
   // (TimingConfig::honour_dont_unroll).

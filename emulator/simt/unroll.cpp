@@ -43,7 +43,6 @@
 // issued ahead as those of one loop with as many trips).
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 
 #include "simt/lower.h"
 #include "simt/opcode_info.h"
@@ -342,9 +341,7 @@ class LoopFinder {
       // What the loop computes its bound from each trip (a uniform's load,
       // a multiply) the compiler hoists out of it.
       for (uint32_t pc : hoisted) p_.loop_control[pc] = index + 1;
-      const auto [body, skipped] = BodyLength(begin, end);
-      p_.unrolled_loops.back().body = body;
-      p_.unrolled_loops.back().skipped = skipped;
+      p_.unrolled_loops.back().body = BodyLength(begin, end);
       p_.unrolled_loops.back().dont_unroll = dont_unroll;
       if (!full && !stores) {
         MarkAheadLoads(begin, end, index + 1, private_stores);
@@ -353,31 +350,13 @@ class LoopFinder {
     }
   }
 
-  // UnrolledLoop::body and ::skipped of the loop [begin, end), its control
-  // marked in p_.loop_control. An instruction of a loop inside it, which it
-  // holds only when that one's trip count is a constant (unrolled
-  // completely), counts as many times as that loop runs.
-  std::pair<uint32_t, uint32_t> BodyLength(uint32_t begin, uint32_t end) const {
+  // UnrolledLoop::body of the loop [begin, end), its control marked in
+  // p_.loop_control. An instruction of a loop inside it, which it holds only
+  // when that one's trip count is a constant (unrolled completely), counts
+  // as many times as that loop runs.
+  uint32_t BodyLength(uint32_t begin, uint32_t end) const {
     // Per instruction, the copies of it the loops inside make.
     std::vector<uint64_t> copies(end - begin, 1);
-    // Per instruction, whether it lies in a side of a selection of the
-    // loop: after the header's block and before its merge block (blocks
-    // are in structured order).
-    std::vector<uint8_t> in_side(end - begin, 0);
-    for (size_t b = 0; b + 1 < p_.blocks.size(); ++b) {
-      const BlockInfo& header = p_.blocks[b];
-      if (header.merge_block == kNoBlock || header.continue_block != kNoBlock ||
-          header.merge_block >= p_.blocks.size() ||
-          header.first_instr < begin || header.first_instr >= end) {
-        continue;  // (not a selection header of this loop)
-      }
-      const uint32_t from = p_.blocks[b + 1].first_instr;
-      const uint32_t to =
-          std::min(end, p_.blocks[header.merge_block].first_instr);
-      for (uint32_t i = std::max(from, begin); i < to; ++i) {
-        in_side[i - begin] = 1;
-      }
-    }
     for (const LoopRange& inner : p_.loops) {
       if (inner.begin <= begin || inner.end > end) continue;
       for (uint32_t i = inner.begin; i < inner.end; ++i) {
@@ -386,7 +365,7 @@ class LoopFinder {
                                UINT32_MAX);
       }
     }
-    uint64_t n = 0, skipped = 0;
+    uint64_t n = 0;
     const Instr* prev = nullptr;  // the last one counted, if just before
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
@@ -398,12 +377,9 @@ class LoopFinder {
         continue;
       }
       n = std::min<uint64_t>(n + copies[i - begin], UINT32_MAX);
-      if (in_side[i - begin] != 0) {
-        skipped = std::min<uint64_t>(skipped + copies[i - begin], UINT32_MAX);
-      }
       prev = &in;
     }
-    return {static_cast<uint32_t>(n), static_cast<uint32_t>(skipped)};
+    return static_cast<uint32_t>(n);
   }
 
   // The loads of the loop [begin, end) whose address comes from no load of

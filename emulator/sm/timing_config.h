@@ -181,12 +181,6 @@ struct TimingConfig {
   // count that is unrolled; a longer one runs rolled, its control on every
   // trip. 0: no limit.
   uint32_t loop_unroll_max_body = 0;
-  // A loop part of whose body lies in the sides of its selections
-  // (simt::UnrolledLoop::skipped) is unrolled while the rest is at most
-  // loop_unroll_max_body long and the sides hold at most this many (NVIDIA's
-  // driver unrolls such loops with longer bodies than straight ones:
-  // vulkan_ref's E35). 0: loop_unroll_max_body on the whole body.
-  uint32_t loop_unroll_max_skipped = 0;
   // A loop whose OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]) runs
   // rolled, as nvcc compiles CUDA's `#pragma unroll 1`; false: it is
   // unrolled as any other, as NVIDIA's Vulkan driver does (vulkan_ref's

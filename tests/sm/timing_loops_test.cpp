@@ -113,47 +113,6 @@ TEST_CASE(
   CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 36);
 }
 
-TEST_CASE(
-    "a loop whose body lies mostly in a selection's sides unrolls under "
-    "loop_unroll_max_skipped",
-    "[sm][timing]") {
-  // A multiply-add and a compare on every trip (2), and a side of three
-  // multiply-adds no lane runs (x stays below 4): a body of 5, 3 of them
-  // in the side (NVIDIA's driver unrolls such loops with longer bodies
-  // than straight ones: vulkan_ref's E35).
-  const std::string skipping =
-      OnX("  for (int k = 0; k < n; ++k) {\n"
-          "    x = x * 0.5 + 0.25;\n"
-          "    if (x > 4.0) {\n"
-          "      x = x * x + 0.25;\n      x = x * x + 0.5;\n"
-          "      x = x * x + 0.75;\n"
-          "    }\n  }\n");
-  TimingConfig four = TestConfig();
-  four.loop_unroll = 4;
-  four.loop_unroll_max_body = 2;
-  // Without a limit of its own the whole body counts: rolled.
-  const Timed whole = Run(skipping, 1, four);
-  CHECK(whole.run.unrolled_loop_instructions == 0);
-  // The part outside the side within loop_unroll_max_body and the side
-  // within loop_unroll_max_skipped: unrolled, as the loop with a body of 2
-  // above (its control on the first trip of every 4).
-  four.loop_unroll_max_skipped = 3;
-  const Timed unrolled = Run(skipping, 1, four);
-  CHECK(unrolled.run.unrolled_loop_instructions == 36);
-  CHECK(unrolled.run.cycles < whole.run.cycles);
-  CHECK(unrolled.buffer == whole.buffer);
-  // A side one longer than the limit: rolled again.
-  four.loop_unroll_max_skipped = 2;
-  const Timed over = Run(skipping, 1, four);
-  CHECK(over.run.unrolled_loop_instructions == 0);
-  CHECK(over.run.cycles == whole.run.cycles);
-  // The part outside the sides over loop_unroll_max_body: rolled whatever
-  // the sides hold.
-  four.loop_unroll_max_skipped = 3;
-  four.loop_unroll_max_body = 1;
-  CHECK(Run(skipping, 1, four).run.unrolled_loop_instructions == 0);
-}
-
 TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
   // A loop tested at its top whose body is one add: NVIDIA's code computes
   // the next trip's test at the top of the body (cuda_ref's E6 SASS), so
