@@ -139,9 +139,10 @@ def scene():
     return {"trips%d" % t: scene_text(t) for t in TRIPS}
 
 
-def clock_mhz(record):
+def clock_mhz(record, tool="e34_unroll_limit.py"):
     """The SM clock nvidia-smi read after the runs (runs.txt's last clocks
-    line: name, driver, clocks.sm, clocks.max.sm)."""
+    line: name, driver, clocks.sm, clocks.max.sm). TOOL names the script in
+    errors (E35's record is read the same way)."""
     path = os.path.join(record, "runs.txt")
     mhz = None
     with open(path) as f:
@@ -150,17 +151,19 @@ def clock_mhz(record):
             if m:
                 mhz = int(m.group(1))
     if mhz is None:
-        raise SystemExit("e34_unroll_limit.py: %s names no SM clock after "
-                         "the runs" % path)
+        raise SystemExit("%s: %s names no SM clock after the runs" %
+                         (tool, path))
     return mhz
 
 
-def load(record, trips):
+def load(record, trips, tool="e34_unroll_limit.py"):
+    """RECORD/tripsTRIPS.json: the report, each pipeline's (Binary Size,
+    Register Count) and each dispatch's GPU time, by shader name."""
     path = os.path.join(record, "trips%d.json" % trips)
     with open(path) as f:
         report = json.load(f)
     if report.get("result") not in (None, "pass"):
-        raise SystemExit("e34_unroll_limit.py: %s did not pass" % path)
+        raise SystemExit("%s: %s did not pass" % (tool, path))
     sizes = {}
     for p in report.get("pipelines", []):
         stats = p.get("executable_statistics", {})

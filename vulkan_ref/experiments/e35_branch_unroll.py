@@ -53,14 +53,13 @@ clock runs.txt read after the runs) and which loops the driver unrolled
 
 Standard library only.
 """
-import json
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from readme_section import scene_summary_table_main  # noqa: E402
+import e34_unroll_limit as e34  # noqa: E402  (its record readers)
 
 BLOCKS = [0, 1, 4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128]
 STRAIGHT = [16, 18, 19, 24]
@@ -158,37 +157,7 @@ def scene():
     return {"trips%d" % t: scene_text(t) for t in TRIPS}
 
 
-def clock_mhz(record):
-    """The SM clock nvidia-smi read after the runs (runs.txt's last clocks
-    line: name, driver, clocks.sm, clocks.max.sm)."""
-    path = os.path.join(record, "runs.txt")
-    mhz = None
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"after: .*?, (\d+) MHz, \d+ MHz", line)
-            if m:
-                mhz = int(m.group(1))
-    if mhz is None:
-        raise SystemExit("e35_branch_unroll.py: %s names no SM clock after "
-                         "the runs" % path)
-    return mhz
-
-
-def load(record, trips):
-    path = os.path.join(record, "trips%d.json" % trips)
-    with open(path) as f:
-        report = json.load(f)
-    if report.get("result") not in (None, "pass"):
-        raise SystemExit("e35_branch_unroll.py: %s did not pass" % path)
-    sizes = {}
-    for p in report.get("pipelines", []):
-        stats = p.get("executable_statistics", {})
-        if "Binary Size" in stats:
-            sizes[p["name"][len("p_"):]] = (stats["Binary Size"],
-                                           stats.get("Register Count"))
-    times = {d["pipeline"][len("p_"):]: d["gpu_time_ns"]
-             for d in report.get("dispatches", [])}
-    return report, sizes, times
+TOOL = "e35_branch_unroll.py"
 
 
 def trip_instructions(kind, n):
@@ -196,9 +165,9 @@ def trip_instructions(kind, n):
 
 
 def summary(record):
-    mhz = clock_mhz(record)
-    report, sizes, short = load(record, TRIPS[0])
-    _, _, long_ = load(record, TRIPS[1])
+    mhz = e34.clock_mhz(record, TOOL)
+    report, sizes, short = e34.load(record, TRIPS[0], TOOL)
+    _, _, long_ = e34.load(record, TRIPS[1], TOOL)
     missing = [s[0] for s in shaders()
                if s[0] not in sizes or s[0] not in short or s[0] not in long_]
     if missing:
