@@ -650,6 +650,38 @@ def unroll_limit(vk_dir, t, src):
         f"{e34_unroll_limit.UNROLLED_COPIES:g} copies of its body to the "
         f"code, every one of {s['shortest_rolled_body']} or more under one "
         "(e34_unroll_limit.py summary)")
+    # E35: loops whose trips skip a block behind a branch.
+    found = sorted(glob.glob(os.path.join(vk_dir, "e35-branch-unroll-*")))
+    if not found:
+        found = sorted(glob.glob(os.path.join(
+            os.path.dirname(os.path.abspath(vk_dir)), "h100",
+            "e35-branch-unroll-*")))
+    if not found:
+        fail(f"no e35-branch-unroll-* under {rel(vk_dir)} or beside it in "
+             "h100")
+    d35 = found[-1]
+    import e35_branch_unroll  # noqa: E402
+    s35 = e35_branch_unroll.summary(d35)
+    limit = s["longest_unrolled_body"]
+    straight = {r["size"]: r["unrolled"] for r in s35["rows"]
+                if r["kind"] == "straight"}
+    if any(ok != (k <= limit) for k, ok in straight.items()):
+        fail(f"{rel(d35)}: its straight loops part elsewhere than E34's "
+             f"({limit} instructions)")
+    weight, lo, hi = e35_branch_unroll.skipped_weight(s35, limit)
+    t["loop_unroll_skipped_weight"] = weight
+    src["loop_unroll_skipped_weight"] = (
+        f"{rel(d35)} ({s35['device'].get('name', '?')}, driver "
+        f"{s35['device'].get('driver_info', '?')}): the driver's Binary Size "
+        "of one-warp compute shaders whose loops (trip count from a buffer) "
+        "load a word and branch around B IMAD no lane runs: unrolled with B "
+        f"up to {s35['largest_unrolled_block']}, rolled from "
+        f"{s35['smallest_rolled_block']}; the model counts "
+        f"{e35_branch_unroll.MODEL_MAIN} instructions of such a trip outside "
+        f"the block, so a skipped instruction counts for between {lo:.3f} "
+        f"and {hi:.3f} against loop_unroll_max_body ({limit}): the middle "
+        "(e35_branch_unroll.py summary, skipped_weight; its `model` command "
+        "checks every loop of the record)")
     t["honour_dont_unroll"] = s["dont_unroll_honoured"]
     src["honour_dont_unroll"] = (
         f"{rel(d)}: [[dont_unroll]] on the same loops "

@@ -110,11 +110,15 @@ std::string DisassembleProgram(const Program& p) {
         if (loop < p.unrolled_loops.size()) {
           const UnrolledLoop& l = p.unrolled_loops[loop];
           const uint32_t trips = l.trips;
-          out += l.full ? (trips != 0 ? " (completely, " +
-                                            std::to_string(trips) + " trips)"
-                                      : std::string(" (completely)"))
-                        : " (body " + std::to_string(l.body) +
-                              (l.dont_unroll ? ", DontUnroll)" : ")");
+          out += l.full
+                     ? (trips != 0 ? " (completely, " + std::to_string(trips) +
+                                         " trips)"
+                                   : std::string(" (completely)"))
+                     : " (body " + std::to_string(l.body) +
+                           (l.skipped != 0 ? ", " + std::to_string(l.skipped) +
+                                                 " in selections"
+                                           : std::string()) +
+                           (l.dont_unroll ? ", DontUnroll)" : ")");
         }
       }
       out += "\n";

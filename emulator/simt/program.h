@@ -135,10 +135,18 @@ struct UnrolledLoop {
   // compare, exit branch, counter step, what it computes its bound from)
   // and its other branches, a pair NVIDIA's compiler fuses (Fusible) one,
   // an operand from a constant bank or an access chain to a register
-  // none (Program::register_private 2 and 3). NVIDIA's compiler leaves a
+  // none (Program::register_private 2 and 3), what a compiler hoists out
+  // of the loop (a value every trip computes alike outside the selections'
+  // sides: a load of memory the loop does not write from an address that
+  // does not change) none. NVIDIA's compiler leaves a
   // loop with a run-time trip count rolled when its body is longer than
   // it unrolls (TimingConfig::loop_unroll_max_body, vulkan_ref's E34).
   uint32_t body = 0;
+  // Of `body`, the instructions in the sides of a selection of the loop
+  // (blocks a trip may skip). NVIDIA's compiler counts those for less than
+  // straight ones against its limit (TimingConfig::loop_unroll_skipped_weight,
+  // vulkan_ref's E35).
+  uint32_t skipped = 0;
   // Its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]): never `full`;
   // whether it is unrolled is the timing model's
   // (TimingConfig::honour_dont_unroll).

@@ -43,6 +43,8 @@
 // issued ahead as those of one loop with as many trips).
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "simt/lower.h"
 #include "simt/opcode_info.h"
@@ -341,7 +343,23 @@ class LoopFinder {
       // What the loop computes its bound from each trip (a uniform's load,
       // a multiply) the compiler hoists out of it.
       for (uint32_t pc : hoisted) p_.loop_control[pc] = index + 1;
-      p_.unrolled_loops.back().body = BodyLength(begin, end);
+      // What else every trip computes alike outside its selections' sides
+      // (a load of a word the loop does not write) the compiler hoists
+      // too: it does not count in the body.
+      std::vector<uint8_t> in_side = SelectionSides(begin, end);
+      std::vector<uint8_t> same(end - begin, 0);
+      for (uint32_t i = begin; i < end; ++i) {
+        if (in_side[i - begin] != 0 || p_.loop_control[i] != 0) continue;
+        auto [w, w_end] = Writes(i);
+        if (w == w_end || IsBranch(p_, p_.code[i])) continue;
+        // (Asking for the first register it writes, read just after it,
+        // asks for this instruction: what it reads, what it is.)
+        hoisted.clear();
+        if (invariant(invariant, *w, i + 1, 0, false)) same[i - begin] = 1;
+      }
+      const auto [body, skipped] = BodyLength(begin, end, in_side, same);
+      p_.unrolled_loops.back().body = body;
+      p_.unrolled_loops.back().skipped = skipped;
       p_.unrolled_loops.back().dont_unroll = dont_unroll;
       if (!full && !stores) {
         MarkAheadLoads(begin, end, index + 1, private_stores);
@@ -350,11 +368,34 @@ class LoopFinder {
     }
   }
 
-  // UnrolledLoop::body of the loop [begin, end), its control marked in
-  // p_.loop_control. An instruction of a loop inside it, which it holds only
-  // when that one's trip count is a constant (unrolled completely), counts
-  // as many times as that loop runs.
-  uint32_t BodyLength(uint32_t begin, uint32_t end) const {
+  // Per instruction of the loop [begin, end), whether it lies in a side of
+  // one of the loop's selections: after a selection header's block and
+  // before its merge block (blocks are in structured order).
+  std::vector<uint8_t> SelectionSides(uint32_t begin, uint32_t end) const {
+    std::vector<uint8_t> in_side(end - begin, 0);
+    for (size_t b = 0; b + 1 < p_.blocks.size(); ++b) {
+      const BlockInfo& header = p_.blocks[b];
+      if (header.merge_block == kNoBlock || header.continue_block != kNoBlock ||
+          header.merge_block >= p_.blocks.size() ||
+          header.first_instr < begin || header.first_instr >= end) {
+        continue;  // (not a selection header of this loop)
+      }
+      const uint32_t from = std::max(begin, p_.blocks[b + 1].first_instr);
+      const uint32_t to =
+          std::min(end, p_.blocks[header.merge_block].first_instr);
+      for (uint32_t i = from; i < to; ++i) in_side[i - begin] = 1;
+    }
+    return in_side;
+  }
+
+  // UnrolledLoop::body and ::skipped of the loop [begin, end), its control
+  // marked in p_.loop_control, `in_side` from SelectionSides, `same` the
+  // instructions the compiler hoists. An instruction of a loop inside it,
+  // which it holds only when that one's trip count is a constant (unrolled
+  // completely), counts as many times as that loop runs.
+  std::pair<uint32_t, uint32_t> BodyLength(
+      uint32_t begin, uint32_t end, const std::vector<uint8_t>& in_side,
+      const std::vector<uint8_t>& same) const {
     // Per instruction, the copies of it the loops inside make.
     std::vector<uint64_t> copies(end - begin, 1);
     for (const LoopRange& inner : p_.loops) {
@@ -365,21 +406,24 @@ class LoopFinder {
                                UINT32_MAX);
       }
     }
-    uint64_t n = 0;
+    uint64_t n = 0, skipped = 0;
     const Instr* prev = nullptr;  // the last one counted, if just before
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
       const bool free =
-          IsBranch(p_, in) || p_.loop_control[i] != 0 ||
+          IsBranch(p_, in) || p_.loop_control[i] != 0 || same[i - begin] != 0 ||
           (i < p_.register_private.size() && p_.register_private[i] >= 2);
       if (free || (prev != nullptr && FusedPair(*prev, in))) {
         prev = nullptr;  // (the second of a fused pair: none of its own)
         continue;
       }
       n = std::min<uint64_t>(n + copies[i - begin], UINT32_MAX);
+      if (in_side[i - begin] != 0) {
+        skipped = std::min<uint64_t>(skipped + copies[i - begin], UINT32_MAX);
+      }
       prev = &in;
     }
-    return static_cast<uint32_t>(n);
+    return {static_cast<uint32_t>(n), static_cast<uint32_t>(skipped)};
   }
 
   // The loads of the loop [begin, end) whose address comes from no load of

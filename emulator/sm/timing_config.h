@@ -181,6 +181,12 @@ struct TimingConfig {
   // count that is unrolled; a longer one runs rolled, its control on every
   // trip. 0: no limit.
   uint32_t loop_unroll_max_body = 0;
+  // What an instruction in a side of one of the loop's selections
+  // (simt::UnrolledLoop::skipped) counts for against loop_unroll_max_body:
+  // the body's length is (body - skipped) + weight * skipped. NVIDIA's
+  // driver unrolls loops around a block no lane takes with longer bodies
+  // than straight ones (vulkan_ref's E35). 1: as any other instruction.
+  double loop_unroll_skipped_weight = 1;
   // A loop whose OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]) runs
   // rolled, as nvcc compiles CUDA's `#pragma unroll 1`; false: it is
   // unrolled as any other, as NVIDIA's Vulkan driver does (vulkan_ref's

@@ -489,15 +489,19 @@ inline uint32_t LoopTag(const WarpState& w, uint32_t pc) {
 
 // Whether NVIDIA's compiler unrolls `loop` under `config`: completely when
 // its trip count is a constant; with a run-time trip count in groups of
-// loop_unroll trips, unless its body is longer than loop_unroll_max_body or
-// it asks DontUnroll and honour_dont_unroll holds.
+// loop_unroll trips, unless its body (its selections' sides counted at
+// loop_unroll_skipped_weight) is longer than loop_unroll_max_body or it asks
+// DontUnroll and honour_dont_unroll holds.
 inline bool Unrolls(const TimingConfig& config,
                     const simt::UnrolledLoop& loop) {
   if (config.loop_unroll <= 1) return false;
   if (loop.full) return true;
   if (loop.dont_unroll && config.honour_dont_unroll) return false;
-  return config.loop_unroll_max_body == 0 ||
-         loop.body <= config.loop_unroll_max_body;
+  if (config.loop_unroll_max_body == 0) return true;
+  const double length =
+      static_cast<double>(loop.body - loop.skipped) +
+      config.loop_unroll_skipped_weight * static_cast<double>(loop.skipped);
+  return length <= static_cast<double>(config.loop_unroll_max_body);
 }
 
 // Whether the loop-control instruction at `pc` issues on the warp's current

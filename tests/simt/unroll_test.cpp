@@ -201,6 +201,56 @@ TEST_CASE("a loop is listed with its body's length and its DontUnroll",
   CHECK_FALSE(c.loops[0].constant);
 }
 
+TEST_CASE("a loop counts the instructions of its selections' sides apart",
+          "[simt][unroll]") {
+  // A multiply-add and a compare on every trip; the sides hold two
+  // multiply-adds and one add (each multiply-add a fused pair): 5, of
+  // which 3 in the sides (UnrolledLoop::skipped, vulkan_ref's E35).
+  const Program p = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > 4.0) {\n"
+      "      x = x * 0.5 + 1.0;\n      x = x * x + 0.75;\n"
+      "    } else {\n"
+      "      x = x + 1.0;\n"
+      "    }\n  }\n");
+  REQUIRE(p.unrolled_loops.size() == 1);
+  CHECK(p.unrolled_loops[0].body == 5);
+  CHECK(p.unrolled_loops[0].skipped == 3);
+  // Straight code: none.
+  const Program q = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n    x = x * 0.5 + 1.0;\n  }\n");
+  REQUIRE(q.unrolled_loops.size() == 1);
+  CHECK(q.unrolled_loops[0].body == 2);
+  CHECK(q.unrolled_loops[0].skipped == 0);
+}
+
+TEST_CASE("what every trip computes alike does not count in the body",
+          "[simt][unroll]") {
+  // u.limit's load (the loop writes no memory) and its product with a
+  // constant are the same on every trip: the compiler hoists them, the
+  // body is the multiply-add, the compare with x and nothing more.
+  const Program p = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "  }\n");
+  REQUIRE(p.unrolled_loops.size() == 1);
+  CHECK(p.unrolled_loops[0].body == 3);
+  CHECK(p.unrolled_loops[0].skipped == 1);
+  // The same loop storing to b.v: the load may see another value on every
+  // trip, so it counts (and so does the product it feeds).
+  const Program q = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "    b.v[g + 64u] = x;\n"
+      "  }\n");
+  REQUIRE(q.unrolled_loops.size() == 1);
+  CHECK(q.unrolled_loops[0].body > p.unrolled_loops[0].body + 2);
+}
+
 TEST_CASE("of two nested loops only the inner one is unrolled",
           "[simt][unroll]") {
   const Program p = Build(

@@ -113,6 +113,45 @@ TEST_CASE(
   CHECK(Run(constant, 1, four).run.unrolled_loop_instructions == 36);
 }
 
+TEST_CASE(
+    "a loop's selection sides count at loop_unroll_skipped_weight against "
+    "loop_unroll_max_body",
+    "[sm][timing]") {
+  // A multiply-add and a compare on every trip (2), and a side of four
+  // multiply-adds no lane runs (x stays below 4): a body of 6, 4 of them
+  // in the side (NVIDIA's driver unrolls such loops with longer bodies
+  // than straight ones: vulkan_ref's E35).
+  const std::string skipping =
+      OnX("  for (int k = 0; k < n; ++k) {\n"
+          "    x = x * 0.5 + 0.25;\n"
+          "    if (x > 4.0) {\n"
+          "      x = x * x + 0.25;\n      x = x * x + 0.5;\n"
+          "      x = x * x + 0.75;\n      x = x * x + 1.0;\n"
+          "    }\n  }\n");
+  TimingConfig four = TestConfig();
+  four.loop_unroll = 4;
+  four.loop_unroll_max_body = 4;
+  // Weight 1 (the default): a body of 6 over 4, rolled.
+  const Timed whole = Run(skipping, 1, four);
+  CHECK(whole.run.unrolled_loop_instructions == 0);
+  // Weight 0.5: 2 + 0.5 * 4 = 4, unrolled (its control on the first trip
+  // of every 4, as the loop with a body of 2 above).
+  four.loop_unroll_skipped_weight = 0.5;
+  const Timed unrolled = Run(skipping, 1, four);
+  CHECK(unrolled.run.unrolled_loop_instructions == 36);
+  CHECK(unrolled.run.cycles < whole.run.cycles);
+  CHECK(unrolled.buffer == whole.buffer);
+  // Just over: 2 + 0.55 * 4 = 4.2, rolled again.
+  four.loop_unroll_skipped_weight = 0.55;
+  const Timed over = Run(skipping, 1, four);
+  CHECK(over.run.unrolled_loop_instructions == 0);
+  CHECK(over.run.cycles == whole.run.cycles);
+  // The straight part alone over the limit: rolled whatever the weight.
+  four.loop_unroll_skipped_weight = 0;
+  four.loop_unroll_max_body = 1;
+  CHECK(Run(skipping, 1, four).run.unrolled_loop_instructions == 0);
+}
+
 TEST_CASE("a loop's test is computed a trip ahead", "[sm][timing]") {
   // A loop tested at its top whose body is one add: NVIDIA's code computes
   // the next trip's test at the top of the body (cuda_ref's E6 SASS), so

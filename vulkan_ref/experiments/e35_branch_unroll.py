@@ -8,6 +8,8 @@ with the driver's code size and the cycles a trip takes.
   vulkan_ref/experiments/e35_branch_unroll.py summary RECORD_DIR [-o OUT.json]
   vulkan_ref/experiments/e35_branch_unroll.py table RECORD_DIR
       [--update README.md | --check README.md]
+  vulkan_ref/experiments/e35_branch_unroll.py model RECORD_DIR
+      --warpsim build/warpsim
 
 Why: E34 (vulkan_ref/results/h100) found loops with a run-time trip count
 unrolled up to 18 instructions a trip and rolled from 19 on, for bodies of
@@ -51,6 +53,12 @@ clock runs.txt read after the runs) and which loops the driver unrolled
 (at least 2 copies); `table` writes the Markdown table between
 <!-- table e35 --> and <!-- end table e35 -->.
 
+The timing preset's loop_unroll_skipped_weight comes from the same
+summary (skipped_weight: the middle of the weights with which the model's
+count of each trip parts the loops where the driver did); `model` runs
+the committed trips1024 scene in timing mode with the h200 preset and
+exits 1 unless the model unrolls exactly the loops the driver unrolled.
+
 Standard library only.
 """
 import os
@@ -68,6 +76,12 @@ TRIPS = (1024, 2048)
 # mask and the compare (the branch itself and the loop's control are the
 # loop's, as in E34).
 BRANCH_MAIN = 3
+# What the timing model (simt::UnrolledLoop::body) counts of a branch_B
+# trip besides its block: the ring word's address, its load, the index
+# mask and the compare (the load of `never`, the same word on every trip,
+# is hoisted out of the loop as a compiler does; the branch and the loop's
+# control are free). `model` checks it.
+MODEL_MAIN = 4
 # A loop is unrolled when it adds at least this many copies of its trip's
 # code (a rolled loop adds its control only: well under one copy); E34's.
 UNROLLED_COPIES = 2.0
@@ -233,7 +247,70 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+def skipped_weight(s, limit):
+    """What an instruction of a skipped block counts for against the
+    straight-body limit LIMIT (E34's longest unrolled body) so that the
+    timing model parts E35's loops where the driver did: the model's
+    length of a branch_B trip is MODEL_MAIN + weight * B, within LIMIT up
+    to the largest unrolled block and over it from the smallest rolled one,
+    so weight lies in ((LIMIT - MODEL_MAIN) / smallest rolled,
+    (LIMIT - MODEL_MAIN) / largest unrolled]; the middle of that interval,
+    with the interval."""
+    big, small = s["largest_unrolled_block"], s["smallest_rolled_block"]
+    if big is None or small is None or big >= small or limit <= MODEL_MAIN:
+        raise SystemExit("e35_branch_unroll.py: %s: no block size parts the "
+                         "unrolled loops from the rolled ones" % s["record"])
+    lo, hi = (limit - MODEL_MAIN) / small, (limit - MODEL_MAIN) / big
+    return round((lo + hi) / 2, 3), lo, hi
+
+
+def model_check(warpsim, record):
+    """Runs the trips1024 scene (samples/h200/e35_branch_unroll) in timing
+    mode with the h200 preset and compares, loop by loop, whether the model
+    issued the loop unrolled (unrolled_loop_instructions above 0) with
+    whether the driver unrolled it in RECORD. Returns the exit status."""
+    import json
+    import subprocess
+    scene_path = os.path.join(HERE, "..", "..", "samples", "h200",
+                              "e35_branch_unroll", "trips%d.amber" % TRIPS[0])
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        rep = os.path.join(tmp, "report.json")
+        p = subprocess.run([warpsim, "run", scene_path, "--timing",
+                            "--gpu-config", "h200", "--quiet", "--json", rep],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit("e35_branch_unroll.py: %s failed (%d): %s" %
+                             (warpsim, p.returncode, p.stderr.strip()))
+        with open(rep) as f:
+            dispatches = {d["pipeline"]: d for d in json.load(f)["dispatches"]}
+    bad = 0
+    for r in summary(record)["rows"]:
+        name = "p_%s_%d" % (r["kind"], r["size"])
+        if name not in dispatches:
+            raise SystemExit("e35_branch_unroll.py: no dispatch %s" % name)
+        model = dispatches[name].get("unrolled_loop_instructions", 0) > 0
+        ok = model == r["unrolled"]
+        bad += not ok
+        print("%-14s driver %-8s model %-8s%s" % (
+            name[2:], "unrolled" if r["unrolled"] else "rolled",
+            "unrolled" if model else "rolled", "" if ok else "  DIFFERS"))
+    print("e35_branch_unroll.py model: %d of %d loops part as the driver's" %
+          (len(summary(record)["rows"]) - bad, len(summary(record)["rows"])))
+    return 1 if bad else 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "model":
+        import argparse
+        ap = argparse.ArgumentParser(
+            prog="e35_branch_unroll.py model",
+            description="whether the timing model (h200 preset) unrolls "
+            "each of E35's loops as the driver did in RECORD_DIR")
+        ap.add_argument("record")
+        ap.add_argument("--warpsim", required=True)
+        args = ap.parse_args(sys.argv[2:])
+        return model_check(args.warpsim, args.record)
     return scene_summary_table_main(__doc__, scene, summary, table, "e35",
                                     "e35_branch_unroll.py")
 
