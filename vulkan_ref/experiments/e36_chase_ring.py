@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""E36, what one step of a walk through an L1-resident ring costs one warp
+when every lane reads the same word, by the ring's size and the step:
+compute shaders of one warp whose loops differ only in the ring they walk.
+
+  vulkan_ref/experiments/e36_chase_ring.py scene OUT_DIR
+  vulkan_ref/experiments/e36_chase_ring.py summary RECORD_DIR [-o OUT.json]
+  vulkan_ref/experiments/e36_chase_ring.py table RECORD_DIR
+      [--update README.md | --check README.md]
+  vulkan_ref/experiments/e36_chase_ring.py model RECORD_DIR
+      --warpsim build/warpsim [--update README.md | --check README.md]
+
+Why: the timing preset's memory.same_sector_word_cycles (a load of
+another word of the sector the warp's last one-word load read costs about
+35 cycles more) comes from E31's CUDA chase and E24's fragment and compute
+chases (`idx = d[idx]` over 4096 words: a step of about 90 cycles against
+47 for a step to another sector, the same word or another line). E35's
+branch_0 loop on an H100 (`idx = ring[idx] & 63u` over a 64-word ring, a
+compute shader of one warp) walks the same way, the next word 7 steps in
+8, and took 55 cycles a step; the model, applying the penalty, 88. E36
+asks which of the two differences decides: the ring's size (64 against
+4096 words, both far inside the L1) or the GPU (H100 against H200, the
+same SM design), with E24's own scene run on the same machine beside it.
+
+`scene` writes two AmberScript scenes into OUT_DIR, trips1024.amber and
+trips2048.amber, the same pipelines with the loops running 1024 and 2048
+trips (a buffer's word). Each pipeline is one workgroup of 32 invocations
+(one warp) with its own compute shader and ring buffer of R words,
+ring[i] = (i + S) % R, walked from word 0 by every lane alike:
+
+  next_R    S = 1 (the next word, 7 steps in 8 in the same sector),
+            `idx = ring[idx] & (R - 1)`, R = 64, 128, 256, 512, 1024,
+            2048, 4096;
+  self_R    S = 0 (the same word every step), R = 64, 4096;
+  sector_R  S = 8 (the next sector every step), R = 64, 4096;
+  line_R    S = 32 (the next line every step), R = 64, 4096;
+  nomask_4096  S = 1 without the mask, `idx = ring[idx]` (E24's ring_cs);
+  lanes_4096   S = 1, lane l starting at word l (the lanes read 32
+               consecutive words, one or two lines, every step).
+
+On the GPU machine (run_e36_h200.sh, into RECORD_DIR) `warpsim-vkref run
+SCENE --device nvidia --repeat 9 --json` records each dispatch's GPU time
+(the median of 9); the same call times E24's scene
+(samples/h200/e24_chase_steps/e24.amber, run_e24_h200.sh) on the same
+machine. `summary` gives per pipeline the cycles per step (the difference
+of the two scenes' times over 1024 trips, at the SM clock runs.txt read
+after the runs); `table` writes the Markdown table between
+<!-- table e36 --> and <!-- end table e36 -->. `model` runs the same
+scenes in timing mode with the h200 preset and writes the model's cycles
+per step beside the record's (between <!-- table e36-model --> and
+<!-- end table e36-model -->).
+
+Standard library only.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from readme_section import (  # noqa: E402
+    scene_summary_table_main, table_section_main)
+import e34_unroll_limit as e34  # noqa: E402  (its record readers)
+
+TRIPS = (1024, 2048)
+NEXT = [64, 128, 256, 512, 1024, 2048, 4096]
+TOOL = "e36_chase_ring.py"
+SCENES = os.path.join(HERE, "..", "..", "samples", "h200", "e36_chase_ring")
+
+
+def variants():
+    """[(name, ring words R, step S, masked, lanes apart)]."""
+    out = [("next_%d" % r, r, 1, True, False) for r in NEXT]
+    for kind, step in (("self", 0), ("sector", 8), ("line", 32)):
+        out += [("%s_%d" % (kind, r), r, step, True, False)
+                for r in (64, 4096)]
+    out.append(("nomask_4096", 4096, 1, False, False))
+    out.append(("lanes_4096", 4096, 1, True, True))
+    return out
+
+
+def shader(ring, masked, lanes):
+    start = "gl_LocalInvocationID.x" if lanes else "0u"
+    step = ("idx = ring[idx] & %du;" % (ring - 1) if masked
+            else "idx = ring[idx];")
+    return ("#version 450\n"
+            "layout(local_size_x = 32) in;\n"
+            "layout(std430, set = 0, binding = 0) readonly buffer Params {\n"
+            "  uint trips;\n};\n"
+            "layout(std430, set = 0, binding = 1) readonly buffer Ring "
+            "{ uint ring[]; };\n"
+            "layout(std430, set = 0, binding = 2) writeonly buffer Out "
+            "{ uint result[]; };\n"
+            "void main() {\n"
+            "  uint n = trips;\n"
+            "  uint idx = %s;\n"
+            "  for (uint t = 0u; t < n; ++t) {\n"
+            "    %s\n"
+            "  }\n"
+            "  result[gl_LocalInvocationID.x] = idx;\n"
+            "}\n" % (start, step))
+
+
+def scene_text(trips):
+    lines = [
+        "#!amber",
+        "# GENERATED by vulkan_ref/experiments/e36_chase_ring.py scene: one",
+        "# compute pipeline of one warp per ring walk, %d trips (its "
+        "docstring)." % trips,
+    ]
+    for name, ring, _, masked, lanes in variants():
+        lines.append("SHADER compute %s GLSL\n%sEND" %
+                     (name, shader(ring, masked, lanes)))
+    lines.append("BUFFER params DATA_TYPE uint32 DATA %d END" % trips)
+    for name, ring, step, _, _ in variants():
+        lines.append("BUFFER ring_%s DATA_TYPE uint32 DATA %s END" % (
+            name, " ".join(str((i + step) % ring) for i in range(ring))))
+        lines.append("BUFFER out_%s DATA_TYPE uint32 SIZE 32 FILL 0" % name)
+        lines.append(
+            "PIPELINE compute p_%s\n  ATTACH %s\n"
+            "  BIND BUFFER params AS storage DESCRIPTOR_SET 0 BINDING 0\n"
+            "  BIND BUFFER ring_%s AS storage DESCRIPTOR_SET 0 BINDING 1\n"
+            "  BIND BUFFER out_%s AS storage DESCRIPTOR_SET 0 BINDING 2\n"
+            "END" % (name, name, name, name))
+    for name, _, _, _, _ in variants():
+        lines.append("RUN p_%s 1 1 1" % name)
+    # Where each lane's walk ends: word (start + trips * S) % R.
+    for name, ring, step, _, lanes in variants():
+        lines.append("EXPECT out_%s IDX 0 EQ %s" % (name, " ".join(
+            str(((lane if lanes else 0) + trips * step) % ring)
+            for lane in range(32))))
+    return "\n".join(lines) + "\n"
+
+
+def scene():
+    return {"trips%d" % t: scene_text(t) for t in TRIPS}
+
+
+def cycles_per_step(short, long_, mhz):
+    return (long_ - short) / (TRIPS[1] - TRIPS[0]) * mhz / 1000.0
+
+
+def e24_steps(record):
+    """E24's scene timed in the same call (RECORD/e24/e24.json, beside
+    E24's own runs.txt clock): {variant: cycles per step}, or None."""
+    path = os.path.join(record, "e24", "e24.json")
+    if not os.path.exists(path):
+        return None
+    sys.path.insert(0, HERE)
+    import e24_chase_steps  # noqa: E402
+    return e24_chase_steps.summary(os.path.join(record, "e24"))[
+        "cycles_per_step"]
+
+
+def summary(record):
+    mhz = e34.clock_mhz(record, TOOL)
+    report, _, short = e34.load(record, TRIPS[0], TOOL)
+    _, _, long_ = e34.load(record, TRIPS[1], TOOL)
+    missing = [v[0] for v in variants() if v[0] not in short or
+               v[0] not in long_]
+    if missing:
+        raise SystemExit("%s: %s lacks %s" % (TOOL, record,
+                                               ", ".join(missing)))
+    rows = []
+    for name, ring, step, masked, lanes in variants():
+        rows.append({"variant": name, "ring_words": ring, "step": step,
+                     "masked": masked, "lanes_apart": lanes,
+                     "cycles_per_step": cycles_per_step(
+                         short[name], long_[name], mhz)})
+    return {
+        "device": report.get("device", {}),
+        "record": os.path.relpath(record, os.path.join(HERE, "..", "..")),
+        "sm_clock_mhz": mhz,
+        "rows": rows,
+        "e24": e24_steps(record),
+    }
+
+
+def describe(r):
+    what = {0: "the same word", 1: "the next word", 8: "the next sector",
+            32: "the next line"}[r["step"]]
+    if r["lanes_apart"]:
+        what += ", lane l from word l"
+    if not r["masked"]:
+        what += ", no mask"
+    return what
+
+
+def table(s):
+    out = ["Device: %s, driver %s; `%s`; SM clock %d MHz (nvidia-smi after "
+           "the runs). One warp, every lane the same word unless said; "
+           "cycles per step: (time at %d trips - time at %d) / %d.\n" % (
+               s["device"].get("name", "?"),
+               s["device"].get("driver_info", "?"), s["record"],
+               s["sm_clock_mhz"], TRIPS[1], TRIPS[0], TRIPS[1] - TRIPS[0]),
+           "| variant | ring words | step | cycles per step |",
+           "|---|---|---|---|"]
+    for r in s["rows"]:
+        out.append("| %s | %d | %s | %.1f |" % (
+            r["variant"], r["ring_words"], describe(r),
+            r["cycles_per_step"]))
+    if s["e24"]:
+        out.append("\nE24's scene (samples/h200/e24_chase_steps/e24.amber) "
+                   "on the same machine, cycles per step: " + ", ".join(
+                       "%s %.1f" % (k, v) for k, v in s["e24"].items()) +
+                   ".")
+    return "\n".join(out) + "\n"
+
+
+def model_steps(warpsim):
+    """{variant: the model's cycles per step} from the committed scenes in
+    timing mode with the h200 preset (its clock)."""
+    cycles = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for t in TRIPS:
+            rep = os.path.join(tmp, "r%d.json" % t)
+            p = subprocess.run(
+                [warpsim, "run", os.path.join(SCENES, "trips%d.amber" % t),
+                 "--timing", "--gpu-config", "h200", "--quiet", "--json",
+                 rep], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("%s: %s failed (%d): %s" % (
+                    TOOL, warpsim, p.returncode, p.stderr.strip()))
+            with open(rep) as f:
+                for d in json.load(f)["dispatches"]:
+                    cycles.setdefault(d["pipeline"][len("p_"):], {})[t] = \
+                        d["cycles"]
+    return {k: (v[TRIPS[1]] - v[TRIPS[0]]) / (TRIPS[1] - TRIPS[0])
+            for k, v in cycles.items()}
+
+
+def model_table(record, warpsim):
+    s = summary(record)
+    m = model_steps(warpsim)
+    out = ["The timing model (`warpsim run samples/h200/e36_chase_ring/"
+           "tripsN.amber --timing --gpu-config h200`) beside `%s` (%s): "
+           "cycles per step as above.\n" % (
+               s["record"], s["device"].get("name", "?")),
+           "| variant | step | GPU | model | model / GPU |",
+           "|---|---|---|---|---|"]
+    for r in s["rows"]:
+        g, e = r["cycles_per_step"], m[r["variant"]]
+        out.append("| %s | %s | %.1f | %.1f | %.2f |" % (
+            r["variant"], describe(r), g, e, e / g))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "model":
+        import argparse
+        ap = argparse.ArgumentParser(prog="%s model" % TOOL)
+        ap.add_argument("record")
+        ap.add_argument("--warpsim", required=True)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        a = ap.parse_args(sys.argv[2:])
+        text = model_table(a.record, a.warpsim)
+        return table_section_main(text, "e36-model", TOOL, check=a.check,
+                                  update=a.update)
+    return scene_summary_table_main(__doc__, scene, summary, table, "e36",
+                                    TOOL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
