@@ -820,36 +820,62 @@ def graphics_l1_miss_lines(vk_dir, t, src):
         f"{fit.get('s4', float('nan')):.3f})")
 
 
-def same_sector_word(run, vk_dir, t, src):
-    """What a load of one word costs more when the warp's last load read
-    another word of the same sector. cuda_ref's E31
-    (cuda_ref/src/e31_chase_branch.cu, the latest *-e31-chase-branch
-    directory beside RUN_DIR): one warp's chain of dependent L1-hit loads,
-    every lane one word, through the next word (7 steps in 8 within the
-    sector) and through the same word, in the same loop; the model charges
-    the step within the sector x more, and nothing for the step to the next
-    sector, so 7 x / 8 = next - same. vulkan_ref's E24 and E25 timed such
-    walks in fragment shaders (named beside it: E24's ring step is longer
-    than E25's in scenes that differ only in their size, not explained)."""
-    found = latest_beside(run, "e31-chase-branch")
-    cyc = e31_cycles(found)
-    same, nxt = cyc[("same", "none")][1], cyc[("next", "none")][1]
-    extra = (nxt - same) * 8 / 7
-    t.setdefault("memory", {})["same_sector_word_cycles"] = max(0, round(extra))
-    record, s = latest_vk_summary(vk_dir, "e24-chase-steps", "e24_chase_steps")
-    steps = s["cycles_per_step"]
-    fast = ("ring_line", "ring_sector", "ring_self")
-    base = sum(steps[v] for v in fast) / len(fast)
-    src["memory.same_sector_word_cycles"] = (
-        f"{rel(found)}/e31_chase_branch.json (E31): one warp's chase loop, "
-        f"every lane one word, cycles per trip: next word {nxt:.2f}, the "
-        f"same word {same:.2f}; 7 of the next-word walk's 8 steps stay in "
-        f"their sector: ({nxt:.2f} - {same:.2f}) x 8 / 7 = {extra:.1f}. "
-        f"Fragment shaders: {rel(record)}/e24.json (E24) next word "
-        f"{steps['ring']:.1f}, other steps {base:.1f} cycles, "
-        f"(ring - base) x 8 / 7 = {(steps['ring'] - base) * 8 / 7:.1f}; "
-        "E25's ring step at 2 to 128 warps is shorter than E24's "
-        "(vulkan_ref/results/h200/README.md, E25)")
+def l1_per_run(run, vk_dir, t, src):
+    """Whether every draw or dispatch starts with an empty L1 and its
+    buffers in the L2 (MemoryTiming::l1_invalidated_per_run,
+    l2_holds_uploads), from vulkan_ref's E36 (the latest e36-chase-ring-*
+    record under vk_dir or beside it in h100): one warp walks the next word
+    of a ring, 7 steps in 8 within a sector, every lane the same word. A
+    ring of 1024 words walked for 1024 more steps (its second lap in the
+    dispatch) against one of 4096 words (the dispatch's first reads of
+    those words; the same dispatch, repeated before it, read them): the
+    first costs the L1's latency a step; the second, when the L1 kept
+    nothing from the dispatch before, a miss a sector, (miss - L1) / 8 more
+    a step; that miss is the L2's when the words were in the L2 (uploaded
+    or read before), DRAM's otherwise. Each flag holds when the extra per
+    step is nearer that figure than the one without it. cuda_ref's E31
+    (the same walks in a kernel, the latest *-e31-chase-branch beside RUN)
+    is named beside it."""
+    found = sorted(glob.glob(os.path.join(vk_dir, "e36-chase-ring-*")))
+    if not found:
+        found = sorted(glob.glob(os.path.join(
+            os.path.dirname(os.path.abspath(vk_dir)), "h100",
+            "e36-chase-ring-*")))
+    if not found:
+        fail(f"no e36-chase-ring-* under {rel(vk_dir)} or beside it in h100")
+    d = found[-1]
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e36_chase_ring  # noqa: E402
+    s = e36_chase_ring.summary(d)
+    steps = {r["variant"]: r["cycles_per_step"] for r in s["rows"]}
+    m = t["memory"]
+    words = m["sector_bytes"] // 4
+    extra = steps["next_4096"] - steps["next_1024"]
+    l2 = (m["l2_latency"] - m["l1_latency"]) / words
+    dram = (m["dram_latency"] - m["l1_latency"]) / words
+    m["l1_invalidated_per_run"] = abs(extra - l2) < abs(extra) or \
+        abs(extra - dram) < abs(extra)
+    m["l2_holds_uploads"] = abs(extra - l2) < abs(extra - dram)
+    e31 = latest_beside(run, "e31-chase-branch")
+    cyc = e31_cycles(e31)
+    same, nxt, line = (cyc[(w, "none")][1] for w in ("same", "next", "line"))
+    head = (f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+            f"{s['device'].get('driver_info', '?')}, E36): one warp's walk "
+            "through the next word of a ring, every lane the same word, "
+            f"cycles per step: 1024 words (a second lap) "
+            f"{steps['next_1024']:.1f}, 4096 words (first reads in the "
+            f"dispatch) {steps['next_4096']:.1f}: {extra:.1f} more a step, "
+            f"against (miss - L1) / {words} = {l2:.1f} for an L2 hit and "
+            f"{dram:.1f} for DRAM (the preset's latencies)")
+    tail = (f"; cuda_ref's {rel(e31)}/e31_chase_branch.json (E31, 4096 "
+            f"words, 4096 steps from an empty L1): next word {nxt:.2f}, same "
+            f"word {same:.2f} ({nxt - same:.1f} more a step), next line "
+            f"{line:.2f} (128 lines, 32 laps: {line - same:.1f} more)")
+    src["memory.l1_invalidated_per_run"] = (
+        head + ": the L1 kept nothing from the dispatch before" + tail)
+    src["memory.l2_holds_uploads"] = (
+        head + ": the words were in the L2 (vkref uploads a dispatch's "
+        "buffers before it)" + tail)
 
 
 def buffer_address(run, e2, vk_dir, t, src):
@@ -1271,7 +1297,7 @@ def generate(run, vk_dir, out_path):
     instruction_cache(run, t, src)
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
-    same_sector_word(run, vk_dir, t, src)
+    l1_per_run(run, vk_dir, t, src)
     buffer_address(run, files["e2_latency"], vk_dir, t, src)
     memory_issue(run, t, src)
     predication(vk_dir, t, src)

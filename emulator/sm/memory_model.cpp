@@ -58,6 +58,11 @@ uint32_t LineCache::AccessSectors(uint64_t line, uint32_t want, bool allocate) {
 
 void LineCache::Clear() { entries_.reset(); }
 
+void MemoryModel::InvalidateL1() {
+  for (LineCache& l1 : l1_) l1.Clear();
+  for (auto& fills : fills_) fills.clear();
+}
+
 MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
                          uint32_t bandwidth_sms)
     : t_(timing),
@@ -84,6 +89,16 @@ uint64_t MemoryModel::DeviceAddress(const void* host, uint64_t size) {
   }
   const uint64_t device = next_device_;
   blocks_[begin] = {end, device};
+  if (t_.l2_holds_uploads) {
+    const uint64_t line_bytes = std::max(1u, t_.line_bytes);
+    const uint64_t first = device / line_bytes;
+    const uint64_t last = (device + (end - begin) - 1) / line_bytes;
+    const uint64_t lines = std::max<uint64_t>(1, t_.l2_bytes / line_bytes);
+    for (uint64_t l = last - std::min(last - first, lines - 1); l <= last;
+         ++l) {
+      l2_.Access(l, true);
+    }
+  }
   next_device_ = (device + (end - begin) + kDeviceAlignment - 1) /
                  kDeviceAlignment * kDeviceAlignment;
   return device;

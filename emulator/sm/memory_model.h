@@ -84,6 +84,10 @@ class MemoryModel {
                   uint32_t lanes, uint32_t bytes, bool store,
                   bool graphics = false);
   const MemoryCounters& counters() const { return counters_; }
+  // Empties every SM's L1 and forgets its fills on their way (between
+  // runs, when no warp waits for them: MemoryTiming::l1_invalidated_per_run);
+  // the L2 keeps its lines.
+  void InvalidateL1();
   // The device address of host memory [host, host + size): each block of
   // host memory first seen gets the next free device range, aligned to
   // kDeviceAlignment bytes as a driver aligns allocations, so that cache
@@ -92,6 +96,8 @@ class MemoryModel {
   // one seen before is the same memory (one buffer bound twice, or a
   // part of it), at the same offset; one that overlaps a block seen
   // before without being inside it gets a range of its own.
+  // With MemoryTiming::l2_holds_uploads, a block first seen is brought into
+  // the L2 (its last lines, as many as the L2 holds).
   uint64_t DeviceAddress(const void* host, uint64_t size);
   static constexpr uint64_t kDeviceAlignment = 512;
 

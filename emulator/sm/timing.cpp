@@ -465,6 +465,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   registers = next_registers;
   next_registers = {};
   run.begin = now;
+  if (config.memory.l1_invalidated_per_run) memory.InvalidateL1();
   const MemoryCounters memory_base = memory.counters();
   for (Sm& sm : sms) {
     sm.used_in_run = false;

@@ -85,17 +85,25 @@ struct MemoryTiming {
   // (the graphics SMs' shader path, which a draw's timing measures apart
   // from a kernel's). 0: l1_miss_cycles_per_line.
   double graphics_l1_miss_cycles_per_line = 0;
-  // Cycles added to a load whose lanes all read one word when the warp's
-  // last global load also read one word, another word of the same
-  // sector: on the H200 such a load is slower than one that reads the
-  // same word again or another sector (vulkan_ref's E24: a chain of
-  // dependent loads through consecutive words). 0: none.
-  uint32_t same_sector_word_cycles = 0;
   // The L1 is sectored: a load that misses brings in only the sectors it
   // asked for (the line's tag with them), and a later load of the line's
   // other sectors misses again, for those (REFERENCE §1.5: 128-byte lines
   // of 32-byte sectors). false: a miss brings in the whole line.
   bool l1_sector_fills = true;
+  // Every SM's L1 starts each draw or dispatch empty (the L2 keeps its
+  // lines): NVIDIA's L1 is not coherent, and a dispatch that follows
+  // another's writes, or a submission's uploads, cannot read stale lines
+  // (vulkan_ref's E36: one warp's walk through the next word of a ring
+  // costs an L1 hit a step when it has read those words earlier in the
+  // dispatch, and an L2 hit a sector when the dispatch before it, the same
+  // one repeated, read them). false: the L1 keeps its lines from one to
+  // the next.
+  bool l1_invalidated_per_run = false;
+  // The memory a run's shaders reach (buffers, images) is in the L2 when a
+  // run first reaches it: the host wrote it there (an upload's copy goes
+  // through the L2; the lines past the L2's size are in DRAM). false: the
+  // L2 starts empty, and the first access of every line goes to DRAM.
+  bool l2_holds_uploads = false;
   // Cycles beyond its own issue slot that a compute warp's load/store-pipe
   // instruction holds its sub-partition's issue: no warp there issues for
   // them (the ready ones count as throttled by their pipes), the issuing

@@ -124,10 +124,6 @@ struct alignas(64) WarpState {
   // A barrier released it at this cycle since its last issue (0: none).
   uint64_t barrier_end = 0;
   uint64_t private_latest = 0;  // the latest of private_ready (ReadyWord)
-  // The device address of the word its last global load read in every
-  // lane, or ~0 (its lanes read several; none yet):
-  // MemoryTiming::same_sector_word_cycles.
-  uint64_t last_load_word = ~uint64_t{0};
   uint32_t loop_control_size = 0;
   uint32_t loop_tests_size = 0;
   uint32_t slot = 0;

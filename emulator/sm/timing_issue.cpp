@@ -544,23 +544,6 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
       store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup);
   if (simt::IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
-  if (!store && !simt::IsAtomic(rec.op)) {
-    // One word in every lane: another word of the sector the warp's last
-    // such load read costs more (same_sector_word_cycles).
-    const uint32_t lanes = rec.active & simt::LowLanes(width);
-    bool one_word = lanes != 0;
-    const uint64_t word = device[first] / 4;
-    for (uint32_t m = lanes; m != 0 && one_word; m &= m - 1) {
-      one_word = device[std::countr_zero(m)] / 4 == word;
-    }
-    const uint64_t sector_words = std::max(1u, config.memory.sector_bytes / 4);
-    if (one_word && w.last_load_word != ~uint64_t{0} &&
-        w.last_load_word != word &&
-        w.last_load_word / sector_words == word / sector_words) {
-      lat += config.memory.same_sector_word_cycles;
-    }
-    w.last_load_word = one_word ? word : ~uint64_t{0};
-  }
   return lat;
 }
 

@@ -492,20 +492,16 @@ EXPECT buf IDX 0 EQ 32 0 1 2 3
 }
 
 TEST_CASE(
-    "a load of another word of the sector the warp's last load read costs "
-    "same_sector_word_cycles more",
+    "l1_invalidated_per_run empties the L1 before each dispatch; "
+    "l2_holds_uploads puts a buffer in the L2 when a run first reads it",
     "[runner][timing]") {
   // One warp walks a ring of 64 words (d[i] = i + 1), every lane the same
-  // word, 16 dependent steps from word 0: load k reads word k, another
-  // word of the last load's sector for k = 1..7 and 9..15 (14 loads).
-  // Then a walk that steps a sector at a time (d[i] = i + 8): never.
+  // word, 16 dependent steps from word 0: words 0 to 15, the first two
+  // sectors of line 0 (vulkan_ref's E36 walks). The dispatch runs twice.
   // (The loop's bound is a constant-bank operand, no load; what the
   // dispatch does after the walk waits for its last load only.)
-  std::string ring1, ring8;
-  for (int i = 0; i < 64; ++i) {
-    ring1 += " " + std::to_string((i + 1) % 64);
-    ring8 += " " + std::to_string((i + 8) % 64);
-  }
+  std::string ring;
+  for (int i = 0; i < 64; ++i) ring += " " + std::to_string((i + 1) % 64);
   const std::string amber =
       "#!amber\nSHADER compute cs GLSL\n#version 450\n"
       "layout(local_size_x = 32) in;\n"
@@ -516,43 +512,49 @@ TEST_CASE(
       "  for (int i = 0; i < u.n; ++i) idx = data.d[idx];\n"
       "  result.o[0] = idx;\n}\nEND\n"
       "BUFFER n DATA_TYPE int32 DATA 16 END\n"
-      "BUFFER ring1 DATA_TYPE uint32 DATA" +
-      ring1 +
-      " END\n"
-      "BUFFER ring8 DATA_TYPE uint32 DATA" +
-      ring8 +
+      "BUFFER ring DATA_TYPE uint32 DATA" +
+      ring +
       " END\n"
       "BUFFER out DATA_TYPE uint32 SIZE 32 FILL 0\n"
-      "PIPELINE compute words\n  ATTACH cs\n"
+      "PIPELINE compute walk\n  ATTACH cs\n"
       "  BIND BUFFER n AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
-      "  BIND BUFFER ring1 AS storage DESCRIPTOR_SET 0 BINDING 1\n"
+      "  BIND BUFFER ring AS storage DESCRIPTOR_SET 0 BINDING 1\n"
       "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2\nEND\n"
-      "PIPELINE compute sectors\n  ATTACH cs\n"
-      "  BIND BUFFER n AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
-      "  BIND BUFFER ring8 AS storage DESCRIPTOR_SET 0 BINDING 1\n"
-      "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2\nEND\n"
-      "RUN words 1 1 1\nRUN words 1 1 1\nEXPECT out IDX 0 EQ 16\n"
-      "RUN sectors 1 1 1\nRUN sectors 1 1 1\nEXPECT out IDX 0 EQ 0\n";
-  warpsim::runner::RunOptions off;
-  off.timing_mode = true;
-  off.timing.memory.same_sector_word_cycles = 0;
-  warpsim::runner::RunOptions on = off;
-  on.timing.memory.same_sector_word_cycles = 50;
-  const auto a = Run(amber, off);
-  const auto b = Run(amber, on);
-  INFO(Describe(b));
-  REQUIRE(a.status == warpsim::runner::RunStatus::kPass);
-  REQUIRE(b.status == warpsim::runner::RunStatus::kPass);
-  // Each walk runs twice; the second finds its lines in the L1 (the first
-  // also waits for misses, whose queues the added cycles move).
-  REQUIRE(a.dispatches.size() == 4);
-  REQUIRE(b.dispatches.size() == 4);
-  for (const auto* r : {&a, &b}) {
+      "RUN walk 1 1 1\nRUN walk 1 1 1\nEXPECT out IDX 0 EQ 16\n";
+  warpsim::runner::RunOptions kept;
+  kept.timing_mode = true;
+  warpsim::runner::RunOptions emptied = kept;
+  emptied.timing.memory.l1_invalidated_per_run = true;
+  warpsim::runner::RunOptions uploaded = emptied;
+  uploaded.timing.memory.l2_holds_uploads = true;
+  const auto a = Run(amber, kept);
+  const auto b = Run(amber, emptied);
+  const auto c = Run(amber, uploaded);
+  for (const auto* r : {&a, &b, &c}) {
+    INFO(Describe(*r));
+    REQUIRE(r->status == warpsim::runner::RunStatus::kPass);
+    REQUIRE(r->dispatches.size() == 2);
     for (const auto& d : r->dispatches) REQUIRE(d.timing);
   }
+  const warpsim::sm::MemoryTiming& m = kept.timing.memory;
+  // The first dispatch misses the L1 once a sector and the L2 once a
+  // line: the same whether or not the L1 was emptied before it.
+  CHECK(a.dispatches[0].timing->memory.l1_misses == 2);
+  CHECK(a.dispatches[0].timing->memory.l2_misses == 1);
+  CHECK(b.dispatches[0].timing->cycles == a.dispatches[0].timing->cycles);
+  // The second finds both sectors in the L1 it kept; emptied, it misses
+  // them again, each an L2 hit: l2_latency - l1_latency more, twice.
+  CHECK(a.dispatches[1].timing->memory.l1_misses == 0);
+  CHECK(b.dispatches[1].timing->memory.l1_misses == 2);
+  CHECK(b.dispatches[1].timing->memory.l2_hits == 2);
   CHECK(b.dispatches[1].timing->cycles ==
-        a.dispatches[1].timing->cycles + 14 * 50);
-  CHECK(b.dispatches[3].timing->cycles == a.dispatches[3].timing->cycles);
+        a.dispatches[1].timing->cycles + 2 * (m.l2_latency - m.l1_latency));
+  // The buffer in the L2 from its upload: the first dispatch's line miss
+  // is an L2 hit, dram_latency - l2_latency sooner; the second as before.
+  CHECK(c.dispatches[0].timing->memory.l2_misses == 0);
+  CHECK(c.dispatches[0].timing->cycles ==
+        b.dispatches[0].timing->cycles - (m.dram_latency - m.l2_latency));
+  CHECK(c.dispatches[1].timing->cycles == b.dispatches[1].timing->cycles);
 }
 
 TEST_CASE("only compute warps' loads hold the issue their *_issue_cycles",

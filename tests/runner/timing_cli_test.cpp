@@ -381,8 +381,9 @@ TEST_CASE("a run's memory counters: requests, sectors, L1 and L2 lines",
           "[runner][cli][timing]") {
   // One workgroup of 64 threads (2 warps): each thread loads one word of
   // `in` and stores one word of `out`. Per warp: a load of 128 bytes (one
-  // line, 4 sectors) and a store of the same. The first dispatch finds
-  // both caches empty; the second finds every line in the L2.
+  // line, 4 sectors) and a store of the same. Under the h200 preset
+  // (memory.l2_holds_uploads, l1_invalidated_per_run: vulkan_ref's E36)
+  // each dispatch finds the L1 empty and both buffers in the L2.
   const std::string scene = TempDir() + "/memory_counters.amber";
   {
     std::ofstream out(scene);
@@ -413,15 +414,10 @@ TEST_CASE("a run's memory counters: requests, sectors, L1 and L2 lines",
   CHECK(first["sectors"] == 16);
   CHECK(first["l1_hits"] == 0);
   CHECK(first["l1_misses"] == 2);  // stores do not look in the L1
-  CHECK(first["l2_hits"] == 0);
-  CHECK(first["l2_misses"] == 4);
+  CHECK(first["l2_hits"] == 4);
+  CHECK(first["l2_misses"] == 0);
   const auto& second = report["dispatches"][1]["memory"];
-  CHECK(second["requests"] == 4);
-  CHECK(second["l1_hits"].get<uint64_t>() +
-            second["l1_misses"].get<uint64_t>() ==
-        2);
-  CHECK(second["l2_misses"] == 0);
-  CHECK(second["l2_hits"] == 4 - second["l1_hits"].get<uint64_t>());
+  CHECK(second == first);
 }
 
 TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",

@@ -279,3 +279,40 @@ TEST_CASE("a partitioned L2: lines past the near part come from the rest") {
   for (uint32_t lat : walk(near, b2, 100000)) CHECK(lat == 500);
   for (uint32_t lat : walk(near, b2, 200000)) CHECK(lat == 500);
 }
+
+TEST_CASE("InvalidateL1 empties every SM's L1 and keeps the L2") {
+  MemoryModel m(Unlimited(), 2, 2);
+  std::vector<uint8_t> buf(4096);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;  // one line
+  CHECK(m.Access(0, 0, addr, ~0u, 4, false) == 500);         // DRAM
+  CHECK(m.Access(1, 0, addr, ~0u, 4, false) == 200);         // SM 1: the L2's
+  CHECK(m.Access(0, 1000, addr, ~0u, 4, false) == 30);
+  m.InvalidateL1();
+  // Both SMs miss their L1 again, and find the line in the L2.
+  CHECK(m.Access(0, 2000, addr, ~0u, 4, false) == 200);
+  CHECK(m.Access(1, 2000, addr, ~0u, 4, false) == 200);
+  CHECK(m.counters().l1_misses == 4);
+  CHECK(m.counters().l2_misses == 1);
+}
+
+TEST_CASE("l2_holds_uploads: a block is in the L2 when first seen") {
+  MemoryTiming t = Unlimited();
+  t.l2_holds_uploads = true;
+  t.l2_bytes = 4 * 128;  // 4 lines
+  MemoryModel m(t, 1, 1);
+  // 6 lines: the last 4 are in the L2, the first 2 are not.
+  std::vector<uint8_t> buf(6 * 128);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  auto line = [&](uint32_t k) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128 * k + 4 * l;
+    return m.Access(0, 0, addr, ~0u, 4, false);
+  };
+  CHECK(line(5) == 200);
+  CHECK(line(2) == 200);
+  CHECK(line(1) == 500);
+  CHECK(m.counters().l2_hits == 2);
+  CHECK(m.counters().l2_misses == 1);
+}

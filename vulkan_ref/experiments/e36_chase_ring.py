@@ -12,7 +12,7 @@ compute shaders of one warp whose loops differ only in the ring they walk.
 
 Why: the timing preset's memory.same_sector_word_cycles (a load of
 another word of the sector the warp's last one-word load read costs about
-35 cycles more) comes from E31's CUDA chase and E24's fragment and compute
+35 cycles more; gone since E36) came from E31's CUDA chase and E24's fragment and compute
 chases (`idx = d[idx]` over 4096 words: a step of about 90 cycles against
 47 for a step to another sector, the same word or another line). E35's
 branch_0 loop on an H100 (`idx = ring[idx] & 63u` over a 64-word ring, a
