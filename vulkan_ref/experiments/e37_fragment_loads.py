@@ -33,8 +33,9 @@ uniform block), each drawn twice (the second counts). Variants (d: a
 storage buffer of 4096 floats, every lane of a warp the same word, an
 L1 hit after the first trips):
 
-  ffma       16 FFMA over 4 independent chains and one FADD into acc of
-             a chain's value (no load);
+  ffma       16 FFMA over 4 chains, each multiplying by the next chain's
+             value (nothing the compiler can fold), and one FADD into
+             acc of a chain's value (no load);
   ldg        the same with the FADD's operand loaded, acc += d[i & 1023];
   ldg2       two loads a trip, acc += d[i & 1023] + d[(i & 1023) + 2048]
              (one FADD more);
@@ -85,7 +86,11 @@ VARIANTS = {
 
 
 def shader(add):
-    ffma = "".join("    x%d = x%d * 1.0001 + 0.5;\n" % (k % 4, k % 4)
+    # Each FFMA multiplies by another chain's value: no polynomial the
+    # compiler could fold (E27's first scene, float multiply-adds by
+    # constants, came out of the driver as about one instruction; so did
+    # this one's first version, x = x * 1.0001 + 0.5).
+    ffma = "".join("    x%d = x%d * x%d + 0.5;\n" % (k % 4, k % 4, (k + 1) % 4)
                    for k in range(16))
     return ("#version 450\nlayout(location = 0) out vec4 color;\n" + PARAMS +
             "void main() {\n"
