@@ -14,6 +14,12 @@ import common
 SHADERS = os.path.join(common.ROOT, "shaders", "microbench")
 LOAD_ITERATIONS = 256  # per warp: even 2 warps read 256 KB > L1 (128 KB)
 RING_WORDS = 1 << 22   # 16 MB, as E5's L2-resident ring
+# From HBM: a 64 MB ring, more than the L2 holds, read from its start (at
+# most 8 MB: 64 warps x 256 iterations x 512 bytes). A buffer the host
+# uploads leaves its last L2-sized part in the L2 and the rest in DRAM
+# (memory.l2_holds_uploads), so every load of the run misses the L2, as
+# E5's loads of a 4 GB buffer do.
+HBM_RING_WORDS = 1 << 24
 FFMA_LOOPS = 16        # x 256: 4096 dependent FFMA per thread, as E5
 ONE_SM = {"preset": "h200", "timing": {"sms": 1, "graphics_sms": 1}}
 
@@ -28,8 +34,10 @@ def _pipeline(name, attach, buffers):
 def loads_scene(groups, l2_resident):
     """Each warp LOAD_ITERATIONS dependent iterations of one 16-byte load
     per lane. L2-resident: the same dispatch twice, the second timed (the
-    first fills L2); otherwise once, every load missing to HBM."""
-    elements = RING_WORDS // 4
+    first fills L2); otherwise once, from the start of HBM_RING_WORDS,
+    every load missing to HBM."""
+    ring_words = RING_WORDS if l2_resident else HBM_RING_WORDS
+    elements = ring_words // 4
     lines = ["#!amber",
              "# samples/experiments/latency_hiding.py: %d workgroups of 2 "
              "warps, each warp %d dependent iterations of one 16-byte load "
@@ -39,7 +47,7 @@ def loads_scene(groups, l2_resident):
              "BUFFER params DATA_TYPE uint32 DATA %d 0 %d END" % (
                  LOAD_ITERATIONS, elements - 1),
              "BUFFER ring DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
-             % RING_WORDS,
+             % ring_words,
              "BUFFER out DATA_TYPE uint32 SIZE %d FILL 0" % (groups * 64)]
     names = ["fill_l2", "timed"] if l2_resident else ["timed"]
     for name in names:

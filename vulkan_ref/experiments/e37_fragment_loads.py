@@ -202,10 +202,11 @@ def model_table(record, model_json):
     s = summary(record)
     m, caption = model_caption(model_json, ROOT)
     mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
-    out = ["%s; H200: `%s`. Issue slots per warp and trip as above, on "
-           "each side.\n" % (caption, s["record"]),
-           "| variant | H200 slots | model slots | H200 over ffma | model "
-           "over ffma | model / H200 (cycles per step) |",
+    out = ["%s; GPU: `%s` (%s). Issue slots per warp and trip as above, "
+           "on each side.\n" % (caption, s["record"],
+                                 s["device"].get("name", "?")),
+           "| variant | GPU slots | model slots | GPU over ffma | model "
+           "over ffma | model / GPU (cycles per step) |",
            "|---|---|---|---|---|---|"]
     for r in s["runs"]["run1"]["rows"]:
         e = mrows[r["variant"]]
