@@ -623,20 +623,27 @@ def loops(vk_dir, t, src):
     unroll_limit(vk_dir, t, src)
 
 
+def latest_record(vk_dir, prefix):
+    """The latest PREFIX-* record under vk_dir, else beside it in h100
+    (vulkan_ref/results/h100: records an H100 took, the same sm_90 target
+    and driver, whose code sizes are the compiler's)."""
+    found = sorted(glob.glob(os.path.join(vk_dir, prefix + "-*")))
+    if not found:
+        found = sorted(glob.glob(os.path.join(
+            os.path.dirname(os.path.abspath(vk_dir)), "h100",
+            prefix + "-*")))
+    if not found:
+        fail(f"no {prefix}-* under {rel(vk_dir)} or beside it in h100")
+    return found[-1]
+
+
 def unroll_limit(vk_dir, t, src):
     """The longest body of a loop with a run-time trip count the driver
     unrolls, and whether [[dont_unroll]] keeps a loop rolled, from E34
     (vulkan_ref/experiments/e34_unroll_limit.py): the latest record beside
     the H200's, else one an H100 took (vulkan_ref/results/h100: the same
     sm_90 target and driver, whose code sizes are the compiler's)."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e34-unroll-limit-*")))
-    if not found:
-        found = sorted(glob.glob(os.path.join(
-            os.path.dirname(os.path.abspath(vk_dir)), "h100",
-            "e34-unroll-limit-*")))
-    if not found:
-        fail(f"no e34-unroll-limit-* under {rel(vk_dir)} or beside it in h100")
-    d = found[-1]
+    d = latest_record(vk_dir, "e34-unroll-limit")
     sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
     import e34_unroll_limit  # noqa: E402
     s = e34_unroll_limit.summary(d)
@@ -651,15 +658,7 @@ def unroll_limit(vk_dir, t, src):
         f"code, every one of {s['shortest_rolled_body']} or more under one "
         "(e34_unroll_limit.py summary)")
     # E35: loops whose trips skip a block behind a branch.
-    found = sorted(glob.glob(os.path.join(vk_dir, "e35-branch-unroll-*")))
-    if not found:
-        found = sorted(glob.glob(os.path.join(
-            os.path.dirname(os.path.abspath(vk_dir)), "h100",
-            "e35-branch-unroll-*")))
-    if not found:
-        fail(f"no e35-branch-unroll-* under {rel(vk_dir)} or beside it in "
-             "h100")
-    d35 = found[-1]
+    d35 = latest_record(vk_dir, "e35-branch-unroll")
     import e35_branch_unroll  # noqa: E402
     s35 = e35_branch_unroll.summary(d35)
     limit = s["longest_unrolled_body"]
@@ -836,14 +835,7 @@ def l1_per_run(run, vk_dir, t, src):
     step is nearer that figure than the one without it. cuda_ref's E31
     (the same walks in a kernel, the latest *-e31-chase-branch beside RUN)
     is named beside it."""
-    found = sorted(glob.glob(os.path.join(vk_dir, "e36-chase-ring-*")))
-    if not found:
-        found = sorted(glob.glob(os.path.join(
-            os.path.dirname(os.path.abspath(vk_dir)), "h100",
-            "e36-chase-ring-*")))
-    if not found:
-        fail(f"no e36-chase-ring-* under {rel(vk_dir)} or beside it in h100")
-    d = found[-1]
+    d = latest_record(vk_dir, "e36-chase-ring")
     sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
     import e36_chase_ring  # noqa: E402
     s = e36_chase_ring.summary(d)
