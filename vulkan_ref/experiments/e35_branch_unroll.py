@@ -9,7 +9,7 @@ with the driver's code size and the cycles a trip takes.
   vulkan_ref/experiments/e35_branch_unroll.py table RECORD_DIR
       [--update README.md | --check README.md]
   vulkan_ref/experiments/e35_branch_unroll.py model RECORD_DIR
-      --warpsim build/warpsim
+      --warpsim build/warpsim [--update README.md | --check README.md]
 
 Why: E34 (vulkan_ref/results/h100) found loops with a run-time trip count
 unrolled up to 18 instructions a trip and rolled from 19 on, for bodies of
@@ -56,8 +56,9 @@ clock runs.txt read after the runs) and which loops the driver unrolled
 The timing preset's loop_unroll_skipped_weight comes from the same
 summary (skipped_weight: the middle of the weights with which the model's
 count of each trip parts the loops where the driver did); `model` runs
-the committed trips1024 scene in timing mode with the h200 preset and
-exits 1 unless the model unrolls exactly the loops the driver unrolled.
+the committed scenes in timing mode with the h200 preset, exits 1 unless
+the model unrolls exactly the loops the driver unrolled, and writes the
+model's cycles per trip beside the record's (<!-- table e35-model -->).
 
 Standard library only.
 """
@@ -264,40 +265,68 @@ def skipped_weight(s, limit):
     return round((lo + hi) / 2, 3), lo, hi
 
 
-def model_check(warpsim, record):
-    """Runs the trips1024 scene (samples/h200/e35_branch_unroll) in timing
-    mode with the h200 preset and compares, loop by loop, whether the model
-    issued the loop unrolled (unrolled_loop_instructions above 0) with
-    whether the driver unrolled it in RECORD. Returns the exit status."""
+def model_runs(warpsim):
+    """{trips: {pipeline: dispatch}} of the committed scenes
+    (samples/h200/e35_branch_unroll) in timing mode with the h200 preset."""
     import json
     import subprocess
-    scene_path = os.path.join(HERE, "..", "..", "samples", "h200",
-                              "e35_branch_unroll", "trips%d.amber" % TRIPS[0])
     import tempfile
+    out = {}
     with tempfile.TemporaryDirectory() as tmp:
-        rep = os.path.join(tmp, "report.json")
-        p = subprocess.run([warpsim, "run", scene_path, "--timing",
-                            "--gpu-config", "h200", "--quiet", "--json", rep],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise SystemExit("e35_branch_unroll.py: %s failed (%d): %s" %
-                             (warpsim, p.returncode, p.stderr.strip()))
-        with open(rep) as f:
-            dispatches = {d["pipeline"]: d for d in json.load(f)["dispatches"]}
+        for t in TRIPS:
+            scene_path = os.path.join(HERE, "..", "..", "samples", "h200",
+                                      "e35_branch_unroll", "trips%d.amber" % t)
+            rep = os.path.join(tmp, "report%d.json" % t)
+            p = subprocess.run([warpsim, "run", scene_path, "--timing",
+                                "--gpu-config", "h200", "--quiet", "--json",
+                                rep], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("e35_branch_unroll.py: %s failed (%d): %s" %
+                                 (warpsim, p.returncode, p.stderr.strip()))
+            with open(rep) as f:
+                out[t] = {d["pipeline"]: d
+                          for d in json.load(f)["dispatches"]}
+    return out
+
+
+def model_check(warpsim, record, update=None, check=None):
+    """Runs the scenes in timing mode with the h200 preset and compares,
+    loop by loop, whether the model issued the loop unrolled
+    (unrolled_loop_instructions above 0) with whether the driver unrolled
+    it in RECORD, and the cycles per trip; the table goes between
+    <!-- table e35-model --> and <!-- end table e35-model --> (UPDATE,
+    CHECK as `table`'s). Returns the exit status: 1 when a loop parts
+    otherwise than the driver's or the table is stale."""
+    runs = model_runs(warpsim)
+    s = summary(record)
     bad = 0
-    for r in summary(record)["rows"]:
+    out = ["The timing model (`warpsim run samples/h200/e35_branch_unroll/"
+           "tripsN.amber --timing --gpu-config h200`) beside `%s` (%s): "
+           "unrolled as above (the model: its loop control issued once "
+           "every `loop_unroll` trips); cycles per trip as above.\n" %
+           (s["record"], s["device"].get("name", "?")),
+           "| loop | B or K | driver | model | GPU cycles per trip | model "
+           "| model / GPU |", "|---|---|---|---|---|---|---|"]
+    for r in s["rows"]:
         name = "p_%s_%d" % (r["kind"], r["size"])
-        if name not in dispatches:
+        if any(name not in runs[t] for t in TRIPS):
             raise SystemExit("e35_branch_unroll.py: no dispatch %s" % name)
-        model = dispatches[name].get("unrolled_loop_instructions", 0) > 0
-        ok = model == r["unrolled"]
-        bad += not ok
-        print("%-14s driver %-8s model %-8s%s" % (
-            name[2:], "unrolled" if r["unrolled"] else "rolled",
-            "unrolled" if model else "rolled", "" if ok else "  DIFFERS"))
-    print("e35_branch_unroll.py model: %d of %d loops part as the driver's" %
-          (len(summary(record)["rows"]) - bad, len(summary(record)["rows"])))
-    return 1 if bad else 0
+        short, long_ = (runs[t][name] for t in TRIPS)
+        model = short.get("unrolled_loop_instructions", 0) > 0
+        bad += model != r["unrolled"]
+        cycles = (long_["cycles"] - short["cycles"]) / (TRIPS[1] - TRIPS[0])
+        out.append("| %s | %d | %s | %s | %.1f | %.1f | %.2f |" % (
+            r["kind"], r["size"], "unrolled" if r["unrolled"] else "rolled",
+            "unrolled" if model else "rolled", r["cycles_per_trip"], cycles,
+            cycles / r["cycles_per_trip"]))
+    text = "\n".join(out) + "\n"
+    if bad:
+        sys.stderr.write(text + "e35_branch_unroll.py model: %d loops part "
+                         "otherwise than the driver's\n" % bad)
+        return 1
+    from readme_section import table_section_main
+    return table_section_main(text, "e35-model", TOOL, check=check,
+                              update=update)
 
 
 def main():
@@ -309,8 +338,11 @@ def main():
             "each of E35's loops as the driver did in RECORD_DIR")
         ap.add_argument("record")
         ap.add_argument("--warpsim", required=True)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
         args = ap.parse_args(sys.argv[2:])
-        return model_check(args.warpsim, args.record)
+        return model_check(args.warpsim, args.record, args.update,
+                           args.check)
     return scene_summary_table_main(__doc__, scene, summary, table, "e35",
                                     "e35_branch_unroll.py")
 
