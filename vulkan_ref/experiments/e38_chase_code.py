@@ -8,6 +8,8 @@ its index: compute shaders of one warp whose code is N steps written out
   vulkan_ref/experiments/e38_chase_code.py summary RECORD_DIR [-o OUT.json]
   vulkan_ref/experiments/e38_chase_code.py table RECORD_DIR
       [--update README.md | --check README.md]
+  vulkan_ref/experiments/e38_chase_code.py model RECORD_DIR
+      --warpsim build/warpsim [--update README.md | --check README.md]
 
 Why: after E36, vulkan_ref's fragment chase loops at high occupancy
 (E26, E27: `idx = d[idx]`, the index unbounded) come out about one issue
@@ -37,7 +39,9 @@ each dispatch's GPU time. `summary` gives per variant the bytes and
 instructions (16 bytes each) a step adds, (size at 128 - size at 64) / 64,
 and the cycles a step takes, (time at 128 - time at 64) / 64 at the SM
 clock runs.txt read after the runs; `table` writes the Markdown table
-between <!-- table e38 --> and <!-- end table e38 -->.
+between <!-- table e38 --> and <!-- end table e38 -->. `model` runs the
+same scenes in timing mode with the h200 preset and puts the model's
+instructions and cycles per step beside them (<!-- table e38-model -->).
 
 Standard library only.
 """
@@ -167,7 +171,64 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+def model_table(record, warpsim):
+    """The committed scenes (samples/h200/e38_chase_code) in timing mode
+    with the h200 preset beside RECORD: per variant the instructions a step
+    issues (warp instructions, what the model issues in a slot of its own)
+    and its cycles."""
+    import json
+    import subprocess
+    import tempfile
+    scenes = os.path.join(HERE, "..", "..", "samples", "h200",
+                          "e38_chase_code")
+    runs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in STEPS:
+            rep = os.path.join(tmp, "r%d.json" % n)
+            p = subprocess.run(
+                [warpsim, "run", os.path.join(scenes, "steps%d.amber" % n),
+                 "--timing", "--gpu-config", "h200", "--quiet", "--json",
+                 rep], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("%s: %s failed (%d): %s" % (
+                    TOOL, warpsim, p.returncode, p.stderr.strip()))
+            with open(rep) as f:
+                runs[n] = {d["pipeline"][len("p_"):]: d
+                           for d in json.load(f)["dispatches"]}
+    s = summary(record)
+    d = STEPS[1] - STEPS[0]
+    out = ["The timing model (`warpsim run samples/h200/e38_chase_code/"
+           "stepsN.amber --timing --gpu-config h200`) beside `%s` (%s): per "
+           "step as above; the model's instructions are the warp "
+           "instructions a step adds (an access chain and a load, and the "
+           "mask), each an issue slot.\n" % (
+               s["record"], s["device"].get("name", "?")),
+           "| variant | GPU instructions | model instructions | GPU cycles "
+           "| model cycles | model / GPU (cycles) |",
+           "|---|---|---|---|---|---|"]
+    for r in s["rows"]:
+        a, b = runs[STEPS[0]][r["variant"]], runs[STEPS[1]][r["variant"]]
+        ins = (b["warp_instructions"] - a["warp_instructions"]) / d
+        cyc = (b["cycles"] - a["cycles"]) / d
+        out.append("| %s | %.2f | %.2f | %.1f | %.1f | %.2f |" % (
+            r["variant"], r["instructions_per_step"], ins,
+            r["cycles_per_step"], cyc, cyc / r["cycles_per_step"]))
+    return "\n".join(out) + "\n"
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "model":
+        import argparse
+        from readme_section import table_section_main
+        ap = argparse.ArgumentParser(prog="%s model" % TOOL)
+        ap.add_argument("record")
+        ap.add_argument("--warpsim", required=True)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        a = ap.parse_args(sys.argv[2:])
+        return table_section_main(model_table(a.record, a.warpsim),
+                                  "e38-model", TOOL, check=a.check,
+                                  update=a.update)
     return scene_summary_table_main(__doc__, scene, summary, table, "e38",
                                     TOOL)
 
