@@ -905,6 +905,23 @@ def buffer_address(run, e2, vk_dir, t, src):
         f"a pointer {l1:.2f} (the ld.global.ca footprints <= 16 KB, as "
         f"memory.l1_latency); the address's latency: {lat:.2f}, rounded")
     src["buffer_address.interval"] = "the ALU pipe's (alu.interval)"
+    # E38: the driver's instructions for a chase step through an unbounded
+    # index, against the model's (the load and one access chain).
+    d38 = latest_record(vk_dir, "e38-chase-code")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e38_chase_code  # noqa: E402
+    s38 = e38_chase_code.summary(d38)
+    step = {r["variant"]: r["instructions_per_step"] for r in s38["rows"]}
+    model = 2  # the load and the access chain (e38_chase_code.py model)
+    t["buffer_address_issue_cycles"] = max(0, round(step["nomask"]) - model)
+    src["buffer_address_issue_cycles"] = (
+        f"{rel(d38)} ({s38['device'].get('name', '?')}, driver "
+        f"{s38['device'].get('driver_info', '?')}, E38): the driver's Binary "
+        "Size of one warp's chase written out, idx = ring[idx]: "
+        f"{step['nomask']:.2f} instructions a step (signed index "
+        f"{step['signed']:.2f}), where the model issues {model} (the load "
+        "and one access chain; e38_chase_code.py model): the 64-bit "
+        "address is two instructions, one issue cycle more")
 
 
 def slots_beyond(found, name, kinds, pattern, warps=64):

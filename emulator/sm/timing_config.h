@@ -159,6 +159,12 @@ struct TimingConfig {
   // address from the descriptor's base there, a longer wait than one ALU
   // instruction's. Latency 0: the ALU pipe's figures.
   PipeTiming buffer_address{0, 0};
+  // Cycles beyond its own slot such an access chain holds its
+  // sub-partition's issue (as MemoryTiming::global_load_issue_cycles, with
+  // memory.issue_hold_slack_cycles, for every warp): NVIDIA's code computes
+  // the 64-bit address in two instructions where the model issues one
+  // (vulkan_ref's E38). 0: none.
+  uint32_t buffer_address_issue_cycles = 0;
   PipeTiming branch{4, 1};  // control flow
   PipeTiming sync{4, 1};    // barriers, subgroup shuffles and votes
   PipeTiming lsu{0, 1};     // loads and stores: issue interval only (the

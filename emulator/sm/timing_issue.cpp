@@ -708,6 +708,13 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       }
     }
   }
+  if (config.buffer_address_issue_cycles > 0 &&
+      config.buffer_address.latency > 0 &&
+      simt::IsBufferAddress(rec.op, rec.ext)) {
+    run.memory_issue_hold_cycles +=
+        sp.Owe(now, config.buffer_address_issue_cycles,
+               config.memory.issue_hold_slack_cycles);
+  }
   const uint16_t kind = w.info->kind[rec.pc];
   if (config.predicate_latency > 0 && (kind & kWritesPredicate) != 0) {
     // A predicate: ready predicate_latency after NVIDIA's code computes
