@@ -160,6 +160,23 @@ def scene_summary_table_main(description, scene, summary, table, section,
                               args.check, args.update)
 
 
+def timing_report(warpsim, path, tool):
+    """The report of `warpsim run PATH --timing --gpu-config h200` (a
+    dict). Exits with a message naming TOOL when warpsim fails."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        rep_path = os.path.join(tmp, "report.json")
+        p = subprocess.run([warpsim, "run", path, "--timing",
+                            "--gpu-config", "h200", "--quiet", "--json",
+                            rep_path], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit("%s: warpsim exited %d on %s: %s"
+                             % (tool, p.returncode, path, p.stderr.strip()))
+        with open(rep_path) as f:
+            return json.load(f)
+
+
 def record_model_run(warpsim, scene, out, tool, root, extra=None,
                      draw_fields=()):
     """`warpsim run SCENE --timing --gpu-config h200` (SCENE a path or a
@@ -172,22 +189,11 @@ def record_model_run(warpsim, scene, out, tool, root, extra=None,
     TOOL when warpsim fails."""
     import datetime
     import subprocess
-    import tempfile
     scenes = [scene] if isinstance(scene, str) else list(scene)
     runs = []
-    with tempfile.TemporaryDirectory() as tmp:
-        rep_path = os.path.join(tmp, "report.json")
-        for path in scenes:
-            p = subprocess.run([warpsim, "run", path, "--timing",
-                                "--gpu-config", "h200", "--quiet", "--json",
-                                rep_path], capture_output=True, text=True)
-            if p.returncode != 0:
-                raise SystemExit("%s: warpsim exited %d on %s: %s"
-                                 % (tool, p.returncode, path,
-                                    p.stderr.strip()))
-            with open(rep_path) as f:
-                rep = json.load(f)
-            runs += rep["draws"] + rep.get("dispatches", [])
+    for path in scenes:
+        rep = timing_report(warpsim, path, tool)
+        runs += rep["draws"] + rep.get("dispatches", [])
     commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",

@@ -156,10 +156,11 @@ def clock_mhz(record, tool="e34_unroll_limit.py"):
     return mhz
 
 
-def load(record, trips, tool="e34_unroll_limit.py"):
-    """RECORD/tripsTRIPS.json: the report, each pipeline's (Binary Size,
-    Register Count) and each dispatch's GPU time, by shader name."""
-    path = os.path.join(record, "trips%d.json" % trips)
+def load(record, trips, tool="e34_unroll_limit.py", stem="trips"):
+    """RECORD/STEMTRIPS.json (tripsTRIPS.json unless said): the report, each
+    pipeline's (Binary Size, Register Count) and each dispatch's GPU time,
+    by shader name."""
+    path = os.path.join(record, "%s%d.json" % (stem, trips))
     with open(path) as f:
         report = json.load(f)
     if report.get("result") not in (None, "pass"):

@@ -268,25 +268,12 @@ def skipped_weight(s, limit):
 def model_runs(warpsim):
     """{trips: {pipeline: dispatch}} of the committed scenes
     (samples/h200/e35_branch_unroll) in timing mode with the h200 preset."""
-    import json
-    import subprocess
-    import tempfile
-    out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for t in TRIPS:
-            scene_path = os.path.join(HERE, "..", "..", "samples", "h200",
-                                      "e35_branch_unroll", "trips%d.amber" % t)
-            rep = os.path.join(tmp, "report%d.json" % t)
-            p = subprocess.run([warpsim, "run", scene_path, "--timing",
-                                "--gpu-config", "h200", "--quiet", "--json",
-                                rep], capture_output=True, text=True)
-            if p.returncode != 0:
-                raise SystemExit("e35_branch_unroll.py: %s failed (%d): %s" %
-                                 (warpsim, p.returncode, p.stderr.strip()))
-            with open(rep) as f:
-                out[t] = {d["pipeline"]: d
-                          for d in json.load(f)["dispatches"]}
-    return out
+    from readme_section import timing_report
+    scenes = os.path.join(HERE, "..", "..", "samples", "h200",
+                          "e35_branch_unroll")
+    return {t: {d["pipeline"]: d for d in timing_report(
+        warpsim, os.path.join(scenes, "trips%d.amber" % t), TOOL)[
+            "dispatches"]} for t in TRIPS}
 
 
 def model_check(warpsim, record, update=None, check=None):

@@ -52,11 +52,8 @@ per step beside the record's (between <!-- table e36-model --> and
 
 Standard library only.
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
@@ -212,21 +209,13 @@ def table(s):
 def model_steps(warpsim):
     """{variant: the model's cycles per step} from the committed scenes in
     timing mode with the h200 preset (its clock)."""
+    from readme_section import timing_report
     cycles = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for t in TRIPS:
-            rep = os.path.join(tmp, "r%d.json" % t)
-            p = subprocess.run(
-                [warpsim, "run", os.path.join(SCENES, "trips%d.amber" % t),
-                 "--timing", "--gpu-config", "h200", "--quiet", "--json",
-                 rep], capture_output=True, text=True)
-            if p.returncode != 0:
-                raise SystemExit("%s: %s failed (%d): %s" % (
-                    TOOL, warpsim, p.returncode, p.stderr.strip()))
-            with open(rep) as f:
-                for d in json.load(f)["dispatches"]:
-                    cycles.setdefault(d["pipeline"][len("p_"):], {})[t] = \
-                        d["cycles"]
+    for t in TRIPS:
+        rep = timing_report(warpsim,
+                            os.path.join(SCENES, "trips%d.amber" % t), TOOL)
+        for d in rep["dispatches"]:
+            cycles.setdefault(d["pipeline"][len("p_"):], {})[t] = d["cycles"]
     return {k: (v[TRIPS[1]] - v[TRIPS[0]]) / (TRIPS[1] - TRIPS[0])
             for k, v in cycles.items()}
 

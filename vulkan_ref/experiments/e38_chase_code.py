@@ -116,35 +116,19 @@ def scene():
     return {"steps%d" % n: scene_text(n) for n in STEPS}
 
 
-def load(record, n):
-    """e34's reader of RECORD/tripsN.json, for RECORD/stepsN.json."""
-    import json
-    path = os.path.join(record, "steps%d.json" % n)
-    with open(path) as f:
-        report = json.load(f)
-    if report.get("result") not in (None, "pass"):
-        raise SystemExit("%s: %s did not pass" % (TOOL, path))
-    sizes = {p["name"][len("p_"):]: p.get("executable_statistics", {}).get(
-        "Binary Size") for p in report.get("pipelines", [])}
-    times = {d["pipeline"][len("p_"):]: d["gpu_time_ns"]
-             for d in report.get("dispatches", [])}
-    return report, sizes, times
-
-
 def summary(record):
     mhz = e34.clock_mhz(record, TOOL)
-    report, s64, t64 = load(record, STEPS[0])
-    _, s128, t128 = load(record, STEPS[1])
+    report, s64, t64 = e34.load(record, STEPS[0], TOOL, "steps")
+    _, s128, t128 = e34.load(record, STEPS[1], TOOL, "steps")
     rows = []
     d = STEPS[1] - STEPS[0]
     for name in VARIANTS:
-        if any(name not in x or x[name] is None
-               for x in (s64, s128, t64, t128)):
+        if any(name not in x for x in (s64, s128, t64, t128)):
             raise SystemExit("%s: %s lacks %s" % (TOOL, record, name))
-        per = (s128[name] - s64[name]) / d
+        per = (s128[name][0] - s64[name][0]) / d
         rows.append({"variant": name, "step": VARIANTS[name][1],
-                     "binary_size_64": s64[name],
-                     "binary_size_128": s128[name],
+                     "binary_size_64": s64[name][0],
+                     "binary_size_128": s128[name][0],
                      "bytes_per_step": per, "instructions_per_step": per / 16,
                      "cycles_per_step": (t128[name] - t64[name]) / d * mhz /
                      1000.0})
@@ -176,25 +160,12 @@ def model_table(record, warpsim):
     with the h200 preset beside RECORD: per variant the instructions a step
     issues (warp instructions, what the model issues in a slot of its own)
     and its cycles."""
-    import json
-    import subprocess
-    import tempfile
+    from readme_section import timing_report
     scenes = os.path.join(HERE, "..", "..", "samples", "h200",
                           "e38_chase_code")
-    runs = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in STEPS:
-            rep = os.path.join(tmp, "r%d.json" % n)
-            p = subprocess.run(
-                [warpsim, "run", os.path.join(scenes, "steps%d.amber" % n),
-                 "--timing", "--gpu-config", "h200", "--quiet", "--json",
-                 rep], capture_output=True, text=True)
-            if p.returncode != 0:
-                raise SystemExit("%s: %s failed (%d): %s" % (
-                    TOOL, warpsim, p.returncode, p.stderr.strip()))
-            with open(rep) as f:
-                runs[n] = {d["pipeline"][len("p_"):]: d
-                           for d in json.load(f)["dispatches"]}
+    runs = {n: {d["pipeline"][len("p_"):]: d for d in timing_report(
+        warpsim, os.path.join(scenes, "steps%d.amber" % n), TOOL)[
+            "dispatches"]} for n in STEPS}
     s = summary(record)
     d = STEPS[1] - STEPS[0]
     out = ["The timing model (`warpsim run samples/h200/e38_chase_code/"
