@@ -177,6 +177,25 @@ def timing_report(warpsim, path, tool):
             return json.load(f)
 
 
+def record_model_main(doc, scene, summary, table, section, tool,
+                      model_table):
+    """scene_summary_table_main's commands and `model RECORD --warpsim BIN
+    [--update README | --check README]`: model_table(record, warpsim)
+    gives the table of section SECTION-model (the model run afresh beside
+    the record). Returns the exit status."""
+    if len(sys.argv) > 1 and sys.argv[1] == "model":
+        ap = argparse.ArgumentParser(prog="%s model" % tool)
+        ap.add_argument("record")
+        ap.add_argument("--warpsim", required=True)
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        a = ap.parse_args(sys.argv[2:])
+        return table_section_main(model_table(a.record, a.warpsim),
+                                  section + "-model", tool, check=a.check,
+                                  update=a.update)
+    return scene_summary_table_main(doc, scene, summary, table, section, tool)
+
+
 def record_model_run(warpsim, scene, out, tool, root, extra=None,
                      draw_fields=()):
     """`warpsim run SCENE --timing --gpu-config h200` (SCENE a path or a

@@ -58,7 +58,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from readme_section import (  # noqa: E402
-    scene_summary_table_main, table_section_main)
+    record_model_main, timing_report)
 import e34_unroll_limit as e34  # noqa: E402  (its record readers)
 
 TRIPS = (1024, 2048)
@@ -209,7 +209,6 @@ def table(s):
 def model_steps(warpsim):
     """{variant: the model's cycles per step} from the committed scenes in
     timing mode with the h200 preset (its clock)."""
-    from readme_section import timing_report
     cycles = {}
     for t in TRIPS:
         rep = timing_report(warpsim,
@@ -237,19 +236,8 @@ def model_table(record, warpsim):
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "model":
-        import argparse
-        ap = argparse.ArgumentParser(prog="%s model" % TOOL)
-        ap.add_argument("record")
-        ap.add_argument("--warpsim", required=True)
-        ap.add_argument("--update")
-        ap.add_argument("--check")
-        a = ap.parse_args(sys.argv[2:])
-        text = model_table(a.record, a.warpsim)
-        return table_section_main(text, "e36-model", TOOL, check=a.check,
-                                  update=a.update)
-    return scene_summary_table_main(__doc__, scene, summary, table, "e36",
-                                    TOOL)
+    return record_model_main(__doc__, scene, summary, table, "e36", TOOL,
+                             model_table)
 
 
 if __name__ == "__main__":

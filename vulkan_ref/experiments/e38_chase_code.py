@@ -50,7 +50,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from readme_section import scene_summary_table_main  # noqa: E402
+from readme_section import (  # noqa: E402
+    record_model_main, timing_report)
 import e34_unroll_limit as e34  # noqa: E402  (its record readers)
 
 STEPS = (64, 128)
@@ -160,7 +161,6 @@ def model_table(record, warpsim):
     with the h200 preset beside RECORD: per variant the instructions a step
     issues (warp instructions, what the model issues in a slot of its own)
     and its cycles."""
-    from readme_section import timing_report
     scenes = os.path.join(HERE, "..", "..", "samples", "h200",
                           "e38_chase_code")
     runs = {n: {d["pipeline"][len("p_"):]: d for d in timing_report(
@@ -188,20 +188,8 @@ def model_table(record, warpsim):
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "model":
-        import argparse
-        from readme_section import table_section_main
-        ap = argparse.ArgumentParser(prog="%s model" % TOOL)
-        ap.add_argument("record")
-        ap.add_argument("--warpsim", required=True)
-        ap.add_argument("--update")
-        ap.add_argument("--check")
-        a = ap.parse_args(sys.argv[2:])
-        return table_section_main(model_table(a.record, a.warpsim),
-                                  "e38-model", TOOL, check=a.check,
-                                  update=a.update)
-    return scene_summary_table_main(__doc__, scene, summary, table, "e38",
-                                    TOOL)
+    return record_model_main(__doc__, scene, summary, table, "e38", TOOL,
+                             model_table)
 
 
 if __name__ == "__main__":
