@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""E39, what a fragment warp's global load costs by where its lanes read:
+how many 32-byte sectors and 128-byte lines one warp load touches, and
+whether its lanes' words fall in the same banks of the L1's data, with
+the data in the L1 and in the L2, at high occupancy (E27's draw: 512
+fragment warps per graphics SM).
+
+  vulkan_ref/experiments/e39_load_patterns.py scene OUT_DIR
+  vulkan_ref/experiments/e39_load_patterns.py summary RECORD_DIR [-o OUT.json]
+  vulkan_ref/experiments/e39_load_patterns.py table RECORD_DIR
+      [--update README.md | --check README.md]
+  vulkan_ref/experiments/e39_load_patterns.py model --warpsim BIN
+      [-o samples/h200/e39_load_patterns/timing-vs-h200.json]
+  vulkan_ref/experiments/e39_load_patterns.py model-table RECORD
+      [MODEL.json] [--update README.md | --check README.md]
+
+Why: the timing family memory_loads (samples/timing_families/) draws 16
+loads a pixel from the L2 where a warp's lanes read one word, a line,
+8 rows of 16 bytes (8 sectors in 8 lines), one word per sector (32
+sectors in 8 lines) or hashed words (32 lines). The model matches the
+H200's time within a few percent for all but one word per sector, which
+the model draws in 0.83 of the H200's time and even faster than the rows
+(the H200: 1.09 times the rows'). The model charges a load that misses
+the L1 per line it sends to the L2 and per sector the L2 returns, and a
+load that hits nothing beyond the L1's latency, whatever it touches. E39
+times the patterns apart, in the L1 and in the L2, and with the lanes'
+words spread over the L1's 32 banks of 4 bytes or piled into few.
+
+`scene` writes one AmberScript scene into OUT_DIR (loads.amber): per
+variant two pipelines drawing a 256x256 rectangle (2048 fragment warps,
+512 on each of the 4 graphics SMs, at most 64 resident) whose fragment
+shaders loop n = 32 and 256 times (a uniform block), each drawn twice
+(the second counts). A trip adds one loaded word to a sum (`none`: the
+trip's number instead, no load). The word a lane reads: a block of 1024
+words chosen by the trip (and, from the L2, by the warp), and in it the
+lane's offset by the pattern, the lane numbered across the warp's 4x8
+pixels (vulkan_ref/results/h200/FINDINGS.md Q2):
+
+  uniform      0: every lane one word (1 sector, 1 line);
+  coalesced    lane: 32 consecutive words (4 sectors, 1 line);
+  strided2     2 lane: 8 sectors, 2 lines, 2 lanes a bank;
+  strided4     4 lane: 16 sectors, 4 lines, 4 lanes a bank;
+  strided      8 lane: a word a sector, 32 sectors in 8 lines, 8 lanes
+               a bank;
+  strided9     9 lane: 32 sectors in 9 or 10 lines, every lane its own
+               bank;
+  rows         64 row + column: 8 rows of 16 bytes, 8 sectors in 8
+               lines, 8 lanes a bank (memory_loads' rows);
+  rows68       68 row + column: the same with the rows 4 banks apart,
+               every lane its own bank;
+  lines        32 lane: 32 lines, a word each, every lane bank 0;
+  lines33      33 lane: 32 lines, every lane its own bank.
+
+Each pattern twice: `l1_*` from a buffer of 8 blocks (32 KB, which
+every warp of an SM reads alike: L1 hits after the first reads), and
+`l2_*` from one of 1024 blocks (4 MB, a block per warp and trip: L1
+misses, L2 hits once the first draw read it).
+
+`summary` gives per variant the SM cycles per step, (time at 256 - time
+at 32) / 224 at the SM clock sampled through the run, and the SM cycles
+per warp load: that over the 512 warps each SM gets (less `none`'s: the
+loop's own). `model` runs the scene in timing mode with the h200 preset;
+`model-table` puts the model's cycles beside the GPU's.
+
+Standard library only.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
+from readme_section import (  # noqa: E402
+    experiment_main, record_model_run, model_caption)
+import device_clocks  # noqa: E402
+
+STEPS = (32, 256)
+SIDE = 256
+GRAPHICS_SMS = 4
+WARPS_PER_SM = SIDE * SIDE // 32 // GRAPHICS_SMS
+SCENE = "loads"
+BLOCK = 1024  # words
+L1_BLOCKS = 8
+L2_BLOCKS = 1024
+
+# name: (the lane's word in its block, sectors, lines, lanes a bank)
+PATTERNS = {
+    "uniform": ("0u", 1, 1, 32),
+    "coalesced": ("lane", 4, 1, 1),
+    "strided2": ("lane * 2u", 8, 2, 2),
+    "strided4": ("lane * 4u", 16, 4, 4),
+    "strided": ("lane * 8u", 32, 8, 8),
+    "strided9": ("lane * 9u", 32, "9-10", 1),
+    "rows": ("(lane >> 2) * 64u + (lane & 3u)", 8, 8, 8),
+    "rows68": ("(lane >> 2) * 68u + (lane & 3u)", 8, 8, 1),
+    "lines": ("lane * 32u", 32, 32, 32),
+    "lines33": ("lane * 33u", 32, 32, 1),
+}
+# Where a trip's block lies: the same for every warp (8 blocks), or the
+# warp's own (1024 blocks; blk numbers the warp's 4x8 pixels).
+LEVELS = {
+    "l1": "((uint(i) * 5u) & %du)" % (L1_BLOCKS - 1),
+    "l2": "((blk * 97u + uint(i) * 5u) & %du)" % (L2_BLOCKS - 1),
+}
+VARIANTS = ["none"] + ["%s_%s" % (lv, p) for lv in LEVELS for p in PATTERNS]
+
+PARAMS = ("layout(set = 0, binding = 0) uniform Params { int n; } u;\n"
+          "layout(set = 0, binding = %d) readonly buffer Data { uint d[]; } "
+          "data;\n")
+
+
+def shader(variant):
+    # (The lane's offset before the loop: each trip computes only its
+    # block's, as the driver's code does with a loop-invariant offset.)
+    if variant == "none":
+        add, off, binding = "uint(i)", "0u", 1
+    else:
+        level, pattern = variant.split("_", 1)
+        add = "data.d[%s * %du + off]" % (LEVELS[level], BLOCK)
+        off = PATTERNS[pattern][0]
+        binding = 1 if level == "l1" else 2
+    return ("#version 450\nlayout(location = 0) out vec4 color;\n" +
+            PARAMS % binding +
+            "void main() {\n"
+            "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+            "  uint lane = uint((p.y & 7) * 4 + (p.x & 3));\n"
+            "  uint blk = uint((p.y >> 3) * 64 + (p.x >> 2));\n"
+            "  uint off = %s;\n"
+            "  uint s = lane + blk + off;\n" % off +
+            "  for (int i = 0; i < u.n; ++i) {\n"
+            "    s += %s;\n  }\n" % add +
+            "  color = vec4(float(s & 255u) / 255.0, 0.0, 0.0, 1.0);\n}\n")
+
+
+def scene():
+    lines = ["#!amber",
+             "# GENERATED by vulkan_ref/experiments/e39_load_patterns.py "
+             "scene:",
+             "# a fragment warp's load by the sectors, lines and banks its "
+             "lanes read (its docstring).",
+             "SHADER vertex vs PASSTHROUGH"]
+    for name in VARIANTS:
+        lines.append("SHADER fragment s_%s GLSL\n%sEND" % (name,
+                                                            shader(name)))
+    for n in STEPS:
+        lines.append("BUFFER n%d DATA_TYPE int32 DATA %d END" % (n, n))
+    lines.append("BUFFER small DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
+                 % (L1_BLOCKS * BLOCK))
+    lines.append("BUFFER large DATA_TYPE uint32 SIZE %d SERIES_FROM 0 "
+                 "INC_BY 1" % (L2_BLOCKS * BLOCK))
+    lines.append("IMAGE frame FORMAT B8G8R8A8_UNORM DIM_2D WIDTH %d HEIGHT %d"
+                 % (SIDE, SIDE))
+    runs = []
+    for name in VARIANTS:
+        data, binding = ("large", 2) if name.startswith("l2_") else ("small",
+                                                                     1)
+        for n in STEPS:
+            pipe = "%s_%d" % (name, n)
+            lines.append(
+                "PIPELINE graphics %s\n  ATTACH vs\n  ATTACH s_%s\n"
+                "  FRAMEBUFFER_SIZE %d %d\n"
+                "  BIND BUFFER frame AS color LOCATION 0\n"
+                "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
+                "  BIND BUFFER %s AS storage DESCRIPTOR_SET 0 BINDING %d\n"
+                "END" % (pipe, name, SIDE, SIDE, n, data, binding))
+            runs += ["RUN %s DRAW_RECT POS 0 0 SIZE %d %d" % (
+                pipe, SIDE, SIDE)] * 2
+    return {SCENE: "\n".join(lines + runs) + "\n"}
+
+
+def rows_of(times, scale):
+    """Per variant: SM cycles per step and per warp load (less none's);
+    SCALE (a number, or one per scene) turns TIMES into cycles."""
+    rows = []
+    k = scale[SCENE] if isinstance(scale, dict) else scale
+    for name in VARIANTS:
+        a, c = times["%s_%d" % (name, STEPS[0])], times["%s_%d" % (name,
+                                                                  STEPS[1])]
+        step = (c - a) * k / (STEPS[1] - STEPS[0])
+        rows.append({"variant": name, "cycles_per_step": round(step, 2),
+                     "cycles_per_warp_step": round(step / WARPS_PER_SM, 4)})
+    base = rows[0]["cycles_per_warp_step"]
+    for r in rows:
+        r["load_cycles"] = round(r["cycles_per_warp_step"] - base, 4)
+    return rows
+
+
+def summary(record):
+    """RECORD: what run_scenes_h200.sh wrote (run1/, run2/: the scene's
+    report; the clock samples and run times beside them)."""
+    s = device_clocks.scene_runs(record, (SCENE,), rows_of,
+                                 "e39_load_patterns.py")
+    s["record"] = os.path.relpath(record, ROOT)
+    return s
+
+
+def describe(name):
+    """The pattern's sectors, lines and lanes a bank, for a table."""
+    if name == "none":
+        return "-", "-", "-", "-"
+    level, pattern = name.split("_", 1)
+    _, sectors, lines, bank = PATTERNS[pattern]
+    return level.upper(), str(sectors), str(lines), str(bank)
+
+
+def table(s):
+    run1, run2 = s["runs"]["run1"], s["runs"]["run2"]
+    out = ["Device: %s, driver %s; `%s`, run1 (run2 beside it). SM cycles at "
+           "the SM clock sampled while the scene ran (every 20 ms, the "
+           "median; %s). Cycles per step: (time at %d steps - time at %d) "
+           "/ %d; per warp load: that over the %d warps each SM gets, less "
+           "none's (the loop without a load).\n" %
+           (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
+            s["record"], device_clocks.note(s["runs"]), STEPS[1], STEPS[0],
+            STEPS[1] - STEPS[0], WARPS_PER_SM),
+           "| variant | from | sectors | lines | lanes a bank | cycles per "
+           "step | run2 | SM cycles per warp load | run2 |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r, r2 in zip(run1["rows"], run2["rows"]):
+        out.append("| %s | %s | %s | %s | %s | %.1f | %.1f | %.2f | %.2f |" % (
+            (r["variant"],) + describe(r["variant"]) +
+            (r["cycles_per_step"], r2["cycles_per_step"], r["load_cycles"],
+             r2["load_cycles"])))
+    return "\n".join(out) + "\n"
+
+
+SCENES = os.path.join(ROOT, "samples", "h200", "e39_load_patterns")
+MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
+
+
+def model(warpsim, out):
+    return record_model_run(
+        warpsim, [os.path.join(SCENES, SCENE + ".amber")], out,
+        "e39_load_patterns.py", ROOT)
+
+
+def model_table(record, model_json):
+    s = summary(record)
+    m, caption = model_caption(model_json, ROOT)
+    mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
+    out = ["%s; GPU: `%s` (%s). SM cycles per step and per warp load as "
+           "above, on each side.\n" % (caption, s["record"],
+                                        s["device"].get("name", "?")),
+           "| variant | GPU per warp load | model per warp load | model / "
+           "GPU (cycles per step) |", "|---|---|---|---|"]
+    for r in s["runs"]["run1"]["rows"]:
+        e = mrows[r["variant"]]
+        out.append("| %s | %.2f | %.2f | %.2f |" % (
+            r["variant"], r["load_cycles"], e["load_cycles"],
+            e["cycles_per_step"] / r["cycles_per_step"]))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    return experiment_main(__doc__, scene, summary, table, "e39",
+                           "e39_load_patterns.py", MODEL_JSON, model,
+                           model_table)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
