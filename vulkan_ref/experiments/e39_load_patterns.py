@@ -13,6 +13,8 @@ fragment warps per graphics SM).
       [-o samples/h200/e39_load_patterns/timing-vs-h200.json]
   vulkan_ref/experiments/e39_load_patterns.py model-table RECORD
       [MODEL.json] [--update README.md | --check README.md]
+  vulkan_ref/experiments/e39_load_patterns.py families RECORD
+      [--update README.md | --check README.md]
 
 Why: the timing family memory_loads (samples/timing_families/) draws 16
 loads a pixel from the L2 where a warp's lanes read one word, a line,
@@ -60,10 +62,14 @@ misses, L2 hits once the first draw read it).
 at 32) / 224 at the SM clock sampled through the run, and the SM cycles
 per warp load: that over the 512 warps each SM gets (less `none`'s: the
 loop's own). `model` runs the scene in timing mode with the h200 preset;
-`model-table` puts the model's cycles beside the GPU's.
+`model-table` puts the model's cycles beside the GPU's. `families`
+sets the timing families, which run_e39_h200.sh runs on the same machine
+after E39 (RECORD/families/), beside the H200's record of them.
 
 Standard library only.
 """
+import argparse
+import json
 import os
 import sys
 
@@ -72,7 +78,7 @@ ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 from readme_section import (  # noqa: E402
-    experiment_main, record_model_run, model_caption)
+    experiment_main, record_model_run, model_caption, table_section_main)
 import device_clocks  # noqa: E402
 
 STEPS = (32, 256)
@@ -256,7 +262,66 @@ def model_table(record, model_json):
     return "\n".join(out) + "\n"
 
 
+FAMILIES = ("branch_granularity", "loop_trips", "register_pressure",
+            "memory_loads")
+H200_FAMILIES = os.path.join(ROOT, "samples", "timing_families", "results",
+                             "h200-2026-12-03")
+
+
+def families_table(record):
+    """The timing families (samples/timing_families/) as run_e39_h200.sh
+    ran them beside E39 (RECORD/families/runN/FAMILY.json) against the
+    H200's record of them (H200_FAMILIES/FAMILY.h200.json): each draw's
+    GPU time on both machines."""
+    fam = os.path.join(record, "families")
+    clocks = device_clocks.run_clocks(fam)
+    runs = {}
+    device = {}
+    for run in ("run1", "run2"):
+        for f in FAMILIES:
+            with open(os.path.join(fam, run, f + ".json")) as fh:
+                rep = json.load(fh)
+            device = rep.get("device", device)
+            runs[(run, f)] = {d["pipeline"]: d["gpu_time_ns"]
+                              for d in rep["draws"]}
+    lows = sorted("%s %.0f" % (k, c["min_mhz"]) for k, c in clocks.items()
+                  if c["min_mhz"] < c["max_sm_mhz"])
+    out = ["Device: %s, driver %s; `%s` (run1, run2) against the H200's "
+           "`%s` (NVIDIA H200): each draw's GPU time (ns, the median of 15 "
+           "repeats); %s.\n" % (
+               device.get("name", "?"), device.get("driver_info", "?"),
+               os.path.relpath(fam, ROOT), os.path.relpath(H200_FAMILIES,
+                                                           ROOT),
+               "SM clock samples below the highest: " + ", ".join(lows)
+               if lows else "every SM clock sample at the highest clock"),
+           "| family | variant | H200 ns | this GPU ns | run2 | this GPU / "
+           "H200 |", "|---|---|---|---|---|---|"]
+    worst = 0.0
+    for f in FAMILIES:
+        with open(os.path.join(H200_FAMILIES, f + ".h200.json")) as fh:
+            h200 = [(d["pipeline"], d["gpu_time_ns"])
+                    for d in json.load(fh)["draws"]]
+        for name, t in h200:
+            a, b = runs[("run1", f)][name], runs[("run2", f)][name]
+            worst = max(worst, abs(a / t - 1))
+            out.append("| %s | %s | %.0f | %.0f | %.0f | %.3f |" % (
+                f, name, t, a, b, a / t))
+    out.append("\nThe largest difference: %.1f %%." % (100 * worst))
+    return "\n".join(out) + "\n"
+
+
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "families":
+        ap = argparse.ArgumentParser(description="the timing families "
+                                     "beside E39 against the H200's")
+        ap.add_argument("cmd")
+        ap.add_argument("record")
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        args = ap.parse_args()
+        return table_section_main(families_table(args.record),
+                                  "e39-families", "e39_load_patterns.py",
+                                  args.check, args.update)
     return experiment_main(__doc__, scene, summary, table, "e39",
                            "e39_load_patterns.py", MODEL_JSON, model,
                            model_table)
