@@ -819,6 +819,47 @@ def graphics_l1_miss_lines(vk_dir, t, src):
         f"{fit.get('s4', float('nan')):.3f})")
 
 
+def l1_wavefronts(vk_dir, t, src):
+    """The L1's data stage (MemoryTiming::l1_wavefront_cycles, l1_banks,
+    l1_bank_bytes, l1_lines_per_wavefront) from vulkan_ref's E39 (the
+    latest e39-load-patterns-* record under vk_dir or beside it in h100):
+    fragment warps at high occupancy loading one word a lane and trip from
+    the L1, the lanes' words piled up in one bank or spread over all, in
+    one line or many (e39_load_patterns.py wavefront_fit); the banks are
+    REFERENCE §1.3's shared memory banks (the L1 and shared memory are one
+    array there: "unified L1 / tex / smem")."""
+    d = latest_record(vk_dir, "e39-load-patterns")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e39_load_patterns  # noqa: E402
+    s = e39_load_patterns.summary(d)
+    fit = e39_load_patterns.wavefront_fit(s)
+    m = t.setdefault("memory", {})
+    m["l1_wavefront_cycles"] = num(fit["cycles"])
+    m["l1_lines_per_wavefront"] = fit["lines_per_wavefront"]
+    m["l1_banks"] = 32
+    m["l1_bank_bytes"] = 4
+    head = (f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+            f"{s['device'].get('driver_info', '?')}, E39, "
+            "e39_load_patterns.py wavefront_fit): 512 fragment warps per "
+            "graphics SM, a loop loading a word a lane and trip from the L1, "
+            "SM cycles per warp and trip (the mean of the runs)")
+    src["memory.l1_wavefront_cycles"] = (
+        head + ", where the lanes' words pile up in one bank: "
+        + ", ".join(f"{v} ({w} words) {c:.3f}" for v, w, c in fit["bound"])
+        + f"; the least-squares slope through 0 against the words: "
+        f"{fit['cycles']:.4f} cycles a wavefront")
+    name, lines, cycles = fit["lines"]
+    src["memory.l1_lines_per_wavefront"] = (
+        head + f": {name}, {lines} lines with every word in its own bank, "
+        f"{cycles:.3f}, {cycles / fit['cycles']:.2f} wavefronts: "
+        f"{lines / (cycles / fit['cycles']):.2f} lines a wavefront, rounded")
+    src["memory.l1_banks"] = src["memory.l1_bank_bytes"] = (
+        "REFERENCE §1.3: shared memory banks 32 x 4 B, in the unified "
+        "L1 / tex / smem array of 256 KB an SM; vulkan_ref's E39 ("
+        + rel(d) + ") agrees: words 8 or 32 apart (4 B words) pile up "
+        "8 or 32 in a bank and take 8 or 32 wavefronts, 9 or 33 apart one")
+
+
 def l1_per_run(run, vk_dir, t, src):
     """Whether every draw or dispatch starts with an empty L1 and its
     buffers in the L2 (MemoryTiming::l1_invalidated_per_run,
@@ -1307,6 +1348,7 @@ def generate(run, vk_dir, out_path):
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
     l1_per_run(run, vk_dir, t, src)
+    l1_wavefronts(vk_dir, t, src)
     buffer_address(run, files["e2_latency"], vk_dir, t, src)
     memory_issue(run, t, src)
     predication(vk_dir, t, src)

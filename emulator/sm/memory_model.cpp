@@ -71,6 +71,7 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
               timing.l2_ways),
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
       request_queue_(sms),
+      data_queue_(sms),
       fills_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
@@ -110,6 +111,32 @@ double MemoryModel::Queue::Take(double at, double cycles) {
   const double start = std::max(free, latest);
   free = start + cycles;
   return (start - latest) + cycles;
+}
+
+uint32_t MemoryModel::Wavefronts(const uint64_t* addresses, uint32_t lanes,
+                                 uint64_t bytes) {
+  const uint64_t per = std::max(1u, t_.l1_lines_per_wavefront);
+  uint64_t n = (lines_.size() + per - 1) / per;
+  const uint64_t width = std::max(1u, t_.l1_bank_bytes);
+  const uint32_t banks = std::max(1u, t_.l1_banks);
+  // (The words of one line that fits the banks' width are in banks of
+  // their own.)
+  if (lines_.size() > 1 || t_.line_bytes > width * banks) {
+    words_.clear();
+    for (uint32_t m = lanes; m != 0; m &= m - 1) {
+      const uint64_t a = addresses[std::countr_zero(m)];
+      for (uint64_t w = a / width; w <= (a + bytes - 1) / width; ++w) {
+        words_.push_back(w);
+      }
+    }
+    std::sort(words_.begin(), words_.end());
+    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+    bank_words_.assign(banks, 0);
+    for (uint64_t w : words_) {
+      n = std::max<uint64_t>(n, ++bank_words_[w % banks]);
+    }
+  }
+  return static_cast<uint32_t>(std::max<uint64_t>(1, n));
 }
 
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
@@ -231,6 +258,14 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     const double done = request_queue_[sm].Take(
         at, static_cast<double>(l2_lines + in_flight) * per_line);
     ready = std::max(ready, at + done - per_line + latency);
+  }
+  if (!store && t_.l1_wavefront_cycles > 0) {
+    // The data leaves the L1 one wavefront after the other; the first
+    // one's time is in the latency.
+    const double c = t_.l1_wavefront_cycles;
+    const double done =
+        data_queue_[sm].Take(at, Wavefronts(addresses, lanes, size) * c);
+    ready = std::max(ready, at + done - c + t_.l1_latency);
   }
   queue(l2_queue_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);
   queue(dram_queue_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,

@@ -15,8 +15,12 @@
 // (l1_miss_cycles_per_line), their sectors queue on the GPU's L2
 // bandwidth, those that miss the L2 on its DRAM bandwidth (both shared
 // by all SMs: the SMs that run get what the idle ones leave), and the
-// queueing delay adds to the latency. (Stores need no answer: nothing waits for
-// them, but they use bandwidth.)
+// queueing delay adds to the latency. A load's data leaves the L1 in
+// wavefronts, one every l1_wavefront_cycles per SM, as many as its lanes'
+// words pile up in one bank of the L1 or its lines fill
+// l1_lines_per_wavefront lookups; the wait for the last one adds too.
+// (Stores need no answer: nothing waits for them, but they use
+// bandwidth.)
 #ifndef WARPSIM_SM_MEMORY_MODEL_H_
 #define WARPSIM_SM_MEMORY_MODEL_H_
 
@@ -130,6 +134,13 @@ class MemoryModel {
   // Per SM: when it can send the L2 another line
   // (MemoryTiming::l1_miss_cycles_per_line).
   std::vector<Queue> request_queue_;
+  // Per SM: when its L1's data stage can deliver the next wavefront
+  // (MemoryTiming::l1_wavefront_cycles).
+  std::vector<Queue> data_queue_;
+  // The wavefronts a load of `lanes` (`bytes` each at `addresses`) takes
+  // in the L1's data stage, its distinct lines being lines_.
+  uint32_t Wavefronts(const uint64_t* addresses, uint32_t lanes,
+                      uint64_t bytes);
   // Per SM: the L1 lines whose fills are on their way, each with the
   // cycle its data arrives and the sectors coming. A load of a line the
   // L1 has asked the L2 for waits for the data, not the L1's latency.
@@ -139,7 +150,8 @@ class MemoryModel {
   };
   std::vector<std::unordered_map<uint64_t, Fill>> fills_;
   MemoryCounters counters_;
-  std::vector<uint64_t> lines_, sectors_;              // scratch
+  std::vector<uint64_t> lines_, sectors_, words_;      // scratch
+  std::vector<uint32_t> bank_words_;                   // scratch
   std::vector<std::pair<uint64_t, uint32_t>> filled_;  // scratch
 };
 

@@ -85,6 +85,20 @@ struct MemoryTiming {
   // (the graphics SMs' shader path, which a draw's timing measures apart
   // from a kernel's). 0: l1_miss_cycles_per_line.
   double graphics_l1_miss_cycles_per_line = 0;
+  // The L1's data stage: a load's data leaves it in wavefronts, one every
+  // l1_wavefront_cycles per SM, whether it hit or came from the L2. A warp
+  // load takes as many as the most distinct l1_bank_bytes-wide words its
+  // lanes read in one of the l1_banks banks (word w's bank: w mod
+  // l1_banks; lanes that read one word share it), and at least one per
+  // l1_lines_per_wavefront distinct lines it reads (vulkan_ref's E39: 32
+  // lanes reading one word in each of 8 lines, all in 4 banks, take 8
+  // cycles of an SM; the same 8 lines with every word in its own bank, as
+  // long as one line; 32 lines in 32 banks, 8). Stores take none. 0
+  // cycles: no limit.
+  double l1_wavefront_cycles = 0;
+  uint32_t l1_banks = 32;
+  uint32_t l1_bank_bytes = 4;
+  uint32_t l1_lines_per_wavefront = 4;
   // The L1 is sectored: a load that misses brings in only the sectors it
   // asked for (the line's tag with them), and a later load of the line's
   // other sectors misses again, for those (REFERENCE §1.5: 128-byte lines

@@ -316,3 +316,42 @@ TEST_CASE("l2_holds_uploads: a block is in the L2 when first seen") {
   CHECK(m.counters().l2_hits == 2);
   CHECK(m.counters().l2_misses == 1);
 }
+
+TEST_CASE("the L1's data stage: a wavefront a bank's word, one per 4 lines") {
+  MemoryTiming t = Unlimited();
+  t.l1_wavefront_cycles = 1;  // l1_banks 32 of 4 bytes, 4 lines a wavefront
+  MemoryModel m(t, 1, 1);
+  std::vector<uint8_t> buf(64 * 1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  // Lane l reads word `stride` * l; the first access brings the lines in,
+  // the second, long after, hits: its latency is the L1's plus one cycle
+  // for each wavefront after the first.
+  auto hit = [&](uint32_t stride, uint64_t at) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * stride * l;
+    m.Access(0, at, addr, ~0u, 4, false);
+    return m.Access(0, at + 1000, addr, ~0u, 4, false);
+  };
+  CHECK(hit(0, 0) == 30);       // one word for all lanes
+  CHECK(hit(1, 2000) == 30);    // one line: every word in its own bank
+  CHECK(hit(2, 4000) == 31);    // 2 lines, 2 words in each bank used
+  CHECK(hit(8, 6000) == 37);    // 8 lines, 8 words a bank (banks 0, 8, ...)
+  CHECK(hit(9, 8000) == 32);    // 9 lines (288 words), a bank each: 3
+  CHECK(hit(32, 10000) == 61);  // 32 lines, all in bank 0: 32
+  CHECK(hit(33, 12000) == 37);  // 32 lines, a bank each: 8 lookups
+  // Two loads of 8 wavefronts at once: the second's wait for the first's
+  // adds to it.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * 8 * l;
+  CHECK(m.Access(0, 20000, addr, ~0u, 4, false) == 37);
+  CHECK(m.Access(0, 20000, addr, ~0u, 4, false) == 45);
+  // A lane's 16 bytes are 4 banks' words: 32 lanes' 512 consecutive bytes
+  // (4 lines) fill every bank 4 times.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 16ull * l;
+  m.Access(0, 30000, addr, ~0u, 16, false);
+  CHECK(m.Access(0, 31000, addr, ~0u, 16, false) == 33);
+  // Stores take none: a load of lines in the L1 right after a store of
+  // 32 wavefronts' words waits for no wavefront of it.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * 32 * l;
+  m.Access(0, 40000, addr, ~0u, 4, true);
+  CHECK(m.Access(0, 40000, addr, ~0u, 4, false) == 61);
+}

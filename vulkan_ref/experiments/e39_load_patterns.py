@@ -38,19 +38,19 @@ words chosen by the trip (and, from the L2, by the warp), and in it the
 lane's offset by the pattern, the lane numbered across the warp's 4x8
 pixels (vulkan_ref/results/h200/FINDINGS.md Q2):
 
-  uniform      0: every lane one word (1 sector, 1 line);
+  uniform      0: every lane one word (1 sector, 1 line, 1 word);
   coalesced    lane: 32 consecutive words (4 sectors, 1 line);
-  strided2     2 lane: 8 sectors, 2 lines, 2 lanes a bank;
-  strided4     4 lane: 16 sectors, 4 lines, 4 lanes a bank;
-  strided      8 lane: a word a sector, 32 sectors in 8 lines, 8 lanes
+  strided2     2 lane: 8 sectors, 2 lines, 2 words a bank;
+  strided4     4 lane: 16 sectors, 4 lines, 4 words a bank;
+  strided      8 lane: a word a sector, 32 sectors in 8 lines, 8 words
                a bank;
   strided9     9 lane: 32 sectors in 9 or 10 lines, every lane its own
                bank;
   rows         64 row + column: 8 rows of 16 bytes, 8 sectors in 8
-               lines, 8 lanes a bank (memory_loads' rows);
+               lines, 8 words a bank (memory_loads' rows);
   rows68       68 row + column: the same with the rows 4 banks apart,
                every lane its own bank;
-  lines        32 lane: 32 lines, a word each, every lane bank 0;
+  lines        32 lane: 32 lines, a word each, all 32 in bank 0;
   lines33      33 lane: 32 lines, every lane its own bank.
 
 Each pattern twice: `l1_*` from a buffer of 8 blocks (32 KB, which
@@ -89,9 +89,10 @@ BLOCK = 1024  # words
 L1_BLOCKS = 8
 L2_BLOCKS = 1024
 
-# name: (the lane's word in its block, sectors, lines, lanes a bank)
+# name: (the lane's word in its block, sectors, lines, words in the
+# fullest of the 32 four-byte banks: word w in bank w mod 32)
 PATTERNS = {
-    "uniform": ("0u", 1, 1, 32),
+    "uniform": ("0u", 1, 1, 1),
     "coalesced": ("lane", 4, 1, 1),
     "strided2": ("lane * 2u", 8, 2, 2),
     "strided4": ("lane * 4u", 16, 4, 4),
@@ -205,8 +206,36 @@ def summary(record):
     return s
 
 
+def wavefront_fit(s):
+    """The L1's data stage from a summary S (the mean of its runs): the SM
+    cycles of a wavefront, the least-squares slope through 0 of the L1
+    variants' SM cycles per warp trip (loop included) against the words
+    in their fullest bank, over those with at least 4 there (whose loads,
+    not the loop's issue, bound the draw); and the lines one wavefront
+    looks up, the conflict-free variant with the most lines' lines over its
+    wavefronts (its cycles over that slope), to the nearest whole number.
+    {"cycles", "lines_per_wavefront", "bound": [(variant, words, cycles)],
+    "lines": (variant, lines, cycles)}."""
+    runs = list(s["runs"].values())
+    mean = {}
+    for r in runs:
+        for row in r["rows"]:
+            mean[row["variant"]] = mean.get(row["variant"], 0) + \
+                row["cycles_per_warp_step"] / len(runs)
+    bound = [("l1_" + p, v[3], mean["l1_" + p]) for p, v in PATTERNS.items()
+             if v[3] >= 4]
+    slope = sum(w * c for _, w, c in bound) / sum(w * w for _, w, _ in bound)
+    free = [(p, v[2]) for p, v in PATTERNS.items()
+            if v[3] == 1 and isinstance(v[2], int)]
+    name, lines = max(free, key=lambda x: x[1])
+    cycles = mean["l1_" + name]
+    return {"cycles": slope,
+            "lines_per_wavefront": max(1, round(lines / (cycles / slope))),
+            "bound": bound, "lines": ("l1_" + name, lines, cycles)}
+
+
 def describe(name):
-    """The pattern's sectors, lines and lanes a bank, for a table."""
+    """The pattern's sectors, lines and words a bank, for a table."""
     if name == "none":
         return "-", "-", "-", "-"
     level, pattern = name.split("_", 1)
@@ -224,7 +253,7 @@ def table(s):
            (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
             s["record"], device_clocks.note(s["runs"]), STEPS[1], STEPS[0],
             STEPS[1] - STEPS[0], WARPS_PER_SM),
-           "| variant | from | sectors | lines | lanes a bank | cycles per "
+           "| variant | from | sectors | lines | words a bank | cycles per "
            "step | run2 | SM cycles per warp load | run2 |",
            "|---|---|---|---|---|---|---|---|---|"]
     for r, r2 in zip(run1["rows"], run2["rows"]):
