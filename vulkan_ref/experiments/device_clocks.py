@@ -97,7 +97,8 @@ def scene_runs(record, scenes, rows_of, tool, runs=("run1", "run2")):
     run and scene, the clock samples beside them), as an experiment's
     summary: {"device", "record" (RECORD), "runs": {run: {"rows":
     rows_of(times, scale), "clocks": {scene: run_clocks' entry}}}}, where
-    times are each pipeline's GPU time (ns; the last of its draws) and
+    times are each pipeline's GPU time (ns; the last of its draws or
+    dispatches) and
     scale, per scene, the median SM clock while it ran in cycles per ns.
     Exits with a message naming TOOL when a run has no clock sample."""
     clocks = run_clocks(record)
@@ -114,7 +115,7 @@ def scene_runs(record, scenes, rows_of, tool, runs=("run1", "run2")):
                                  % (tool, run, scene, record))
             mhz[scene] = c
             scale[scene] = c["median_mhz"] / 1000
-            for d in report["draws"]:
+            for d in report["draws"] + report.get("dispatches", []):
                 times[d["pipeline"]] = d["gpu_time_ns"]
         out[run] = {"rows": rows_of(times, scale), "clocks": mhz}
     return {"device": device, "record": record, "runs": out}
