@@ -860,6 +860,30 @@ def l1_wavefronts(vk_dir, t, src):
         "8 or 32 in a bank and take 8 or 32 wavefronts, 9 or 33 apart one")
 
 
+def shared_wavefronts(vk_dir, t, src):
+    """MemoryTiming::shared_wavefront_cycles from vulkan_ref's E40 (the
+    latest e40-shared-banks-* record under vk_dir or beside it in h100):
+    compute shaders of 64 warps an SM loading or storing a shared word a
+    lane and trip, the lanes' words piled up in one bank or spread over
+    all (e40_shared_banks.py wavefront_fit)."""
+    d = latest_record(vk_dir, "e40-shared-banks")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e40_shared_banks  # noqa: E402
+    s = e40_shared_banks.summary(d)
+    fit = e40_shared_banks.wavefront_fit(s)
+    t.setdefault("memory", {})["shared_wavefront_cycles"] = num(fit["cycles"])
+    src["memory.shared_wavefront_cycles"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}, E40, e40_shared_banks.py "
+        "wavefront_fit): 2 workgroups of 1024 invocations an SM, a loop "
+        "loading (st_: storing) a shared word a lane and trip, SM cycles "
+        "per warp and trip (the mean of the runs) where the lanes' words "
+        "pile up in one bank: "
+        + ", ".join(f"{v} ({w} words) {c:.3f}" for v, w, c in fit["bound"])
+        + f"; the least-squares slope through 0 against the words: "
+        f"{fit['cycles']:.4f} cycles a wavefront")
+
+
 def l1_per_run(run, vk_dir, t, src):
     """Whether every draw or dispatch starts with an empty L1 and its
     buffers in the L2 (MemoryTiming::l1_invalidated_per_run,
@@ -1349,6 +1373,7 @@ def generate(run, vk_dir, out_path):
     graphics_l1_miss_lines(vk_dir, t, src)
     l1_per_run(run, vk_dir, t, src)
     l1_wavefronts(vk_dir, t, src)
+    shared_wavefronts(vk_dir, t, src)
     buffer_address(run, files["e2_latency"], vk_dir, t, src)
     memory_issue(run, t, src)
     predication(vk_dir, t, src)

@@ -113,30 +113,52 @@ double MemoryModel::Queue::Take(double at, double cycles) {
   return (start - latest) + cycles;
 }
 
+uint32_t MemoryModel::BankWords(const uint64_t* addresses, uint32_t lanes,
+                                uint64_t bytes) {
+  const uint64_t width = std::max(1u, t_.l1_bank_bytes);
+  const uint32_t banks = std::max(1u, t_.l1_banks);
+  words_.clear();
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const uint64_t a = addresses[std::countr_zero(m)];
+    for (uint64_t w = a / width; w <= (a + bytes - 1) / width; ++w) {
+      words_.push_back(w);
+    }
+  }
+  std::sort(words_.begin(), words_.end());
+  words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
+  bank_words_.assign(banks, 0);
+  uint32_t n = 0;
+  for (uint64_t w : words_) n = std::max(n, ++bank_words_[w % banks]);
+  return n;
+}
+
 uint32_t MemoryModel::Wavefronts(const uint64_t* addresses, uint32_t lanes,
                                  uint64_t bytes) {
   const uint64_t per = std::max(1u, t_.l1_lines_per_wavefront);
   uint64_t n = (lines_.size() + per - 1) / per;
-  const uint64_t width = std::max(1u, t_.l1_bank_bytes);
-  const uint32_t banks = std::max(1u, t_.l1_banks);
   // (The words of one line that fits the banks' width are in banks of
   // their own.)
-  if (lines_.size() > 1 || t_.line_bytes > width * banks) {
-    words_.clear();
-    for (uint32_t m = lanes; m != 0; m &= m - 1) {
-      const uint64_t a = addresses[std::countr_zero(m)];
-      for (uint64_t w = a / width; w <= (a + bytes - 1) / width; ++w) {
-        words_.push_back(w);
-      }
-    }
-    std::sort(words_.begin(), words_.end());
-    words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
-    bank_words_.assign(banks, 0);
-    for (uint64_t w : words_) {
-      n = std::max<uint64_t>(n, ++bank_words_[w % banks]);
-    }
+  if (lines_.size() > 1 ||
+      t_.line_bytes > uint64_t{std::max(1u, t_.l1_bank_bytes)} *
+                          std::max(1u, t_.l1_banks)) {
+    n = std::max<uint64_t>(n, BankWords(addresses, lanes, bytes));
   }
   return static_cast<uint32_t>(std::max<uint64_t>(1, n));
+}
+
+uint32_t MemoryModel::SharedAccess(uint32_t sm, uint64_t now,
+                                   const uint64_t* addresses, uint32_t lanes,
+                                   uint32_t bytes) {
+  const double c = t_.shared_wavefront_cycles;
+  if (c <= 0 || lanes == 0) return t_.shared_latency;
+  const double at = static_cast<double>(now);
+  const uint32_t n =
+      std::max(1u, BankWords(addresses, lanes, std::max<uint64_t>(1, bytes)));
+  // As a load's wavefronts from the L1 (one array): the first one's time
+  // is in the latency.
+  const double done = data_queue_[sm].Take(at, n * c);
+  return static_cast<uint32_t>(
+      std::ceil(done - c + static_cast<double>(t_.shared_latency)));
 }
 
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,

@@ -87,6 +87,14 @@ class MemoryModel {
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
                   uint32_t lanes, uint32_t bytes, bool store,
                   bool graphics = false);
+  // A workgroup (shared) memory load or store by SM `sm` at cycle `now`:
+  // `addresses[l]` (offsets in the workgroup's memory) for the lanes in
+  // `lanes`, each `bytes` long. Returns the cycles until a load's data is
+  // ready: shared_latency, and with shared_wavefront_cycles one more
+  // wavefront for each further word in the fullest bank and the wait for
+  // the SM's earlier wavefronts (the L1's, one array).
+  uint32_t SharedAccess(uint32_t sm, uint64_t now, const uint64_t* addresses,
+                        uint32_t lanes, uint32_t bytes);
   const MemoryCounters& counters() const { return counters_; }
   // Empties every SM's L1 and forgets its fills on their way (between
   // runs, when no warp waits for them: MemoryTiming::l1_invalidated_per_run);
@@ -141,6 +149,9 @@ class MemoryModel {
   // in the L1's data stage, its distinct lines being lines_.
   uint32_t Wavefronts(const uint64_t* addresses, uint32_t lanes,
                       uint64_t bytes);
+  // The most distinct words of the access in one bank (l1_banks of
+  // l1_bank_bytes).
+  uint32_t BankWords(const uint64_t* addresses, uint32_t lanes, uint64_t bytes);
   // Per SM: the L1 lines whose fills are on their way, each with the
   // cycle its data arrives and the sectors coming. A load of a line the
   // L1 has asked the L2 for waits for the data, not the L1's latency.

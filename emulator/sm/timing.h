@@ -30,8 +30,11 @@
 // sectors; each line is looked up in the SM's L1 (loads allocate; stores
 // write through), then in the GPU's L2, then DRAM; a warp's load is ready
 // when its slowest line is, and the sectors that miss queue on the SM's
-// share of the L2 and DRAM bandwidth. Workgroup memory costs the shared
-// latency, lane-private memory an L1 hit.
+// share of the L2 and DRAM bandwidth; its data leaves the L1 in
+// wavefronts, one a cycle per SM, as many as its lanes' words pile up in
+// one bank (MemoryTiming::l1_wavefront_cycles). Workgroup memory costs the
+// shared latency and the same wavefronts (bank conflicts,
+// shared_wavefront_cycles), lane-private memory an L1 hit.
 //
 // Stall reasons: every resident warp is in exactly one state each cycle
 // (trace::StallReason, named as Nsight Compute names them); the model
@@ -39,9 +42,8 @@
 //
 // Simplifications (said so in the reports' documentation): SPIR-V carries
 // no compiler-set stall counts or dependency barriers, so a scoreboard with
-// per-pipe latencies stands in for them; no instruction cache, operand
-// collector or register banks; no bank conflicts in shared memory; runs
-// (draws and dispatches) do not overlap each other.
+// per-pipe latencies stands in for them; no operand collector or
+// register banks; runs (draws and dispatches) do not overlap each other.
 #ifndef WARPSIM_SM_TIMING_H_
 #define WARPSIM_SM_TIMING_H_
 

@@ -96,6 +96,12 @@ struct MemoryTiming {
   // long as one line; 32 lines in 32 banks, 8). Stores take none. 0
   // cycles: no limit.
   double l1_wavefront_cycles = 0;
+  // The same for workgroup (shared) memory, loads and stores, in the same
+  // banks (the L1 and shared memory are one array; vulkan_ref's E40:
+  // lanes whose words pile up W in one bank take W cycles of an SM), in
+  // the same queue as the L1's wavefronts. 0: none, every shared access
+  // takes shared_latency.
+  double shared_wavefront_cycles = 0;
   uint32_t l1_banks = 32;
   uint32_t l1_bank_bytes = 4;
   uint32_t l1_lines_per_wavefront = 4;

@@ -512,7 +512,10 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
   switch (simt::SpaceOfRegion(region)) {
     case simt::MemorySpace::kWorkgroup:
       *reason = StallReason::kShortScoreboard;
-      return config.memory.shared_latency;
+      return memory.SharedAccess(
+          w.sm, at, rec.addresses,
+          rec.active & simt::LowLanes(std::min(32u, w.warp->width())),
+          rec.access_bytes);
     case simt::MemorySpace::kPrivate:
       return config.memory.l1_latency;
     case simt::MemorySpace::kGlobal:

@@ -355,3 +355,40 @@ TEST_CASE("the L1's data stage: a wavefront a bank's word, one per 4 lines") {
   m.Access(0, 40000, addr, ~0u, 4, true);
   CHECK(m.Access(0, 40000, addr, ~0u, 4, false) == 61);
 }
+
+TEST_CASE("shared memory: a wavefront a bank's word, in the L1's queue") {
+  MemoryTiming t = Unlimited();
+  t.shared_latency = 20;
+  MemoryModel none(t, 1, 1);
+  uint64_t addr[32];
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = 4ull * 32 * l;  // all bank 0
+  // Without shared_wavefront_cycles, the latency whatever the banks.
+  CHECK(none.SharedAccess(0, 0, addr, ~0u, 4) == 20);
+  t.shared_wavefront_cycles = 1;
+  t.l1_wavefront_cycles = 1;
+  MemoryModel m(t, 1, 1);
+  auto at = [&](uint32_t stride, uint64_t now, uint32_t bytes = 4) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = 4ull * stride * l;
+    return m.SharedAccess(0, now, addr, ~0u, bytes);
+  };
+  CHECK(at(0, 0) == 20);     // one word: a broadcast
+  CHECK(at(1, 100) == 20);   // a bank each
+  CHECK(at(2, 200) == 21);   // 2 words a bank
+  CHECK(at(8, 300) == 27);   // 8
+  CHECK(at(32, 400) == 51);  // 32
+  CHECK(at(33, 500) == 20);  // a bank each, 33 words apart
+  // 8 bytes a lane, consecutive: 64 words, 2 in each bank.
+  CHECK(at(2, 600, 8) == 21);
+  // Two accesses of 8 wavefronts at once: the second waits for the
+  // first's; a global load of the L1 right after them waits for both.
+  CHECK(at(8, 1000) == 27);
+  CHECK(at(8, 1000) == 35);
+  std::vector<uint8_t> buf(4096);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;
+  m.Access(0, 2000, addr, ~0u, 4, false);  // brings the line in
+  at(8, 3000);
+  at(8, 3000);
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;
+  CHECK(m.Access(0, 3000, addr, ~0u, 4, false) == 30 + 16);
+}

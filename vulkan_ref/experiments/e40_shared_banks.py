@@ -165,6 +165,26 @@ def summary(record):
     return s
 
 
+def wavefront_fit(s):
+    """The cycles of a shared wavefront from a summary S (the mean of its
+    runs): the least-squares slope through 0 of the SM cycles per warp
+    trip (loop included) against the words in the fullest bank, over the
+    loads and stores with at least 4 there (whose accesses, not the
+    loop's issue, bound the dispatch). {"cycles", "bound": [(variant,
+    words, cycles)]}."""
+    runs = list(s["runs"].values())
+    mean = {}
+    for r in runs:
+        for row in r["rows"]:
+            mean[row["variant"]] = mean.get(row["variant"], 0) + \
+                row["cycles_per_warp_step"] / len(runs)
+    bound = [(v, STRIDES[v[3:] if v.startswith("st_") else v][1], mean[v])
+             for v in VARIANTS if v not in ("none", "st_none") and
+             STRIDES[v[3:] if v.startswith("st_") else v][1] >= 4]
+    slope = sum(w * c for _, w, c in bound) / sum(w * w for _, w, _ in bound)
+    return {"cycles": slope, "bound": bound}
+
+
 def describe(name):
     if name in ("none", "st_none"):
         return "-", "-"
