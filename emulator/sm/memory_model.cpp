@@ -163,7 +163,8 @@ uint32_t MemoryModel::SharedAccess(uint32_t sm, uint64_t now,
 
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
                              const uint64_t* addresses, uint32_t lanes,
-                             uint32_t bytes, bool store, bool graphics) {
+                             uint32_t bytes, bool store, bool graphics,
+                             bool texture) {
   const uint64_t line_bytes = std::max(1u, t_.line_bytes);
   const uint64_t sector_bytes = std::max(1u, t_.sector_bytes);
   const uint64_t size = std::max(1u, bytes);
@@ -281,7 +282,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
         at, static_cast<double>(l2_lines + in_flight) * per_line);
     ready = std::max(ready, at + done - per_line + latency);
   }
-  if (!store && t_.l1_wavefront_cycles > 0) {
+  if (!store && !texture && t_.l1_wavefront_cycles > 0) {
     // The data leaves the L1 one wavefront after the other; the first
     // one's time is in the latency.
     const double c = t_.l1_wavefront_cycles;

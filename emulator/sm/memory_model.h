@@ -81,12 +81,15 @@ class MemoryModel {
   MemoryModel(const MemoryTiming& timing, uint32_t sms, uint32_t bandwidth_sms);
   // A global-memory access by SM `sm` at cycle `now`: `addresses[l]` for
   // the lanes in `lanes`, each `bytes` long; `graphics`: by a vertex or
-  // fragment warp (MemoryTiming::graphics_l1_miss_cycles_per_line).
-  // Returns the cycles until a load's data is ready (stores: how long the
-  // request occupies memory, which nothing waits for).
+  // fragment warp (MemoryTiming::graphics_l1_miss_cycles_per_line);
+  // `texture`: an image read through the texture path, whose data takes
+  // no L1 wavefronts (MemoryTiming::l1_wavefront_cycles: measured for
+  // buffer loads only). Returns the cycles until a load's data is ready
+  // (stores: how long the request occupies memory, which nothing waits
+  // for).
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
                   uint32_t lanes, uint32_t bytes, bool store,
-                  bool graphics = false);
+                  bool graphics = false, bool texture = false);
   // A workgroup (shared) memory load or store by SM `sm` at cycle `now`:
   // `addresses[l]` (offsets in the workgroup's memory) for the lanes in
   // `lanes`, each `bytes` long. Returns the cycles until a load's data is

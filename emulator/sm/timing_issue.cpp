@@ -545,7 +545,8 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
   }
   uint32_t lat = memory.Access(
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
-      store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup);
+      store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup,
+      rec.pipe == simt::Pipe::kTex);
   if (simt::IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;
 }

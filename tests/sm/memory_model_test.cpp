@@ -354,6 +354,11 @@ TEST_CASE("the L1's data stage: a wavefront a bank's word, one per 4 lines") {
   for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * 32 * l;
   m.Access(0, 40000, addr, ~0u, 4, true);
   CHECK(m.Access(0, 40000, addr, ~0u, 4, false) == 61);
+  // Nor do image reads through the texture path: the L1's latency, and
+  // the next load waits for none of theirs.
+  CHECK(m.Access(0, 50000, addr, ~0u, 4, false, true, true) == 30);
+  CHECK(m.Access(0, 50000, addr, ~0u, 4, false, true, true) == 30);
+  CHECK(m.Access(0, 50000, addr, ~0u, 4, false) == 61);
 }
 
 TEST_CASE("shared memory: a wavefront a bank's word, in the L1's queue") {
