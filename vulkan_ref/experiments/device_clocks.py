@@ -121,6 +121,18 @@ def scene_runs(record, scenes, rows_of, tool, runs=("run1", "run2")):
     return {"device": device, "record": record, "runs": out}
 
 
+def run_mean(s, field):
+    """{variant: the mean of FIELD over the runs of summary S
+    (scene_runs)}."""
+    runs = list(s["runs"].values())
+    out = {}
+    for r in runs:
+        for row in r["rows"]:
+            out[row["variant"]] = out.get(row["variant"], 0) + \
+                row[field] / len(runs)
+    return out
+
+
 def note(runs):
     """A phrase for a table's header: which of RUNS' scenes ({run:
     {"clocks": {scene: run_clocks' entry}}}) had a sample below the

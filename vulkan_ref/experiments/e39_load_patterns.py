@@ -19,12 +19,12 @@ fragment warps per graphics SM).
 Why: the timing family memory_loads (samples/timing_families/) draws 16
 loads a pixel from the L2 where a warp's lanes read one word, a line,
 8 rows of 16 bytes (8 sectors in 8 lines), one word per sector (32
-sectors in 8 lines) or hashed words (32 lines). The model matches the
+sectors in 8 lines) or hashed words (32 lines). The model matched the
 H200's time within a few percent for all but one word per sector, which
-the model draws in 0.83 of the H200's time and even faster than the rows
-(the H200: 1.09 times the rows'). The model charges a load that misses
+the model drew faster than the H200 and even faster than the rows (the
+H200: slower than the rows). The model charged a load that misses
 the L1 per line it sends to the L2 and per sector the L2 returns, and a
-load that hits nothing beyond the L1's latency, whatever it touches. E39
+load that hits nothing beyond the L1's latency, whatever it touched. E39
 times the patterns apart, in the L1 and in the L2, and with the lanes'
 words spread over the L1's 32 banks of 4 bytes or piled into few.
 
@@ -216,12 +216,7 @@ def wavefront_fit(s):
     wavefronts (its cycles over that slope), to the nearest whole number.
     {"cycles", "lines_per_wavefront", "bound": [(variant, words, cycles)],
     "lines": (variant, lines, cycles)}."""
-    runs = list(s["runs"].values())
-    mean = {}
-    for r in runs:
-        for row in r["rows"]:
-            mean[row["variant"]] = mean.get(row["variant"], 0) + \
-                row["cycles_per_warp_step"] / len(runs)
+    mean = device_clocks.run_mean(s, "cycles_per_warp_step")
     bound = [("l1_" + p, v[3], mean["l1_" + p]) for p, v in PATTERNS.items()
              if v[3] >= 4]
     slope = sum(w * c for _, w, c in bound) / sum(w * w for _, w, _ in bound)

@@ -172,12 +172,7 @@ def wavefront_fit(s):
     loads and stores with at least 4 there (whose accesses, not the
     loop's issue, bound the dispatch). {"cycles", "bound": [(variant,
     words, cycles)]}."""
-    runs = list(s["runs"].values())
-    mean = {}
-    for r in runs:
-        for row in r["rows"]:
-            mean[row["variant"]] = mean.get(row["variant"], 0) + \
-                row["cycles_per_warp_step"] / len(runs)
+    mean = device_clocks.run_mean(s, "cycles_per_warp_step")
     bound = [(v, STRIDES[v[3:] if v.startswith("st_") else v][1], mean[v])
              for v in VARIANTS if v not in ("none", "st_none") and
              STRIDES[v[3:] if v.startswith("st_") else v][1] >= 4]
