@@ -54,10 +54,15 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["memory_issue_hold_cycles"] = t.memory_issue_hold_cycles;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
-  j["memory"] = {
-      {"requests", t.memory.requests}, {"sectors", t.memory.sectors},
-      {"l1_hits", t.memory.l1_hits},   {"l1_misses", t.memory.l1_misses},
-      {"l2_hits", t.memory.l2_hits},   {"l2_misses", t.memory.l2_misses}};
+  j["memory"] = {{"requests", t.memory.requests},
+                 {"sectors", t.memory.sectors},
+                 {"l1_hits", t.memory.l1_hits},
+                 {"l1_misses", t.memory.l1_misses},
+                 {"l2_hits", t.memory.l2_hits},
+                 {"l2_misses", t.memory.l2_misses},
+                 {"wavefronts", t.memory.wavefronts},
+                 {"shared_requests", t.memory.shared_requests},
+                 {"shared_wavefronts", t.memory.shared_wavefronts}};
 }
 
 }  // namespace
@@ -294,8 +299,8 @@ std::string TimingRunsCsv(const RunReport& report) {
       "predicated_off_instructions,reconvergence_instructions,"
       "bubble_instructions" +
       StallHeader() +
-      ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses"
-      "\n";
+      ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses,"
+      "wavefronts,shared_requests,shared_wavefronts\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
     out +=
@@ -324,7 +329,10 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.memory.l1_hits) + "," +
         std::to_string(t.memory.l1_misses) + "," +
         std::to_string(t.memory.l2_hits) + "," +
-        std::to_string(t.memory.l2_misses) + "\n";
+        std::to_string(t.memory.l2_misses) + "," +
+        std::to_string(t.memory.wavefronts) + "," +
+        std::to_string(t.memory.shared_requests) + "," +
+        std::to_string(t.memory.shared_wavefronts) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first
   // cycles order them.

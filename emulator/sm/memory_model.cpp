@@ -150,10 +150,12 @@ uint32_t MemoryModel::SharedAccess(uint32_t sm, uint64_t now,
                                    const uint64_t* addresses, uint32_t lanes,
                                    uint32_t bytes) {
   const double c = t_.shared_wavefront_cycles;
+  if (lanes != 0) ++counters_.shared_requests;
   if (c <= 0 || lanes == 0) return t_.shared_latency;
   const double at = static_cast<double>(now);
   const uint32_t n =
       std::max(1u, BankWords(addresses, lanes, std::max<uint64_t>(1, bytes)));
+  counters_.shared_wavefronts += n;
   // As a load's wavefronts from the L1 (one array): the first one's time
   // is in the latency.
   const double done = data_queue_[sm].Take(at, n * c);
@@ -286,8 +288,9 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     // The data leaves the L1 one wavefront after the other; the first
     // one's time is in the latency.
     const double c = t_.l1_wavefront_cycles;
-    const double done =
-        data_queue_[sm].Take(at, Wavefronts(addresses, lanes, size) * c);
+    const uint32_t n = Wavefronts(addresses, lanes, size);
+    counters_.wavefronts += n;
+    const double done = data_queue_[sm].Take(at, n * c);
     ready = std::max(ready, at + done - c + t_.l1_latency);
   }
   queue(l2_queue_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);

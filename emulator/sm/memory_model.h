@@ -71,6 +71,14 @@ struct MemoryCounters {
   uint64_t sectors = 0;
   uint64_t l1_hits = 0, l1_misses = 0;  // lines of loads
   uint64_t l2_hits = 0, l2_misses = 0;  // lines of loads and stores
+  // The L1's data wavefronts of the loads (MemoryTiming::l1_wavefront_cycles;
+  // 0 without it): requests' worth, and more where their words pile up in
+  // a bank or their lines are many.
+  uint64_t wavefronts = 0;
+  // Workgroup (shared) memory: warp instructions, and their wavefronts
+  // (MemoryTiming::shared_wavefront_cycles; 0 without it): more than the
+  // requests where their words pile up in a bank (bank conflicts).
+  uint64_t shared_requests = 0, shared_wavefronts = 0;
 };
 
 class MemoryModel {

@@ -550,6 +550,11 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       run.memory.l1_misses = m.l1_misses - memory_base.l1_misses;
       run.memory.l2_hits = m.l2_hits - memory_base.l2_hits;
       run.memory.l2_misses = m.l2_misses - memory_base.l2_misses;
+      run.memory.wavefronts = m.wavefronts - memory_base.wavefronts;
+      run.memory.shared_requests =
+          m.shared_requests - memory_base.shared_requests;
+      run.memory.shared_wavefronts =
+          m.shared_wavefronts - memory_base.shared_wavefronts;
     }
     double resident = 0;
     uint64_t issued = 0;

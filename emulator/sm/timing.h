@@ -137,8 +137,9 @@ struct RunTiming {
   trace::StallCounts stall_cycles{};  // warp-cycles by state
   uint64_t warp_switches = 0;  // issues by a warp other than the previous
   // What the run's global-memory accesses (buffers, images, atomics) did
-  // in the memory model: warp instructions, sectors, and lines that hit or
-  // missed the L1 (loads only) and the L2.
+  // in the memory model: warp instructions, sectors, lines that hit or
+  // missed the L1 (loads only) and the L2, the loads' L1 wavefronts; and
+  // its workgroup-memory accesses and their wavefronts.
   MemoryCounters memory{};
 };
 

@@ -367,13 +367,17 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
       std::to_string(report["dispatches"][0]["fma_pipe_adds"].get<uint64_t>()));
   // The memory counters come last.
   const size_t last = runs[0].size() - 1;
-  CHECK(runs[0][last - 5] == "memory_requests");
-  CHECK(runs[0][last] == "l2_misses");
+  CHECK(runs[0][last - 8] == "memory_requests");
+  CHECK(runs[0][last - 3] == "l2_misses");
+  CHECK(runs[0][last] == "shared_wavefronts");
   for (size_t i = 1; i < runs.size(); ++i) {
     const auto& m = report["dispatches"][i - 1]["memory"];
-    CHECK(runs[i][last - 5] == std::to_string(m["requests"].get<uint64_t>()));
-    CHECK(runs[i][last - 4] == std::to_string(m["sectors"].get<uint64_t>()));
-    CHECK(runs[i][last] == std::to_string(m["l2_misses"].get<uint64_t>()));
+    CHECK(runs[i][last - 8] == std::to_string(m["requests"].get<uint64_t>()));
+    CHECK(runs[i][last - 7] == std::to_string(m["sectors"].get<uint64_t>()));
+    CHECK(runs[i][last - 3] == std::to_string(m["l2_misses"].get<uint64_t>()));
+    CHECK(runs[i][last - 2] == std::to_string(m["wavefronts"].get<uint64_t>()));
+    CHECK(runs[i][last] ==
+          std::to_string(m["shared_wavefronts"].get<uint64_t>()));
   }
 }
 
@@ -416,8 +420,48 @@ TEST_CASE("a run's memory counters: requests, sectors, L1 and L2 lines",
   CHECK(first["l1_misses"] == 2);  // stores do not look in the L1
   CHECK(first["l2_hits"] == 4);
   CHECK(first["l2_misses"] == 0);
+  // Each warp's load: one line, a bank a word, one wavefront.
+  CHECK(first["wavefronts"] == 2);
+  CHECK(first["shared_requests"] == 0);
+  CHECK(first["shared_wavefronts"] == 0);
   const auto& second = report["dispatches"][1]["memory"];
   CHECK(second == first);
+}
+
+TEST_CASE("a run's shared memory counters: requests and bank wavefronts",
+          "[runner][cli][timing]") {
+  // One warp stores a word of workgroup memory a lane, STRIDE words
+  // apart, and loads it back: with 32 apart every word is in bank 0 (32
+  // wavefronts an access under the h200 preset, vulkan_ref's E40), with
+  // 33 apart each in its own bank (one).
+  for (const uint32_t stride : {32u, 33u}) {
+    const std::string name =
+        TempDir() + "/shared_banks" + std::to_string(stride);
+    {
+      std::ofstream out(name + ".amber");
+      out << "#!amber\n"
+             "SHADER compute cs GLSL\n#version 450\n"
+             "layout(local_size_x = 32) in;\n"
+             "layout(set = 0, binding = 0) buffer Out { uint d[]; } dst;\n"
+             "shared uint sh[1056];\n"
+             "void main() { uint i = gl_LocalInvocationIndex; sh[i * "
+          << stride << "u] = i + 1u; barrier(); dst.d[i] = sh[i * " << stride
+          << "u]; }\nEND\n"
+             "BUFFER out DATA_TYPE uint32 SIZE 32 FILL 0\n"
+             "PIPELINE compute p\n  ATTACH cs\n"
+             "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 0\nEND\n"
+             "RUN p 1 1 1\n"
+             "EXPECT out IDX 0 EQ 1 2 3 4\n";
+    }
+    const auto r =
+        Warpsim("run " + name + ".amber --timing --json " + name + ".json");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto report = nlohmann::json::parse(Slurp(name + ".json"));
+    const auto& m = report["dispatches"][0]["memory"];
+    CHECK(m["shared_requests"] == 2);
+    CHECK(m["shared_wavefronts"] == (stride == 32 ? 64 : 2));
+  }
 }
 
 TEST_CASE("a long full-screen draw fills every graphics SM's warp slots",
