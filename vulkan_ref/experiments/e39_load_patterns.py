@@ -78,7 +78,8 @@ ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 from readme_section import (  # noqa: E402
-    experiment_main, record_model_run, model_caption, table_section_main)
+    experiment_main, table_section_main)
+import access_steps  # noqa: E402
 import device_clocks  # noqa: E402
 
 STEPS = (32, 256)
@@ -183,18 +184,8 @@ def scene():
 def rows_of(times, scale):
     """Per variant: SM cycles per step and per warp load (less none's);
     SCALE (a number, or one per scene) turns TIMES into cycles."""
-    rows = []
-    for name in VARIANTS:
-        k = scale[name] if isinstance(scale, dict) else scale
-        a, c = times["%s_%d" % (name, STEPS[0])], times["%s_%d" % (name,
-                                                                  STEPS[1])]
-        step = (c - a) * k / (STEPS[1] - STEPS[0])
-        rows.append({"variant": name, "cycles_per_step": round(step, 2),
-                     "cycles_per_warp_step": round(step / WARPS_PER_SM, 4)})
-    base = rows[0]["cycles_per_warp_step"]
-    for r in rows:
-        r["load_cycles"] = round(r["cycles_per_warp_step"] - base, 4)
-    return rows
+    return access_steps.rows_of(times, scale, VARIANTS, STEPS, WARPS_PER_SM,
+                                lambda v: "none")
 
 
 def summary(record):
@@ -216,10 +207,9 @@ def wavefront_fit(s):
     wavefronts (its cycles over that slope), to the nearest whole number.
     {"cycles", "lines_per_wavefront", "bound": [(variant, words, cycles)],
     "lines": (variant, lines, cycles)}."""
+    slope, bound = access_steps.slope_fit(
+        s, [("l1_" + p, v[3]) for p, v in PATTERNS.items() if v[3] >= 4])
     mean = device_clocks.run_mean(s, "cycles_per_warp_step")
-    bound = [("l1_" + p, v[3], mean["l1_" + p]) for p, v in PATTERNS.items()
-             if v[3] >= 4]
-    slope = sum(w * c for _, w, c in bound) / sum(w * w for _, w, _ in bound)
     free = [(p, v[2]) for p, v in PATTERNS.items()
             if v[3] == 1 and isinstance(v[2], int)]
     name, lines = max(free, key=lambda x: x[1])
@@ -264,26 +254,14 @@ MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
 
 
 def model(warpsim, out):
-    return record_model_run(
-        warpsim, [os.path.join(SCENES, v + ".amber") for v in VARIANTS], out,
-        "e39_load_patterns.py", ROOT)
+    return access_steps.model(warpsim, SCENES, VARIANTS, out,
+                              "e39_load_patterns.py", ROOT)
 
 
 def model_table(record, model_json):
-    s = summary(record)
-    m, caption = model_caption(model_json, ROOT)
-    mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
-    out = ["%s; GPU: `%s` (%s). SM cycles per step and per warp load as "
-           "above, on each side.\n" % (caption, s["record"],
-                                        s["device"].get("name", "?")),
-           "| variant | GPU per warp load | model per warp load | model / "
-           "GPU (cycles per step) |", "|---|---|---|---|"]
-    for r in s["runs"]["run1"]["rows"]:
-        e = mrows[r["variant"]]
-        out.append("| %s | %.2f | %.2f | %.2f |" % (
-            r["variant"], r["load_cycles"], e["load_cycles"],
-            e["cycles_per_step"] / r["cycles_per_step"]))
-    return "\n".join(out) + "\n"
+    return access_steps.model_table(
+        summary(record), model_json, ROOT, lambda c: rows_of(c, 1.0),
+        "SM cycles per step and per warp load")
 
 
 FAMILIES = ("branch_granularity", "loop_trips", "register_pressure",

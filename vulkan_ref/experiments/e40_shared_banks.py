@@ -55,8 +55,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
-from readme_section import (  # noqa: E402
-    experiment_main, record_model_run, model_caption)
+from readme_section import experiment_main  # noqa: E402
+import access_steps  # noqa: E402
 import device_clocks  # noqa: E402
 
 STEPS = (32, 256)
@@ -141,19 +141,9 @@ def rows_of(times, scale):
     """Per variant: SM cycles per step and per warp load or store (less
     none's, the stores less st_none's); SCALE (a number, or one per scene)
     turns TIMES into cycles."""
-    rows = []
-    for name in VARIANTS:
-        k = scale[name] if isinstance(scale, dict) else scale
-        a, c = times["%s_%d" % (name, STEPS[0])], times["%s_%d" % (name,
-                                                                  STEPS[1])]
-        step = (c - a) * k / (STEPS[1] - STEPS[0])
-        rows.append({"variant": name, "cycles_per_step": round(step, 2),
-                     "cycles_per_warp_step": round(step / WARPS_PER_SM, 4)})
-    base = {r["variant"]: r["cycles_per_warp_step"] for r in rows}
-    for r in rows:
-        b = base["st_none" if r["variant"].startswith("st_") else "none"]
-        r["load_cycles"] = round(r["cycles_per_warp_step"] - b, 4)
-    return rows
+    return access_steps.rows_of(
+        times, scale, VARIANTS, STEPS, WARPS_PER_SM,
+        lambda v: "st_none" if v.startswith("st_") else "none")
 
 
 def summary(record):
@@ -172,11 +162,10 @@ def wavefront_fit(s):
     loads and stores with at least 4 there (whose accesses, not the
     loop's issue, bound the dispatch). {"cycles", "bound": [(variant,
     words, cycles)]}."""
-    mean = device_clocks.run_mean(s, "cycles_per_warp_step")
-    bound = [(v, STRIDES[v[3:] if v.startswith("st_") else v][1], mean[v])
-             for v in VARIANTS if v not in ("none", "st_none") and
-             STRIDES[v[3:] if v.startswith("st_") else v][1] >= 4]
-    slope = sum(w * c for _, w, c in bound) / sum(w * w for _, w, _ in bound)
+    words = {v: STRIDES[v[3:] if v.startswith("st_") else v][1]
+             for v in VARIANTS if v not in ("none", "st_none")}
+    slope, bound = access_steps.slope_fit(
+        s, [(v, w) for v, w in words.items() if w >= 4])
     return {"cycles": slope, "bound": bound}
 
 
@@ -214,25 +203,14 @@ MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
 
 
 def model(warpsim, out):
-    return record_model_run(
-        warpsim, [os.path.join(SCENES, v + ".amber") for v in VARIANTS], out,
-        "e40_shared_banks.py", ROOT)
+    return access_steps.model(warpsim, SCENES, VARIANTS, out,
+                              "e40_shared_banks.py", ROOT)
 
 
 def model_table(record, model_json):
-    s = summary(record)
-    m, caption = model_caption(model_json, ROOT)
-    mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
-    out = ["%s; GPU: `%s` (%s). SM cycles per warp load as above, on each "
-           "side.\n" % (caption, s["record"], s["device"].get("name", "?")),
-           "| variant | GPU per warp load | model per warp load | model / "
-           "GPU (cycles per step) |", "|---|---|---|---|"]
-    for r in s["runs"]["run1"]["rows"]:
-        e = mrows[r["variant"]]
-        out.append("| %s | %.2f | %.2f | %.2f |" % (
-            r["variant"], r["load_cycles"], e["load_cycles"],
-            e["cycles_per_step"] / r["cycles_per_step"]))
-    return "\n".join(out) + "\n"
+    return access_steps.model_table(
+        summary(record), model_json, ROOT, lambda c: rows_of(c, 1.0),
+        "SM cycles per warp load")
 
 
 def main():

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""What E39 and E40 (e39_load_patterns.py, e40_shared_banks.py) share:
+scenes a variant whose loops run STEPS trips, one access a trip; per
+variant the SM cycles per step and per warp access (less a baseline
+variant's, the loop without the access), the mean over a record's runs,
+the model's table beside the GPU's and the least-squares cycles of one
+wavefront.
+
+Standard library only.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from readme_section import record_model_run, model_caption  # noqa: E402
+import device_clocks  # noqa: E402
+
+
+def rows_of(times, scale, variants, steps, warps_per_sm, base_of):
+    """Per variant: SM cycles per step, per warp step, and per warp access
+    (less the cycles per warp step of base_of(variant)); TIMES: GPU times
+    (or cycles) by pipeline VARIANT_STEPS; SCALE (a number, or one per
+    variant's scene) turns them into cycles."""
+    rows = []
+    for name in variants:
+        k = scale[name] if isinstance(scale, dict) else scale
+        a = times["%s_%d" % (name, steps[0])]
+        c = times["%s_%d" % (name, steps[1])]
+        step = (c - a) * k / (steps[1] - steps[0])
+        rows.append({"variant": name, "cycles_per_step": round(step, 2),
+                     "cycles_per_warp_step": round(step / warps_per_sm, 4)})
+    per_warp = {r["variant"]: r["cycles_per_warp_step"] for r in rows}
+    for r in rows:
+        r["load_cycles"] = round(
+            r["cycles_per_warp_step"] - per_warp[base_of(r["variant"])], 4)
+    return rows
+
+
+def model(warpsim, scenes, variants, out, tool, root):
+    """The timing model on every variant's scene (SCENES/VARIANT.amber),
+    recorded in OUT (record_model_run)."""
+    return record_model_run(
+        warpsim, [os.path.join(scenes, v + ".amber") for v in variants], out,
+        tool, root)
+
+
+def model_table(s, model_json, root, rows_of_model, what):
+    """The model's SM cycles per warp access beside the GPU's of summary
+    S (run1), and the two's cycles per step; ROWS_OF_MODEL(cycles): the
+    model's rows; WHAT: the caption's words for the figures."""
+    m, caption = model_caption(model_json, root)
+    mrows = {r["variant"]: r for r in rows_of_model(m["cycles"])}
+    out = ["%s; GPU: `%s` (%s). %s as above, on each side.\n" % (
+               caption, s["record"], s["device"].get("name", "?"), what),
+           "| variant | GPU per warp load | model per warp load | model / "
+           "GPU (cycles per step) |", "|---|---|---|---|"]
+    for r in s["runs"]["run1"]["rows"]:
+        e = mrows[r["variant"]]
+        out.append("| %s | %.2f | %.2f | %.2f |" % (
+            r["variant"], r["load_cycles"], e["load_cycles"],
+            e["cycles_per_step"] / r["cycles_per_step"]))
+    return "\n".join(out) + "\n"
+
+
+def slope_fit(s, bound):
+    """The least-squares slope through 0 of the SM cycles per warp step
+    (the mean over the runs of summary S) against the wavefronts, over
+    BOUND: [(variant, wavefronts)]. (slope, [(variant, wavefronts,
+    cycles)])."""
+    mean = device_clocks.run_mean(s, "cycles_per_warp_step")
+    rows = [(v, w, mean[v]) for v, w in bound]
+    slope = sum(w * c for _, w, c in rows) / sum(w * w for _, w, _ in rows)
+    return slope, rows
