@@ -118,12 +118,18 @@ uint32_t MemoryModel::BankWords(const uint64_t* addresses, uint32_t lanes,
   const uint64_t width = std::max(1u, t_.l1_bank_bytes);
   const uint32_t banks = std::max(1u, t_.l1_banks);
   words_.clear();
+  uint64_t lo = ~uint64_t{0}, hi = 0;
   for (uint32_t m = lanes; m != 0; m &= m - 1) {
     const uint64_t a = addresses[std::countr_zero(m)];
     for (uint64_t w = a / width; w <= (a + bytes - 1) / width; ++w) {
       words_.push_back(w);
+      lo = std::min(lo, w);
+      hi = std::max(hi, w);
     }
   }
+  // Words within `banks` of each other are each in a bank of their own
+  // (a warp's consecutive words: the common case, no sort).
+  if (words_.empty() || hi - lo < banks) return words_.empty() ? 0 : 1;
   std::sort(words_.begin(), words_.end());
   words_.erase(std::unique(words_.begin(), words_.end()), words_.end());
   bank_words_.assign(banks, 0);
@@ -135,14 +141,8 @@ uint32_t MemoryModel::BankWords(const uint64_t* addresses, uint32_t lanes,
 uint32_t MemoryModel::Wavefronts(const uint64_t* addresses, uint32_t lanes,
                                  uint64_t bytes) {
   const uint64_t per = std::max(1u, t_.l1_lines_per_wavefront);
-  uint64_t n = (lines_.size() + per - 1) / per;
-  // (The words of one line that fits the banks' width are in banks of
-  // their own.)
-  if (lines_.size() > 1 ||
-      t_.line_bytes > uint64_t{std::max(1u, t_.l1_bank_bytes)} *
-                          std::max(1u, t_.l1_banks)) {
-    n = std::max<uint64_t>(n, BankWords(addresses, lanes, bytes));
-  }
+  const uint64_t n = std::max<uint64_t>((lines_.size() + per - 1) / per,
+                                        BankWords(addresses, lanes, bytes));
   return static_cast<uint32_t>(std::max<uint64_t>(1, n));
 }
 

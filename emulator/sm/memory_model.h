@@ -79,6 +79,20 @@ struct MemoryCounters {
   // (MemoryTiming::shared_wavefront_cycles; 0 without it): more than the
   // requests where their words pile up in a bank (bank conflicts).
   uint64_t shared_requests = 0, shared_wavefronts = 0;
+  // What happened since `base` (an earlier copy of the same counters).
+  MemoryCounters operator-(const MemoryCounters& base) const {
+    MemoryCounters d;
+    d.requests = requests - base.requests;
+    d.sectors = sectors - base.sectors;
+    d.l1_hits = l1_hits - base.l1_hits;
+    d.l1_misses = l1_misses - base.l1_misses;
+    d.l2_hits = l2_hits - base.l2_hits;
+    d.l2_misses = l2_misses - base.l2_misses;
+    d.wavefronts = wavefronts - base.wavefronts;
+    d.shared_requests = shared_requests - base.shared_requests;
+    d.shared_wavefronts = shared_wavefronts - base.shared_wavefronts;
+    return d;
+  }
 };
 
 class MemoryModel {

@@ -542,20 +542,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
     }
     run.end = now;
     run.cycles = run.end - run.begin;
-    {
-      const MemoryCounters& m = memory.counters();
-      run.memory.requests = m.requests - memory_base.requests;
-      run.memory.sectors = m.sectors - memory_base.sectors;
-      run.memory.l1_hits = m.l1_hits - memory_base.l1_hits;
-      run.memory.l1_misses = m.l1_misses - memory_base.l1_misses;
-      run.memory.l2_hits = m.l2_hits - memory_base.l2_hits;
-      run.memory.l2_misses = m.l2_misses - memory_base.l2_misses;
-      run.memory.wavefronts = m.wavefronts - memory_base.wavefronts;
-      run.memory.shared_requests =
-          m.shared_requests - memory_base.shared_requests;
-      run.memory.shared_wavefronts =
-          m.shared_wavefronts - memory_base.shared_wavefronts;
-    }
+    run.memory = memory.counters() - memory_base;
     double resident = 0;
     uint64_t issued = 0;
     for (Sm& sm : sms) {
