@@ -37,6 +37,30 @@ def rows_of(times, scale, variants, steps, warps_per_sm, base_of):
     return rows
 
 
+def table(s, steps, scenes, per_warp, columns, describe):
+    """Summary S's table, run1 with run2 beside it: per variant its
+    DESCRIBE(variant) cells (headed COLUMNS), cycles per step and per warp
+    access. SCENES: how the caption says the clock was sampled ("the
+    scene", "each scene"); PER_WARP: its sentence on the per-warp figure."""
+    run1, run2 = s["runs"]["run1"], s["runs"]["run2"]
+    cols = len(columns)
+    out = ["Device: %s, driver %s; `%s`, run1 (run2 beside it). SM cycles at "
+           "the SM clock sampled while %s ran (every 20 ms, the median; %s). "
+           "Cycles per step: (time at %d steps - time at %d) / %d; %s\n" %
+           (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
+            s["record"], scenes, device_clocks.note(s["runs"]), steps[1],
+            steps[0], steps[1] - steps[0], per_warp),
+           "| variant | " + " | ".join(columns) + " | cycles per step | run2 "
+           "| SM cycles per warp load | run2 |",
+           "|---|" + "---|" * (cols + 4)]
+    for r, r2 in zip(run1["rows"], run2["rows"]):
+        out.append(("| %s |" + " %s |" * cols + " %.1f | %.1f | %.2f | %.2f |")
+                   % ((r["variant"],) + tuple(describe(r["variant"])) +
+                      (r["cycles_per_step"], r2["cycles_per_step"],
+                       r["load_cycles"], r2["load_cycles"])))
+    return "\n".join(out) + "\n"
+
+
 def model(warpsim, scenes, variants, out, tool, root):
     """The timing model on every variant's scene (SCENES/VARIANT.amber),
     recorded in OUT (record_model_run)."""

@@ -229,24 +229,11 @@ def describe(name):
 
 
 def table(s):
-    run1, run2 = s["runs"]["run1"], s["runs"]["run2"]
-    out = ["Device: %s, driver %s; `%s`, run1 (run2 beside it). SM cycles at "
-           "the SM clock sampled while the scene ran (every 20 ms, the "
-           "median; %s). Cycles per step: (time at %d steps - time at %d) "
-           "/ %d; per warp load: that over the %d warps each SM gets, less "
-           "none's (the loop without a load).\n" %
-           (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
-            s["record"], device_clocks.note(s["runs"]), STEPS[1], STEPS[0],
-            STEPS[1] - STEPS[0], WARPS_PER_SM),
-           "| variant | from | sectors | lines | words a bank | cycles per "
-           "step | run2 | SM cycles per warp load | run2 |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    for r, r2 in zip(run1["rows"], run2["rows"]):
-        out.append("| %s | %s | %s | %s | %s | %.1f | %.1f | %.2f | %.2f |" % (
-            (r["variant"],) + describe(r["variant"]) +
-            (r["cycles_per_step"], r2["cycles_per_step"], r["load_cycles"],
-             r2["load_cycles"])))
-    return "\n".join(out) + "\n"
+    return access_steps.table(
+        s, STEPS, "the scene",
+        "per warp load: that over the %d warps each SM gets, less none's "
+        "(the loop without a load)." % WARPS_PER_SM,
+        ("from", "sectors", "lines", "words a bank"), describe)
 
 
 SCENES = os.path.join(ROOT, "samples", "h200", "e39_load_patterns")

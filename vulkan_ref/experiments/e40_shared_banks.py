@@ -137,6 +137,11 @@ def scene():
     return out
 
 
+def pattern(variant):
+    """A load's or store's variant's STRIDES entry."""
+    return variant[3:] if variant.startswith("st_") else variant
+
+
 def rows_of(times, scale):
     """Per variant: SM cycles per step and per warp load or store (less
     none's, the stores less st_none's); SCALE (a number, or one per scene)
@@ -162,8 +167,8 @@ def wavefront_fit(s):
     loads and stores with at least 4 there (whose accesses, not the
     loop's issue, bound the dispatch). {"cycles", "bound": [(variant,
     words, cycles)]}."""
-    words = {v: STRIDES[v[3:] if v.startswith("st_") else v][1]
-             for v in VARIANTS if v not in ("none", "st_none")}
+    words = {v: STRIDES[pattern(v)][1] for v in VARIANTS
+             if v not in ("none", "st_none")}
     slope, bound = access_steps.slope_fit(
         s, [(v, w) for v, w in words.items() if w >= 4])
     return {"cycles": slope, "bound": bound}
@@ -172,30 +177,16 @@ def wavefront_fit(s):
 def describe(name):
     if name in ("none", "st_none"):
         return "-", "-"
-    stride, words = STRIDES[name[3:] if name.startswith("st_") else name]
+    stride, words = STRIDES[pattern(name)]
     return str(stride), str(words)
 
 
 def table(s):
-    run1, run2 = s["runs"]["run1"], s["runs"]["run2"]
-    out = ["Device: %s, driver %s; `%s`, run1 (run2 beside it). SM cycles at "
-           "the SM clock sampled while each scene ran (every 20 ms, the "
-           "median; %s). Cycles per step: (time at %d steps - time at %d) "
-           "/ %d; per warp load (or store): that over the %d warps of each SM, "
-           "less none's (the loop without a load; the stores less "
-           "st_none's).\n" %
-           (s["device"].get("name", "?"), s["device"].get("driver_info", "?"),
-            s["record"], device_clocks.note(s["runs"]), STEPS[1], STEPS[0],
-            STEPS[1] - STEPS[0], WARPS_PER_SM),
-           "| variant | stride (words) | words a bank | cycles per step | "
-           "run2 | SM cycles per warp load | run2 |",
-           "|---|---|---|---|---|---|---|"]
-    for r, r2 in zip(run1["rows"], run2["rows"]):
-        out.append("| %s | %s | %s | %.1f | %.1f | %.2f | %.2f |" % (
-            (r["variant"],) + describe(r["variant"]) +
-            (r["cycles_per_step"], r2["cycles_per_step"], r["load_cycles"],
-             r2["load_cycles"])))
-    return "\n".join(out) + "\n"
+    return access_steps.table(
+        s, STEPS, "each scene",
+        "per warp load (or store): that over the %d warps of each SM, less "
+        "none's (the loop without a load; the stores less st_none's)." %
+        WARPS_PER_SM, ("stride (words)", "words a bank"), describe)
 
 
 SCENES = os.path.join(ROOT, "samples", "h200", "e40_shared_banks")
