@@ -681,6 +681,16 @@ def unroll_limit(vk_dir, t, src):
         f"and {hi:.3f} against loop_unroll_max_body ({limit}): the middle "
         "(e35_branch_unroll.py summary, skipped_weight; its `model` command "
         "checks every loop of the record)")
+    t["hoist_invariants"] = True
+    src["hoist_invariants"] = (
+        f"{rel(d35)} ({s35['device'].get('name', '?')}): the driver's "
+        "Binary Size of E35's loops: with the value every trip loads alike "
+        "(`never`) and its address left out of a trip's count "
+        f"({e35_branch_unroll.MODEL_MAIN} instructions besides the block), "
+        "one weight of the skipped block's instructions parts the loops the "
+        "driver unrolled from those it left rolled, every one (the ctest "
+        "e35_model): the driver's code computes such values once, before "
+        "the loop")
     t["honour_dont_unroll"] = s["dont_unroll_honoured"]
     src["honour_dont_unroll"] = (
         f"{rel(d)}: [[dont_unroll]] on the same loops "

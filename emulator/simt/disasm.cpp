@@ -95,6 +95,9 @@ std::string DisassembleProgram(const Program& p) {
       if (i < p.redundant.size() && p.redundant[i] != 0) {
         out += "  ; repeats an earlier instruction";
       }
+      if (i < p.hoisted.size() && p.hoisted[i] != 0) {
+        out += "  ; the same every trip: hoisted out of its loop";
+      }
       if (i < p.register_private.size() && p.register_private[i] != 0) {
         out += p.register_private[i] == 1   ? "  ; a variable held in registers"
                : p.register_private[i] == 3 ? "  ; a constant-bank operand"

@@ -308,6 +308,14 @@ struct Program {
   // `fract(3.0 * d) * fract(3.0 * d)` as two of each). The timing model
   // issues it with the instruction before it (TimingConfig::cse).
   std::vector<uint8_t> redundant;
+  // Per instruction (empty when none): 1 when it lies in a loop with a
+  // run-time trip count (an unrolled_loops entry) outside the sides of the
+  // loop's selections and computes alike on every trip (from constants,
+  // values the loop does not write and such instructions; a load only when
+  // the loop writes no memory): NVIDIA's compiler computes it once, before
+  // the loop. Not in UnrolledLoop::body; the timing model issues it with
+  // the instruction before it (TimingConfig::hoist_invariants).
+  std::vector<uint8_t> hoisted;
   // Selections whose sides hold only arithmetic, moves through variables
   // held in registers, discards and loops unrolled completely, at most
   // PredicatedSelection::kMaxInstructions of them (lower_model.cpp), and

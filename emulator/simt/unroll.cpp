@@ -83,6 +83,7 @@ class LoopFinder {
   void Run() {
     p_.loop_control.assign(p_.code.size(), 0);
     p_.ahead_loads.clear();
+    p_.hoisted.clear();
     p_.unrolled_loops.clear();
     p_.loops.clear();
     std::vector<uint32_t> headers;
@@ -356,6 +357,11 @@ class LoopFinder {
         // asks for this instruction: what it reads, what it is.)
         hoisted.clear();
         if (invariant(invariant, *w, i + 1, 0, false)) same[i - begin] = 1;
+      }
+      for (uint32_t i = begin; i < end; ++i) {
+        if (same[i - begin] == 0) continue;
+        if (p_.hoisted.empty()) p_.hoisted.assign(p_.code.size(), 0);
+        p_.hoisted[i] = 1;
       }
       const auto [body, skipped] = BodyLength(begin, end, in_side, same);
       p_.unrolled_loops.back().body = body;

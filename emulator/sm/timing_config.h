@@ -270,6 +270,12 @@ struct TimingConfig {
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.
   bool cse = true;
+  // Issue with the instruction before it what a loop with a run-time trip
+  // count computes alike on every trip (simt::Program::hoisted): the
+  // compiler computes it once, before the loop (vulkan_ref's E35: its
+  // loops' bodies, counted without such values, part the loops the driver
+  // unrolled from those it left rolled).
+  bool hoist_invariants = false;
   // Issue with the instruction before it a load or store of a lane-private
   // variable NVIDIA's compiler holds in registers, and the address
   // computation only those use (simt::Program::register_private): in its

@@ -280,6 +280,9 @@ const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
     if (config.cse && i < p.redundant.size() && p.redundant[i] != 0) {
       k |= kRedundant;
     }
+    if (config.hoist_invariants && i < p.hoisted.size() && p.hoisted[i] != 0) {
+      k |= kRedundant;
+    }
     if (RegisterMove(p, i)) {
       k |= kRegisterMove;
       if (config.free_register_moves) k |= kRenamed;
@@ -780,12 +783,13 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse ||
        config.free_register_moves || config.predicate_max_instructions > 0 ||
-       config.loop_control_in_bubbles) &&
+       config.loop_control_in_bubbles || config.hoist_invariants) &&
       rec.blocking == simt::Blocking::kNone) {
     // Branches the compiler's block layout removes, the control of an
     // unrolled loop on the trips its code has none for, repeats of a
-    // computation the compiler does once and moves through variables it
-    // holds in registers run with this issue.
+    // computation the compiler does once (in a block or, hoisted, before a
+    // loop) and moves through variables it holds in registers run with
+    // this issue.
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done()) break;

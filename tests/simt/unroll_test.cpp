@@ -252,6 +252,55 @@ TEST_CASE("what every trip computes alike does not count in the body",
   CHECK(q.unrolled_loops[0].body == p.unrolled_loops[0].body + 2);
 }
 
+TEST_CASE("what every trip computes alike is marked hoisted",
+          "[simt][unroll]") {
+  // The loop of the test above: u.limit's load and its product with 2.0
+  // are marked, the multiply-add on x, the compare with x and the side's
+  // multiply-add are not; nor is anything outside the loop.
+  const Program p = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "  }\n");
+  REQUIRE(p.unrolled_loops.size() == 1);
+  REQUIRE(p.hoisted.size() == p.code.size());
+  std::vector<spv::Op> marked;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.hoisted[i] != 0) marked.push_back(p.code[i].op);
+  }
+  // The load and the multiply, after whatever addresses the load (an
+  // access chain into the uniform block).
+  REQUIRE(marked.size() >= 2);
+  CHECK(marked[marked.size() - 2] == spv::Op::OpLoad);
+  CHECK(marked.back() == spv::Op::OpFMul);
+  for (spv::Op op : marked) {
+    CHECK(op != spv::Op::OpFAdd);
+    CHECK(op != spv::Op::OpFOrdGreaterThan);
+  }
+  // Storing to b.v: the load may differ a trip, so neither it nor the
+  // product is hoisted; the store's address (g + 64) still is.
+  const Program q = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "    b.v[g + 64u] = x;\n"
+      "  }\n");
+  REQUIRE(q.hoisted.size() == q.code.size());
+  bool add = false;
+  for (size_t i = 0; i < q.code.size(); ++i) {
+    if (q.hoisted[i] == 0) continue;
+    CHECK(q.code[i].op != spv::Op::OpLoad);
+    CHECK(q.code[i].op != spv::Op::OpFMul);
+    add = add || q.code[i].op == spv::Op::OpIAdd;
+  }
+  CHECK(add);
+  // A loop whose every instruction depends on the trip marks none.
+  const Program r =
+      Build("  for (int i = 0; i < n; ++i) x = x * x + float(i);\n");
+  REQUIRE(r.unrolled_loops.size() == 1);
+  for (uint8_t h : r.hoisted) CHECK(h == 0);
+}
+
 TEST_CASE("of two nested loops only the inner one is unrolled",
           "[simt][unroll]") {
   const Program p = Build(
