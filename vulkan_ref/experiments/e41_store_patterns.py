@@ -26,9 +26,12 @@ same patterns as E39 with a store a trip in place of the load.
 two pipelines drawing a 256x256 rectangle (2048 fragment warps,
 512 on each of the 4 graphics SMs, at most 64 resident) whose fragment
 shaders loop n = 32 and 256 times (a uniform block), each drawn twice
-(the second counts). A trip stores a sum and steps it (s = 3 s + 1;
-`none`: the step alone, no store); the sum colours the pixel after the
-loop. The word a lane writes: a block of 1024 words chosen by the trip
+(the second counts). A trip stores a word and steps a sum (s = 3 s +
+1; `none`: the step alone, no store); the sum colours the pixel after
+the loop. The value stored is the word's index, so that warps writing
+one word write the same value (the buffer's contents do not depend on
+the order warps run in: vkref_crosscheck_samples compares them with the
+emulator's). The word a lane writes: a block of 1024 words chosen by the trip
 (and, in the large buffer, by the warp), and in it the lane's offset by
 the pattern, the lane numbered across the warp's 4x8 pixels
 (vulkan_ref/results/h200/FINDINGS.md Q2):
@@ -110,7 +113,8 @@ def shader(variant):
         store, off, binding = "", "0u", 1
     else:
         level, pattern = variant.split("_", 1)
-        store = "    data.d[%s * %du + off] = s;\n" % (LEVELS[level], BLOCK)
+        store = ("    uint a = %s * %du + off;\n    data.d[a] = a;\n" %
+                 (LEVELS[level], BLOCK))
         off = PATTERNS[pattern][0]
         binding = 1 if level == "small" else 2
     return ("#version 450\nlayout(location = 0) out vec4 color;\n" +
