@@ -84,7 +84,8 @@ void Resources::Free(DeviceBuffer* b) {
 
 Result<DeviceBuffer> Resources::NewBuffer(VkDeviceSize size,
                                           VkBufferUsageFlags usage,
-                                          bool prefer_device_local) {
+                                          bool prefer_device_local,
+                                          bool prefer_host_cached) {
   VkDevice dev = device_->device();
   DeviceBuffer b;
   b.size = std::max<VkDeviceSize>(size, 16);
@@ -110,6 +111,22 @@ Result<DeviceBuffer> Resources::NewBuffer(VkDeviceSize size,
     if (local.ok()) {
       ai.memoryTypeIndex = *local;
       allocated = vkAllocateMemory(dev, &ai, nullptr, &b.memory);
+    }
+  }
+  if (prefer_host_cached) {
+    const VkMemoryPropertyFlags cached =
+        host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    for (uint32_t i = 0; i < VK_MAX_MEMORY_TYPES; ++i) {
+      if ((req.memoryTypeBits & (1u << i)) == 0) continue;
+      const VkMemoryPropertyFlags f = device_->MemoryFlags(i);
+      if ((f & cached) != cached ||
+          (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0) {
+        continue;
+      }
+      ai.memoryTypeIndex = i;
+      allocated = vkAllocateMemory(dev, &ai, nullptr, &b.memory);
+      if (allocated == VK_SUCCESS) break;
+      b.memory = VK_NULL_HANDLE;
     }
   }
   if (allocated != VK_SUCCESS) {
@@ -182,6 +199,15 @@ Result<DeviceBuffer*> Resources::Transient(VkDeviceSize size,
                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                          VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                      prefer_device_local);
+  if (!b.ok()) return b.error();
+  transient_.push_back(std::make_unique<DeviceBuffer>(*b));
+  return transient_.back().get();
+}
+
+Result<DeviceBuffer*> Resources::ReadBackStaging(VkDeviceSize size) {
+  auto b = NewBuffer(size, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     /*prefer_device_local=*/false,
+                     /*prefer_host_cached=*/true);
   if (!b.ok()) return b.error();
   transient_.push_back(std::make_unique<DeviceBuffer>(*b));
   return transient_.back().get();

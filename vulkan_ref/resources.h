@@ -70,6 +70,12 @@ class Resources {
   // device-local memory (shader atomics then stay on the device).
   Result<DeviceBuffer*> Transient(VkDeviceSize size,
                                   bool prefer_device_local = false);
+  // A temporary buffer to copy a device-local buffer into for reading it
+  // back, freed by ReleaseTransient(): in host memory the CPU caches where
+  // the device has such a type (reading device-local memory through its
+  // mapping crosses the bus uncached, tens of MB/s: a long idle gap
+  // between a measurement's repeats, in which the GPU lowers its clock).
+  Result<DeviceBuffer*> ReadBackStaging(VkDeviceSize size);
 
   // The image of scene buffer `shape.name` with `shape`'s format and extent
   // (recreated when the shape changed, e.g. after a COPY).
@@ -111,8 +117,11 @@ class Resources {
     scene::Component component;
     std::vector<uint8_t>* target;
   };
+  // prefer_host_cached: host memory the CPU caches, where there is such a
+  // type (and it is not device-local).
   Result<DeviceBuffer> NewBuffer(VkDeviceSize size, VkBufferUsageFlags usage,
-                                 bool prefer_device_local = false);
+                                 bool prefer_device_local = false,
+                                 bool prefer_host_cached = false);
   void Free(DeviceBuffer* b);
   // Regions of one aspect for every level; fills staging offsets.
   Status CopyRegions(const DeviceImage& image, const scene::Buffer& shape,

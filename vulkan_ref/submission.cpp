@@ -122,8 +122,9 @@ Status Work::SubmitAndWait() {
     resources_->FinishDownloads();
     for (const ReadBack& rb : read_backs_) {
       if (rb.image) continue;
-      const size_t n = std::min<size_t>(rb.target->size(), rb.buffer->size);
-      std::memcpy(rb.target->data(), rb.buffer->mapped, n);
+      const DeviceBuffer* from = rb.staging != nullptr ? rb.staging : rb.buffer;
+      const size_t n = std::min<size_t>(rb.target->size(), from->size);
+      std::memcpy(rb.target->data(), from->mapped, n);
     }
     if (observe_buffer_ != nullptr) {
       const auto* words = static_cast<const uint32_t*>(observe_buffer_->mapped);
@@ -394,6 +395,19 @@ Status Work::BindPushConstants(SceneState& state, const scene::Pipeline& p,
 }
 
 Status Work::RecordReadBacks() {
+  // Device-local buffers the work may write: copied on the GPU into host
+  // memory the CPU reads fast (after the work's timestamps).
+  bool copies = false;
+  for (ReadBack& rb : read_backs_) {
+    if (rb.image || !rb.buffer->device_local) continue;
+    auto staging = resources_->ReadBackStaging(rb.buffer->size);
+    if (!staging.ok()) return staging.error();
+    if (!copies) Resources::FullBarrier(cmd_);
+    copies = true;
+    rb.staging = *staging;
+    const VkBufferCopy region{0, 0, rb.buffer->size};
+    vkCmdCopyBuffer(cmd_, rb.buffer->buffer, rb.staging->buffer, 1, &region);
+  }
   for (const ReadBack& rb : read_backs_) {
     if (!rb.image) continue;
     auto img = resources_->Image(rb.shape);

@@ -90,6 +90,8 @@ class Work {
     scene::Buffer shape;  // images
     DeviceBuffer* buffer = nullptr;
     std::vector<uint8_t>* target = nullptr;
+    // A device-local buffer's copy in host memory (RecordReadBacks).
+    DeviceBuffer* staging = nullptr;
   };
   std::vector<ReadBack> read_backs_;
   std::set<std::string> uploaded_;  // images uploaded in this submission
