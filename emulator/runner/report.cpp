@@ -53,6 +53,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["reconvergence_instructions"] = t.reconvergence_instructions;
   j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["memory_issue_hold_cycles"] = t.memory_issue_hold_cycles;
+  j["store_throttle_cycles"] = t.store_throttle_cycles;
   j["stall_cycles"] = StallsJson(t.stall_cycles);
   j["memory"] = {{"requests", t.memory.requests},
                  {"sectors", t.memory.sectors},

@@ -72,6 +72,7 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
       request_queue_(sms),
       data_queue_(sms),
+      store_queue_(sms),
       fills_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
@@ -189,6 +190,17 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   }
   ++counters_.requests;
   counters_.sectors += sectors_.size();
+  store_throttle_ = 0;
+  if (store && (t_.store_sector_cycles > 0 || t_.store_line_cycles > 0)) {
+    const double queued = store_queue_[sm].Take(
+        static_cast<double>(now),
+        static_cast<double>(sectors_.size()) * t_.store_sector_cycles +
+            static_cast<double>(lines_.size()) * t_.store_line_cycles);
+    if (queued > t_.store_queue_cycles) {
+      store_throttle_ =
+          static_cast<uint32_t>(std::ceil(queued - t_.store_queue_cycles));
+    }
+  }
   // Per line: which level has it; the sectors of lines that miss a level
   // are what that level's bandwidth carries.
   uint32_t latency = t_.l1_latency;

@@ -109,6 +109,10 @@ class MemoryModel {
   // buffer loads only). Returns the cycles until a load's data is ready
   // (stores: how long the request occupies memory, which nothing waits
   // for).
+  // After a store's Access: the cycles its SM's store path holds more
+  // than MemoryTiming::store_queue_cycles of work (0: within it, or not a
+  // store).
+  uint32_t StoreThrottle() const { return store_throttle_; }
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
                   uint32_t lanes, uint32_t bytes, bool store,
                   bool graphics = false, bool texture = false);
@@ -170,6 +174,10 @@ class MemoryModel {
   // Per SM: when its L1's data stage can deliver the next wavefront
   // (MemoryTiming::l1_wavefront_cycles).
   std::vector<Queue> data_queue_;
+  // Per SM: when its store path has sent the stores queued so far
+  // (MemoryTiming::store_sector_cycles, store_line_cycles).
+  std::vector<Queue> store_queue_;
+  uint32_t store_throttle_ = 0;  // of the last store (StoreThrottle())
   // The wavefronts a load of `lanes` (`bytes` each at `addresses`) takes
   // in the L1's data stage, its distinct lines being lines_.
   uint32_t Wavefronts(const uint64_t* addresses, uint32_t lanes,

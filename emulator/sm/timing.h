@@ -108,6 +108,10 @@ struct RunTiming {
   // issue beyond their own slots (MemoryTiming::*_issue_cycles): what
   // idle cycles and the slack (issue_hold_slack_cycles) did not pay.
   uint64_t memory_issue_hold_cycles = 0;
+  // The cycles global stores kept their sub-partitions' load/store pipes
+  // busy because their SM's store path held more than
+  // MemoryTiming::store_queue_cycles of work (the sum over the stores).
+  uint64_t store_throttle_cycles = 0;
   // The issue slots of the reconvergence instructions around selections'
   // branches (TimingConfig::selection_sync_slots; no warp instruction);
   // selected cycles = issued + predicated-off + these.

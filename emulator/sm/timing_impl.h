@@ -701,6 +701,8 @@ struct TimingModel::Impl {
   }
   // The cycles from `at` (now, or earlier for a load issued ahead: AheadAt)
   // until a memory instruction's result is ready.
+  // Set by MemoryLatency for a global store: MemoryModel::StoreThrottle().
+  uint32_t store_throttle = 0;
   uint32_t MemoryLatency(WarpState& w, const simt::InstrRecord& rec,
                          StallReason* reason, bool store, uint64_t at);
   // The cycles beyond its own slot a compute warp's memory instruction

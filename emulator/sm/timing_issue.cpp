@@ -550,6 +550,7 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
       store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup,
       rec.pipe == simt::Pipe::kTex);
+  if (store) store_throttle = memory.StoreThrottle();
   if (simt::IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;
 }
@@ -697,7 +698,16 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
              rec.addresses != nullptr) {
     const bool store = rec.writes.empty() && !simt::IsAtomic(rec.op);
     const uint64_t at = store ? now : AheadAt(w, rec);
+    store_throttle = 0;
     latency = MemoryLatency(w, rec, &reason, store, at);
+    if (store_throttle > 0) {
+      // Its SM's store path is full: no load or store of this
+      // sub-partition issues until it has room.
+      uint64_t& lsu = sp.pipe_free[static_cast<size_t>(simt::Pipe::kLsu)];
+      lsu = std::max(lsu, now + store_throttle);
+      sp.busy_pipes |= 1u << static_cast<uint32_t>(simt::Pipe::kLsu);
+      run.store_throttle_cycles += store_throttle;
+    }
     if (at < now) {
       // Issued ahead: the data may be here already.
       latency =

@@ -397,3 +397,39 @@ TEST_CASE("shared memory: a wavefront a bank's word, in the L1's queue") {
   for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;
   CHECK(m.Access(0, 3000, addr, ~0u, 4, false) == 30 + 16);
 }
+
+TEST_CASE("stores: the SM's store path, its cost by sectors and lines") {
+  MemoryTiming t = Unlimited();
+  t.store_sector_cycles = 1;
+  t.store_line_cycles = 2;
+  t.store_queue_cycles = 10;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(64 * 1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  auto store = [&](uint32_t sm, uint32_t stride, uint64_t at) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * stride * l;
+    m.Access(sm, at, addr, ~0u, 4, true);
+    return m.StoreThrottle();
+  };
+  // One line of 4 sectors: 4 + 2 = 6 cycles queued, within the 10.
+  CHECK(store(0, 1, 0) == 0);
+  // Right after it, 8 lines of 32 sectors (32 + 16 = 48): 54 queued, 44
+  // beyond the 10.
+  CHECK(store(0, 8, 0) == 44);
+  // Another SM's path is its own.
+  CHECK(store(1, 1, 0) == 0);
+  // Long after, the path is empty again: 32 lines, 32 sectors: 96.
+  CHECK(store(0, 32, 1000) == 86);
+  // A load leaves the throttle at 0 and queues nothing there.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * l;
+  m.Access(0, 5000, addr, ~0u, 4, false);
+  CHECK(m.StoreThrottle() == 0);
+  CHECK(store(0, 1, 5000) == 0);
+  // With no cost configured, stores queue nothing.
+  MemoryModel off(Unlimited(), 1, 1);
+  const uint64_t b2 = off.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = b2 + 4ull * 32 * l;
+  for (int k = 0; k < 10; ++k) off.Access(0, 0, addr, ~0u, 4, true);
+  CHECK(off.StoreThrottle() == 0);
+}
