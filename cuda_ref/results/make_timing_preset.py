@@ -894,6 +894,40 @@ def shared_wavefronts(vk_dir, t, src):
         f"{fit['cycles']:.4f} cycles a wavefront")
 
 
+def store_path(vk_dir, t, src):
+    """A global store's SM store path (MemoryTiming::store_sector_cycles,
+    store_line_cycles, store_queue_cycles) from vulkan_ref's E41 (the
+    latest e41-store-patterns-* record under vk_dir or beside it in h100):
+    fragment warps at high occupancy storing one word a lane and trip, a
+    block of their own each trip, the lanes' words in 1 to 32 sectors and
+    lines (e41_store_patterns.py store_fit)."""
+    d = latest_record(vk_dir, "e41-store-patterns")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e41_store_patterns  # noqa: E402
+    s = e41_store_patterns.summary(d)
+    fit = e41_store_patterns.store_fit(s)
+    m = t.setdefault("memory", {})
+    m["store_sector_cycles"] = num(fit["sector"])
+    m["store_line_cycles"] = num(fit["line"])
+    m["store_queue_cycles"] = 0
+    text = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}, E41, e41_store_patterns.py "
+        "store_fit): 512 fragment warps per graphics SM, a loop storing a "
+        "word a lane and trip into a block of the warp's own, SM cycles per "
+        "warp and trip (the mean of the runs) of the variants of at least 8 "
+        "sectors: " + ", ".join(
+            f"{v} ({x} sectors, {y} lines) {c:.3f} (fitted {f:.3f})"
+            for v, x, y, c, f in fit["rows"])
+        + f"; least squares through 0: {fit['sector']:.4f} cycles a sector, "
+        f"{fit['line']:.4f} a line")
+    src["memory.store_sector_cycles"] = src["memory.store_line_cycles"] = text
+    src["memory.store_queue_cycles"] = (
+        "not measured: E41 times stores at high occupancy, where the path's "
+        "rate, not its depth, bounds them; 0, the path holds no work beyond "
+        "the store being sent")
+
+
 def l1_per_run(run, vk_dir, t, src):
     """Whether every draw or dispatch starts with an empty L1 and its
     buffers in the L2 (MemoryTiming::l1_invalidated_per_run,
@@ -1384,6 +1418,7 @@ def generate(run, vk_dir, out_path):
     l1_per_run(run, vk_dir, t, src)
     l1_wavefronts(vk_dir, t, src)
     shared_wavefronts(vk_dir, t, src)
+    store_path(vk_dir, t, src)
     buffer_address(run, files["e2_latency"], vk_dir, t, src)
     memory_issue(run, t, src)
     predication(vk_dir, t, src)

@@ -184,6 +184,30 @@ def summary(record):
     return s
 
 
+def store_fit(s):
+    """The SM's store path from a summary S (the mean of its runs): the
+    least-squares cycles a sector and a line (through 0) of the large
+    buffer's variants of at least 8 sectors whose lines are whole numbers
+    (their stores, not the loop's issue, bound the draw), against the SM
+    cycles per warp trip (loop included). {"sector", "line", "rows":
+    [(variant, sectors, lines, cycles, fitted)]}."""
+    mean = device_clocks.run_mean(s, "cycles_per_warp_step")
+    pts = [("large_" + p, v[1], v[2], mean["large_" + p])
+           for p, v in PATTERNS.items()
+           if v[1] >= 8 and isinstance(v[2], int)]
+    # Normal equations of c = a sectors + b lines.
+    ss = sum(x * x for _, x, _, _ in pts)
+    ll = sum(y * y for _, _, y, _ in pts)
+    sl = sum(x * y for _, x, y, _ in pts)
+    sc = sum(x * c for _, x, _, c in pts)
+    lc = sum(y * c for _, _, y, c in pts)
+    det = ss * ll - sl * sl
+    a = (sc * ll - lc * sl) / det
+    b = (lc * ss - sc * sl) / det
+    return {"sector": a, "line": b,
+            "rows": [(v, x, y, c, a * x + b * y) for v, x, y, c in pts]}
+
+
 def describe(name):
     """The pattern's buffer, sectors, lines and words a bank, for a
     table."""
