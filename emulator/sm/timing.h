@@ -32,7 +32,9 @@
 // when its slowest line is, and the sectors that miss queue on the SM's
 // share of the L2 and DRAM bandwidth; its data leaves the L1 in
 // wavefronts, one a cycle per SM, as many as its lanes' words pile up in
-// one bank (MemoryTiming::l1_wavefront_cycles). Workgroup memory costs the
+// one bank (MemoryTiming::l1_wavefront_cycles); a store's sectors and
+// lines take its SM's store path, which when full holds the load/store
+// pipe (store_sector_cycles). Workgroup memory costs the
 // shared latency and the same wavefronts (bank conflicts,
 // shared_wavefront_cycles), lane-private memory an L1 hit.
 //

@@ -93,9 +93,9 @@ struct MemoryTiming {
   // l1_lines_per_wavefront distinct lines it reads (vulkan_ref's E39: 32
   // lanes reading one word in each of 8 lines, all in 4 banks, take 8
   // cycles of an SM; the same 8 lines with every word in its own bank, as
-  // long as one line; 32 lines in 32 banks, 8). Stores and image reads
-  // through the texture path take none (not measured). 0 cycles: no
-  // limit.
+  // long as one line; 32 lines in 32 banks, 8). Stores (their own path:
+  // store_sector_cycles) and image reads through the texture path (not
+  // measured) take none. 0 cycles: no limit.
   double l1_wavefront_cycles = 0;
   // The same for workgroup (shared) memory, loads and stores, in the same
   // banks (the L1 and shared memory are one array; vulkan_ref's E40:

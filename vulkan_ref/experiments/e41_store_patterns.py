@@ -71,6 +71,7 @@ sys.path.insert(0, HERE)
 from readme_section import experiment_main  # noqa: E402
 import access_steps  # noqa: E402
 import device_clocks  # noqa: E402
+import e39_load_patterns  # noqa: E402
 
 STEPS = (32, 256)
 SIDE = 256
@@ -80,19 +81,10 @@ BLOCK = 1024  # words
 SMALL_BLOCKS = 8
 LARGE_BLOCKS = 1024
 
-# name: (the lane's word in its block, sectors, lines, words in the
-# fullest of the 32 four-byte banks: word w in bank w mod 32)
-PATTERNS = {
-    "uniform": ("0u", 1, 1, 1),
-    "coalesced": ("lane", 4, 1, 1),
-    "strided2": ("lane * 2u", 8, 2, 2),
-    "strided4": ("lane * 4u", 16, 4, 4),
-    "strided": ("lane * 8u", 32, 8, 8),
-    "strided9": ("lane * 9u", 32, "9-10", 1),
-    "rows": ("(lane >> 2) * 64u + (lane & 3u)", 8, 8, 8),
-    "lines": ("lane * 32u", 32, 32, 32),
-    "lines33": ("lane * 33u", 32, 32, 1),
-}
+# E39's patterns (name: the lane's word in its block, sectors, lines,
+# words in the fullest bank) but rows68, whose banks a store does not use.
+PATTERNS = {k: v for k, v in e39_load_patterns.PATTERNS.items()
+            if k != "rows68"}
 # Where a trip's block lies: the same for every warp (8 blocks), or the
 # warp's own (1024 blocks; blk numbers the warp's 4x8 pixels).
 LEVELS = {
