@@ -17,6 +17,35 @@ from readme_section import record_model_run, model_caption  # noqa: E402
 import device_clocks  # noqa: E402
 
 
+def fragment_scene(header, name, shader, steps, side, buffer, data,
+                   binding):
+    """E39's and E41's scene of variant NAME: HEADER's comment lines, a
+    full-screen (SIDE x SIDE) draw of fragment SHADER twice for each trip
+    count of STEPS (a uniform block n at binding 0), BUFFER's declaration
+    (AmberScript) for the storage buffer DATA at BINDING."""
+    lines = ["#!amber"] + ["# " + h for h in header] + [
+        "SHADER vertex vs PASSTHROUGH",
+        "SHADER fragment s_%s GLSL\n%sEND" % (name, shader)]
+    for n in steps:
+        lines.append("BUFFER n%d DATA_TYPE int32 DATA %d END" % (n, n))
+    lines.append(buffer)
+    lines.append("IMAGE frame FORMAT B8G8R8A8_UNORM DIM_2D WIDTH %d "
+                 "HEIGHT %d" % (side, side))
+    runs = []
+    for n in steps:
+        pipe = "%s_%d" % (name, n)
+        lines.append(
+            "PIPELINE graphics %s\n  ATTACH vs\n  ATTACH s_%s\n"
+            "  FRAMEBUFFER_SIZE %d %d\n"
+            "  BIND BUFFER frame AS color LOCATION 0\n"
+            "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
+            "  BIND BUFFER %s AS storage DESCRIPTOR_SET 0 BINDING %d\n"
+            "END" % (pipe, name, side, side, n, data, binding))
+        runs += ["RUN %s DRAW_RECT POS 0 0 SIZE %d %d" % (
+            pipe, side, side)] * 2
+    return "\n".join(lines + runs) + "\n"
+
+
 def rows_of(times, scale, variants, steps, warps_per_sm, base_of):
     """Per variant: SM cycles per step, per warp step, and per warp access
     (less the cycles per warp step of base_of(variant)); TIMES: GPU times
