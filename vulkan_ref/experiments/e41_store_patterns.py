@@ -47,7 +47,11 @@ the pattern, the lane numbered across the warp's 4x8 pixels
   rows         64 row + column: 8 rows of 16 bytes, 8 sectors in 8
                lines, 8 words a bank;
   lines        32 lane: 32 lines, a word each, all 32 in bank 0;
-  lines33      33 lane: 32 lines, every lane its own bank.
+  lines33      33 lane: 32 lines, every lane its own bank;
+  halves       16 consecutive words in each of 2 lines (4 whole
+               sectors);
+  quarters     8 consecutive words in each of 4 lines (4 whole
+               sectors, a sector a line).
 
 Each pattern twice: `small_*` into a buffer of 8 blocks (32 KB, which
 every warp of every SM writes alike), and `large_*` into one of 1024
@@ -85,6 +89,9 @@ LARGE_BLOCKS = 1024
 # words in the fullest bank) but rows68, whose banks a store does not use.
 PATTERNS = {k: v for k, v in e39_load_patterns.PATTERNS.items()
             if k != "rows68"}
+# And whole sectors in more lines than coalesced's one.
+PATTERNS["halves"] = ("(lane >> 4u) * 32u + (lane & 15u)", 4, 2, 1)
+PATTERNS["quarters"] = ("(lane >> 3u) * 32u + (lane & 7u)", 4, 4, 4)
 # Where a trip's block lies: the same for every warp (8 blocks), or the
 # warp's own (1024 blocks; blk numbers the warp's 4x8 pixels).
 LEVELS = {
