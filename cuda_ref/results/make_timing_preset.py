@@ -896,7 +896,8 @@ def shared_wavefronts(vk_dir, t, src):
 
 def store_path(vk_dir, t, src):
     """A global store's SM store path (MemoryTiming::store_sector_cycles,
-    store_line_cycles, store_queue_cycles) from vulkan_ref's E41 (the
+    store_line_cycles, store_partial_line_cycles, store_queue_cycles) from
+    vulkan_ref's E41 (the
     latest e41-store-patterns-* record under vk_dir or beside it in h100):
     fragment warps at high occupancy storing one word a lane and trip, a
     block of their own each trip, the lanes' words in 1 to 32 sectors and
@@ -909,19 +910,23 @@ def store_path(vk_dir, t, src):
     m = t.setdefault("memory", {})
     m["store_sector_cycles"] = num(fit["sector"])
     m["store_line_cycles"] = num(fit["line"])
+    m["store_partial_line_cycles"] = num(fit["partial_line"])
     m["store_queue_cycles"] = 0
     text = (
         f"{rel(d)} ({s['device'].get('name', '?')}, driver "
         f"{s['device'].get('driver_info', '?')}, E41, e41_store_patterns.py "
         "store_fit): 512 fragment warps per graphics SM, a loop storing a "
         "word a lane and trip into a block of the warp's own, SM cycles per "
-        "warp and trip (the mean of the runs) of the variants of at least 8 "
+        "warp and trip (the mean of the runs) of the variants of at least 4 "
         "sectors: " + ", ".join(
-            f"{v} ({x} sectors, {y} lines) {c:.3f} (fitted {f:.3f})"
-            for v, x, y, c, f in fit["rows"])
+            f"{v} ({x} sectors, {y} lines, {z} with a sector written in "
+            f"part) {c:.3f} (fitted {f:.3f})"
+            for v, x, y, z, c, f in fit["rows"])
         + f"; least squares through 0: {fit['sector']:.4f} cycles a sector, "
-        f"{fit['line']:.4f} a line")
-    src["memory.store_sector_cycles"] = src["memory.store_line_cycles"] = text
+        f"{fit['line']:.4f} a line, {fit['partial_line']:.4f} more a line "
+        "with a sector written in part")
+    src["memory.store_sector_cycles"] = src["memory.store_line_cycles"] = \
+        src["memory.store_partial_line_cycles"] = text
     src["memory.store_queue_cycles"] = (
         "not measured: E41 times stores at high occupancy, where the path's "
         "rate, not its depth, bounds them; 0, the path holds no work beyond "

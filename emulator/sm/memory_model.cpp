@@ -164,6 +164,45 @@ uint32_t MemoryModel::SharedAccess(uint32_t sm, uint64_t now,
       std::ceil(done - c + static_cast<double>(t_.shared_latency)));
 }
 
+uint32_t MemoryModel::PartialLines(const uint64_t* addresses, uint32_t lanes,
+                                   uint64_t bytes) {
+  // The distinct byte ranges the lanes write, merged where they touch.
+  spans_.clear();
+  for (uint32_t m = lanes; m != 0; m &= m - 1) {
+    const uint64_t a = addresses[std::countr_zero(m)];
+    spans_.emplace_back(a, a + bytes);
+  }
+  std::sort(spans_.begin(), spans_.end());
+  size_t n = 0;
+  for (const auto& span : spans_) {
+    if (n > 0 && span.first <= spans_[n - 1].second) {
+      spans_[n - 1].second = std::max(spans_[n - 1].second, span.second);
+    } else {
+      spans_[n++] = span;
+    }
+  }
+  spans_.resize(n);
+  // A sector is written whole when one range covers it; the store's
+  // sectors_ are sorted, as are the ranges.
+  const uint64_t sector_bytes = std::max(1u, t_.sector_bytes);
+  const uint64_t line_bytes = std::max(1u, t_.line_bytes);
+  uint32_t partial = 0;
+  uint64_t last = ~uint64_t{0};  // the last line counted
+  size_t k = 0;
+  for (uint64_t sector : sectors_) {
+    const uint64_t lo = sector * sector_bytes, hi = lo + sector_bytes;
+    while (k < spans_.size() && spans_[k].second <= lo) ++k;
+    const bool whole =
+        k < spans_.size() && spans_[k].first <= lo && spans_[k].second >= hi;
+    const uint64_t line = lo / line_bytes;
+    if (!whole && line != last) {
+      ++partial;
+      last = line;
+    }
+  }
+  return partial;
+}
+
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
                              const uint64_t* addresses, uint32_t lanes,
                              uint32_t bytes, bool store, bool graphics,
@@ -191,11 +230,16 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   ++counters_.requests;
   counters_.sectors += sectors_.size();
   store_throttle_ = 0;
-  if (store && (t_.store_sector_cycles > 0 || t_.store_line_cycles > 0)) {
+  if (store && (t_.store_sector_cycles > 0 || t_.store_line_cycles > 0 ||
+                t_.store_partial_line_cycles > 0)) {
+    const uint32_t partial = t_.store_partial_line_cycles > 0
+                                 ? PartialLines(addresses, lanes, size)
+                                 : 0;
     const double queued = store_queue_[sm].Take(
         static_cast<double>(now),
         static_cast<double>(sectors_.size()) * t_.store_sector_cycles +
-            static_cast<double>(lines_.size()) * t_.store_line_cycles);
+            static_cast<double>(lines_.size()) * t_.store_line_cycles +
+            static_cast<double>(partial) * t_.store_partial_line_cycles);
     if (queued > t_.store_queue_cycles) {
       store_throttle_ =
           static_cast<uint32_t>(std::ceil(queued - t_.store_queue_cycles));

@@ -178,6 +178,11 @@ class MemoryModel {
   // (MemoryTiming::store_sector_cycles, store_line_cycles).
   std::vector<Queue> store_queue_;
   uint32_t store_throttle_ = 0;  // of the last store (StoreThrottle())
+  // The lines of a store of `lanes` (`bytes` each at `addresses`, its
+  // sectors being sectors_) with a sector it writes in part.
+  uint32_t PartialLines(const uint64_t* addresses, uint32_t lanes,
+                        uint64_t bytes);
+  std::vector<std::pair<uint64_t, uint64_t>> spans_;  // PartialLines'
   // The wavefronts a load of `lanes` (`bytes` each at `addresses`) takes
   // in the L1's data stage, its distinct lines being lines_.
   uint32_t Wavefronts(const uint64_t* addresses, uint32_t lanes,

@@ -104,14 +104,16 @@ struct MemoryTiming {
   // takes shared_latency.
   double shared_wavefront_cycles = 0;
   // A global store's data leaves its SM through one path per SM, which
-  // takes store_sector_cycles for each 32-byte sector a warp store writes
-  // and store_line_cycles for each line (vulkan_ref's E41). When the work
+  // takes store_sector_cycles for each 32-byte sector a warp store writes,
+  // store_line_cycles for each line and store_partial_line_cycles more for
+  // each line with a sector it writes in part (vulkan_ref's E41). When the work
   // queued there is more than store_queue_cycles, the sub-partition's
   // load/store pipe stays busy until it is back to that (lg_throttle): a
   // store is not waited for, but a full path stops the next memory
   // instruction. 0 cycles a sector and a line: stores queue nothing.
   double store_sector_cycles = 0;
   double store_line_cycles = 0;
+  double store_partial_line_cycles = 0;
   double store_queue_cycles = 0;
   uint32_t l1_banks = 32;
   uint32_t l1_bank_bytes = 4;

@@ -433,3 +433,36 @@ TEST_CASE("stores: the SM's store path, its cost by sectors and lines") {
   for (int k = 0; k < 10; ++k) off.Access(0, 0, addr, ~0u, 4, true);
   CHECK(off.StoreThrottle() == 0);
 }
+
+TEST_CASE("stores: a line with a sector written in part costs more") {
+  MemoryTiming t = Unlimited();
+  t.store_partial_line_cycles = 4;  // nothing a sector or a line
+  MemoryModel m(t, 1, 1);
+  std::vector<uint8_t> buf(64 * 1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  // Each store long after the one before: its own cost beyond the empty
+  // path is the throttle.
+  uint64_t at = 0;
+  auto store = [&](auto word, uint32_t lanes = ~0u, uint32_t bytes = 4) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * word(l);
+    at += 10000;
+    m.Access(0, at, addr, lanes, bytes, true);
+    return m.StoreThrottle();
+  };
+  // 32 consecutive words: 4 whole sectors in one line.
+  CHECK(store([](uint32_t l) { return l; }) == 0);
+  // 16 words in each of 2 lines, 8 in each of 4: whole sectors.
+  CHECK(store([](uint32_t l) { return (l >> 4) * 32 + (l & 15); }) == 0);
+  CHECK(store([](uint32_t l) { return (l >> 3) * 32 + (l & 7); }) == 0);
+  // Every other word: 8 half-written sectors in 2 lines.
+  CHECK(store([](uint32_t l) { return 2 * l; }) == 8);
+  // One word for every lane: a part of a sector.
+  CHECK(store([](uint32_t) { return 0u; }) == 4);
+  // 31 lanes: the last sector lacks a word.
+  CHECK(store([](uint32_t l) { return l; }, 0x7fffffffu) == 4);
+  // 8-byte lanes 8 bytes apart (each lane's second word the next lane's
+  // first): whole; 16 apart: 16 sectors in 4 lines, half each.
+  CHECK(store([](uint32_t l) { return 2 * l; }, ~0u, 8) == 0);
+  CHECK(store([](uint32_t l) { return 4 * l; }, ~0u, 8) == 16);
+}

@@ -165,28 +165,43 @@ def summary(record):
     return s
 
 
+def whole_sectors(pattern):
+    """Whether a warp store of PATTERN writes every sector it touches
+    whole (the 32 lanes' word offsets from its expression)."""
+    expr = PATTERNS[pattern][0].replace("u", "")
+    words = {eval(expr, {"lane": lane}) for lane in range(32)}  # noqa: S307
+    return all(all(w // 8 * 8 + k in words for k in range(8)) for w in words)
+
+
 def store_fit(s):
     """The SM's store path from a summary S (the mean of its runs): the
-    least-squares cycles a sector and a line (through 0) of the large
-    buffer's variants of at least 8 sectors whose lines are whole numbers
-    (their stores, not the loop's issue, bound the draw), against the SM
-    cycles per warp trip (loop included). {"sector", "line", "rows":
-    [(variant, sectors, lines, cycles, fitted)]}."""
+    least-squares cycles (through 0) a sector, a line and a line with a
+    sector written in part, of the large buffer's variants of at least 4
+    sectors whose lines are whole numbers (their stores, not the loop's
+    issue, bound the draw), against the SM cycles per warp trip (loop
+    included). {"sector", "line", "partial_line", "rows": [(variant,
+    sectors, lines, partial lines, cycles, fitted)]}."""
     mean = device_clocks.run_mean(s, "cycles_per_warp_step")
-    pts = [("large_" + p, v[1], v[2], mean["large_" + p])
+    pts = [("large_" + p, (v[1], v[2], 0 if whole_sectors(p) else v[2]),
+            mean["large_" + p])
            for p, v in PATTERNS.items()
-           if v[1] >= 8 and isinstance(v[2], int)]
-    # Normal equations of c = a sectors + b lines.
-    ss = sum(x * x for _, x, _, _ in pts)
-    ll = sum(y * y for _, _, y, _ in pts)
-    sl = sum(x * y for _, x, y, _ in pts)
-    sc = sum(x * c for _, x, _, c in pts)
-    lc = sum(y * c for _, _, y, c in pts)
-    det = ss * ll - sl * sl
-    a = (sc * ll - lc * sl) / det
-    b = (lc * ss - sc * sl) / det
-    return {"sector": a, "line": b,
-            "rows": [(v, x, y, c, a * x + b * y) for v, x, y, c in pts]}
+           if v[1] >= 4 and isinstance(v[2], int)]
+    # The normal equations of c = x . (sector, line, partial line), solved
+    # by Gaussian elimination.
+    n = 3
+    a = [[sum(x[i] * x[j] for _, x, _ in pts) for j in range(n)] +
+         [sum(x[i] * c for _, x, c in pts)] for i in range(n)]
+    for k in range(n):
+        piv = max(range(k, n), key=lambda r: abs(a[r][k]))
+        a[k], a[piv] = a[piv], a[k]
+        for r in range(n):
+            if r != k:
+                f = a[r][k] / a[k][k]
+                a[r] = [a[r][q] - f * a[k][q] for q in range(n + 1)]
+    coef = [a[k][n] / a[k][k] for k in range(n)]
+    return {"sector": coef[0], "line": coef[1], "partial_line": coef[2],
+            "rows": [(v,) + x + (c, sum(p * q for p, q in zip(coef, x)))
+                     for v, x, c in pts]}
 
 
 def describe(name):
