@@ -933,6 +933,75 @@ def store_path(vk_dir, t, src):
         "the store being sent")
 
 
+def texture_path(vk_dir, t, src):
+    """The texture path (MemoryTiming::texture_*) from vulkan_ref's E43
+    (the latest e43-texture-path-* record under vk_dir or beside it in
+    h100; e43_texture_path.py texture_fit): one invocation's chain of
+    texel-buffer fetches against the same chain through a storage buffer,
+    in the L1 and in the L2 (the latency the path adds), and fragment
+    warps at 512 per graphics SM reading a texel a trip by kind, filter and
+    format (the texture units' time). Needs buffer_address.latency (the
+    storage buffer chase's address, which the texel buffer's has not)."""
+    d = latest_record(vk_dir, "e43-texture-path")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e43_texture_path  # noqa: E402
+    s = e43_texture_path.summary(d)
+    address = t["buffer_address"]["latency"]
+    fit = e43_texture_path.texture_fit(s, address)
+    c = fit["rows"]
+    m = t.setdefault("memory", {})
+    m["texture_hit_cycles"] = max(0, nearest(fit["hit"]))
+    m["texture_miss_cycles"] = max(0, nearest(fit["miss"]))
+    m["texture_quad_cycles"] = num(fit["quad"])
+    m["texture_fetch_quad_cycles"] = num(fit["fetch_quad"])
+    m["texture_full_rate_bytes"] = fit["full_rate_bytes"]
+    m["texture_filtered_full_rate_bytes"] = fit["filtered_full_rate_bytes"]
+    m["texture_line_cycles"] = num(fit["line"])
+    m["texture_miss_line_cycles"] = num(fit["miss_line"])
+    head = (f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+            f"{s['device'].get('driver_info', '?')}, E43, e43_texture_path.py "
+            "texture_fit; SM cycles, the mean of the runs)")
+    chase = (f"{head}: a chase step through a texel buffer, "
+             "{tb:.2f} cycles, against one through a storage buffer, "
+             "{sb:.2f}, in the {lv}, plus the storage buffer's address "
+             f"(buffer_address.latency, {address}) which the texel buffer's "
+             "step has not: {v:.2f}, rounded")
+    src["memory.texture_hit_cycles"] = chase.format(
+        tb=c["c_texbuf_l1"], sb=c["c_ssbo_l1"], lv="L1", v=fit["hit"])
+    src["memory.texture_miss_cycles"] = chase.format(
+        tb=c["c_texbuf_l2"], sb=c["c_ssbo_l2"], lv="L2", v=fit["miss"])
+    per_warp = (f"{head}: 512 fragment warps per graphics SM, a texture read "
+                "a trip, bound by the texture units; SM cycles per warp and "
+                "trip")
+    src["memory.texture_quad_cycles"] = (
+        per_warp + ": texture() nearest {:.3f}, linear {:.3f}, textureLod "
+        "linear {:.3f}, textureGather {:.3f} (4-byte texels): their mean "
+        "over a warp's 8 quads".format(
+            c["f_nearest"], c["f_linear"], c["f_linear_lod"], c["f_gather"]))
+    src["memory.texture_fetch_quad_cycles"] = (
+        per_warp + ": texelFetch of one texel {:.3f}, of a texel a pixel "
+        "{:.3f}: their mean over a warp's 8 quads".format(
+            c["f_fetch_same"], c["f_fetch_pixel"]))
+    src["memory.texture_full_rate_bytes"] = (
+        per_warp + ": nearest of 16-byte texels {:.3f} against 4-byte ones "
+        "{:.3f}: 16 bytes over that ratio, the nearest power of 2".format(
+            c["f_nearest_f32"], c["f_nearest"]))
+    src["memory.texture_filtered_full_rate_bytes"] = (
+        per_warp + ": linear of 16-byte texels {:.3f} against 4-byte ones "
+        "{:.3f}: 16 bytes over that ratio, the nearest power of 2".format(
+            c["f_linear_f32"], c["f_linear"]))
+    src["memory.texture_line_cycles"] = (
+        per_warp + ": textureLod linear at a hashed place a lane, {:.3f}, "
+        "over the {:.2f} distinct lines a warp's read touches as the model "
+        "counts them (e43_texture_path.py scattered_lines)".format(
+            c["f_linear_scattered"], fit["lines"]))
+    src["memory.texture_miss_line_cycles"] = (
+        per_warp + ": the same in a 4 MB texture, whose lines miss the L1, "
+        "{:.3f} for {:.2f} lines: what a line costs beyond "
+        "texture_line_cycles".format(c["f_linear_scattered_big"],
+                                     fit["big_lines"]))
+
+
 def l1_per_run(run, vk_dir, t, src):
     """Whether every draw or dispatch starts with an empty L1 and its
     buffers in the L2 (MemoryTiming::l1_invalidated_per_run,
@@ -1425,6 +1494,7 @@ def generate(run, vk_dir, out_path):
     shared_wavefronts(vk_dir, t, src)
     store_path(vk_dir, t, src)
     buffer_address(run, files["e2_latency"], vk_dir, t, src)
+    texture_path(vk_dir, t, src)
     memory_issue(run, t, src)
     predication(vk_dir, t, src)
     branches(run, t, src)

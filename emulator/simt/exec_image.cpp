@@ -525,6 +525,9 @@ struct SampleParams {
   // When set: the byte offset of the first texel the footprint reads (left
   // at ~0 when every texel read is border), for InstrRecord::addresses.
   uint64_t* first_offset = nullptr;
+  // When set: made true where a linear filter blends texels
+  // (InstrRecord::filtered).
+  bool* filtered = nullptr;
 };
 
 // One texel of the footprint with address modes, border and depth compare.
@@ -586,6 +589,7 @@ Texel SampleLevel(const SampleParams& p, uint32_t level, Filter filter) {
     }
     return FootprintTexel(p, level, i[0], i[1], i[2]);
   }
+  if (p.filtered != nullptr) *p.filtered = true;
   int64_t i0[3] = {0, 0, 0};
   float w[3] = {0, 0, 0};
   for (uint32_t a = 0; a < p.nspatial; ++a) LinearAxis(u[a], &i0[a], &w[a]);
@@ -712,11 +716,12 @@ float ComputeLambda(const ImageDesc& img, const SamplerDesc& s,
 // as FootprintTexel records it.
 Texel Sample(const ImageDesc& img, const SamplerDesc& s, const SampleRequest& q,
              bool gather, uint32_t component, const int32_t* gather_offsets,
-             uint64_t* first_offset) {
+             uint64_t* first_offset, bool* filtered) {
   if (!img.bound) return ZeroTexel();
   const uint32_t nspatial = SpatialDims(img.dim);
   SampleParams p;
   p.first_offset = first_offset;
+  p.filtered = filtered;
   p.img = &img;
   p.s = &s;
   p.nspatial = nspatial;
@@ -934,12 +939,15 @@ void ExecImage(Warp& w, const Instr& in) {
         // record carries the first one each lane reads, which locates the
         // lane's access for a memory model.
         uint64_t first = ~uint64_t{0};
+        bool filtered = false;
         const Texel t =
             Sample(img, s, q, gather, o.component,
                    (o.flags & kFlagConstOffsets) ? o.offsets : nullptr,
-                   w.record_addresses() ? &first : nullptr);
+                   w.record_addresses() ? &first : nullptr,
+                   w.record_addresses() ? &filtered : nullptr);
         if (w.record_addresses()) {
           RecordTexel(w, l, r.U(kSlotImage, l), img, first);
+          if (filtered) w.set_access_filtered();
         }
         WriteResult(w, r, o, l, t);
         break;

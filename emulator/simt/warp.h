@@ -128,6 +128,8 @@ struct InstrRecord {
   // bytes long; SpaceOfRegion(address >> 32) is the lane's memory space.
   const uint64_t* addresses = nullptr;
   uint32_t access_bytes = 0;
+  // Image sampling: a linear filter blended some lane's texels.
+  bool filtered = false;
 };
 
 // What the next Step() will issue, seen before issuing it (Warp::Peek).
@@ -233,6 +235,8 @@ class alignas(64) Warp {
   // Size in bytes of each lane's access, for the record (handlers that
   // record addresses set it).
   void set_access_bytes(uint32_t bytes) { access_bytes_ = bytes; }
+  // Image sampling handlers: a linear filter blended texels (InstrRecord).
+  void set_access_filtered() { access_filtered_ = true; }
   // Branch handlers: the lanes that took the first target (InstrRecord).
   void set_taken(uint32_t lanes) { taken_ = lanes; }
   bool record_addresses() const { return record_addresses_; }
@@ -290,6 +294,7 @@ class alignas(64) Warp {
   uint32_t pc_ = 0;            // next instruction for the active lanes
   bool at_barrier_ = false;
   bool record_addresses_ = false;
+  bool access_filtered_ = false;  // see set_access_filtered()
   std::optional<Diagnostic> error_;
   void SetActive(uint32_t lanes) {
     active_ = lanes;
@@ -393,7 +398,9 @@ inline InstrRecord Warp::Step() {
   if (record_addresses_ && access_bytes_ != 0) {
     rec.addresses = addresses_.data();
     rec.access_bytes = access_bytes_;
+    rec.filtered = access_filtered_;
     access_bytes_ = 0;
+    access_filtered_ = false;
   }
   if (error_) {
     rec.blocking = Blocking::kError;
@@ -477,6 +484,7 @@ uint32_t Warp::RunSteps(uint32_t max_steps, OnAccess& on_access) {
   }
   taken_ = 0;
   access_bytes_ = 0;
+  access_filtered_ = false;
   if (context_ != nullptr) {
     context_->lane_instructions += lanes;
     context_->helper_lane_instructions += helper_lanes;

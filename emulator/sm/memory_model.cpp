@@ -73,6 +73,7 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
       request_queue_(sms),
       data_queue_(sms),
       store_queue_(sms),
+      texture_queue_(sms),
       fills_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
@@ -203,10 +204,41 @@ uint32_t MemoryModel::PartialLines(const uint64_t* addresses, uint32_t lanes,
   return partial;
 }
 
+uint64_t TiledTexelOffset(const simt::ImageDesc& image, uint64_t linear) {
+  const uint64_t bytes = image.format.bytes;
+  if (bytes == 0 || image.dim == simt::ViewDim::k1D ||
+      image.dim == simt::ViewDim::kBuffer) {
+    return linear;
+  }
+  uint32_t level = 0;
+  while (level + 1 < image.mip_levels &&
+         linear >= image.level_offset[level + 1]) {
+    ++level;
+  }
+  const uint64_t w = image.LevelWidth(level), h = image.LevelHeight(level);
+  if (w % kTexelTile != 0 || h % kTexelTile != 0 ||
+      linear < image.level_offset[level]) {
+    return linear;
+  }
+  const uint64_t in_level = linear - image.level_offset[level];
+  const uint64_t index = in_level / bytes;
+  const uint64_t x = index % w, y = index / w % h, plane = index / w / h;
+  uint64_t z = 0;  // x's and y's bits in the tile, interleaved
+  for (uint32_t b = 0; (1u << b) < kTexelTile; ++b) {
+    z |= ((x >> b) & 1) << (2 * b);
+    z |= ((y >> b) & 1) << (2 * b + 1);
+  }
+  const uint64_t tiles_x = w / kTexelTile, tiles_y = h / kTexelTile;
+  const uint64_t tile =
+      (plane * tiles_y + y / kTexelTile) * tiles_x + x / kTexelTile;
+  return image.level_offset[level] +
+         (tile * kTexelTile * kTexelTile + z) * bytes + in_level % bytes;
+}
+
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
                              const uint64_t* addresses, uint32_t lanes,
                              uint32_t bytes, bool store, bool graphics,
-                             bool texture) {
+                             const TextureRead* texture) {
   const uint64_t line_bytes = std::max(1u, t_.line_bytes);
   const uint64_t sector_bytes = std::max(1u, t_.sector_bytes);
   const uint64_t size = std::max(1u, bytes);
@@ -363,8 +395,38 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   if (fills.size() > kMaxFills) {
     std::erase_if(fills, [&](const auto& e) { return e.second.arrives <= at; });
   }
+  if (texture != nullptr) {
+    ready = TexturePath(sm, at, lanes, size, *texture, l2_lines, ready);
+  }
   ready = std::max(ready, pending);
   return static_cast<uint32_t>(std::ceil(ready - static_cast<double>(now)));
+}
+
+double MemoryModel::TexturePath(uint32_t sm, double at, uint32_t lanes,
+                                uint64_t bytes, const TextureRead& texture,
+                                uint64_t missed, double ready) {
+  // The path's own latency on top of the level's.
+  ready += missed == 0 ? t_.texture_hit_cycles : t_.texture_miss_cycles;
+  const double per_quad =
+      texture.fetch ? t_.texture_fetch_quad_cycles : t_.texture_quad_cycles;
+  // Quads: groups of 4 lanes with an active one.
+  uint32_t q = lanes | (lanes >> 1);
+  q |= q >> 2;
+  const uint32_t quads = static_cast<uint32_t>(std::popcount(q & 0x11111111u));
+  const uint32_t full = texture.filtered && !texture.fetch
+                            ? t_.texture_filtered_full_rate_bytes
+                            : t_.texture_full_rate_bytes;
+  const double width = full > 0 && bytes > full ? static_cast<double>(bytes) /
+                                                      static_cast<double>(full)
+                                                : 1.0;
+  const double cycles =
+      std::max(quads * per_quad * width,
+               static_cast<double>(lines_.size()) * t_.texture_line_cycles +
+                   static_cast<double>(missed) * t_.texture_miss_line_cycles);
+  if (cycles <= 0) return ready;
+  // The units take the reads in turn; a read's own time is in its latency.
+  const double done = texture_queue_[sm].Take(at, cycles);
+  return ready + std::max(0.0, done - cycles);
 }
 
 }  // namespace warpsim::sm

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "simt/image.h"
 #include "sm/timing_config.h"
 
 namespace warpsim::sm {
@@ -95,6 +96,24 @@ struct MemoryCounters {
   }
 };
 
+// Where a texel lies in the GPU's memory, as the offset `linear` (an
+// image's row-major layout, simt::ImageDesc::TexelOffset) moved to a tiled
+// layout: each level whose width and height are multiples of
+// kTexelTile is cut into kTexelTile x kTexelTile tiles, row by row, and a
+// tile's texels are in Z order (x and y's bits interleaved, x's first), so
+// that a 128-byte line of 4-byte texels is an 8x4 block and a 32-byte
+// sector a 4x2 one (GPUs lay textures out in 2D blocks; the texture
+// path's caches fetch them). Other levels, 1D images and texel buffers
+// keep the row-major offset.
+inline constexpr uint32_t kTexelTile = 16;
+uint64_t TiledTexelOffset(const simt::ImageDesc& image, uint64_t linear);
+
+// An image read through the texture path (MemoryModel::Access).
+struct TextureRead {
+  bool fetch = false;     // a texel fetch or image load: no sampler
+  bool filtered = false;  // a linear filter blended the lanes' texels
+};
+
 class MemoryModel {
  public:
   // `sms`: the SMs that access memory (numbered 0..sms-1);
@@ -106,7 +125,8 @@ class MemoryModel {
   // fragment warp (MemoryTiming::graphics_l1_miss_cycles_per_line);
   // `texture`: an image read through the texture path, whose data takes
   // no L1 wavefronts (MemoryTiming::l1_wavefront_cycles: measured for
-  // buffer loads only). Returns the cycles until a load's data is ready
+  // buffer loads only) but the texture units' time and latency
+  // (MemoryTiming::texture_*). Returns the cycles until a load's data is ready
   // (stores: how long the request occupies memory, which nothing waits
   // for).
   // After a store's Access: the cycles its SM's store path holds more
@@ -115,7 +135,7 @@ class MemoryModel {
   uint32_t StoreThrottle() const { return store_throttle_; }
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
                   uint32_t lanes, uint32_t bytes, bool store,
-                  bool graphics = false, bool texture = false);
+                  bool graphics = false, const TextureRead* texture = nullptr);
   // A workgroup (shared) memory load or store by SM `sm` at cycle `now`:
   // `addresses[l]` (offsets in the workgroup's memory) for the lanes in
   // `lanes`, each `bytes` long. Returns the cycles until a load's data is
@@ -177,12 +197,21 @@ class MemoryModel {
   // Per SM: when its store path has sent the stores queued so far
   // (MemoryTiming::store_sector_cycles, store_line_cycles).
   std::vector<Queue> store_queue_;
+  // Per SM: when its texture units can take the next read
+  // (MemoryTiming::texture_quad_cycles).
+  std::vector<Queue> texture_queue_;
   uint32_t store_throttle_ = 0;  // of the last store (StoreThrottle())
   // The lines of a store of `lanes` (`bytes` each at `addresses`, its
   // sectors being sectors_) with a sector it writes in part.
   uint32_t PartialLines(const uint64_t* addresses, uint32_t lanes,
                         uint64_t bytes);
   std::vector<std::pair<uint64_t, uint64_t>> spans_;  // PartialLines'
+  // A texture read's (Access, whose lines_ it counts; `missed` of them
+  // missed the L1): `ready` plus the path's latency (texture_hit_cycles
+  // when none missed, texture_miss_cycles) and the wait behind the SM's
+  // earlier reads in its texture units.
+  double TexturePath(uint32_t sm, double at, uint32_t lanes, uint64_t bytes,
+                     const TextureRead& texture, uint64_t missed, double ready);
   // The wavefronts a load of `lanes` (`bytes` each at `addresses`) takes
   // in the L1's data stage, its distinct lines being lines_.
   uint32_t Wavefronts(const uint64_t* addresses, uint32_t lanes,

@@ -94,9 +94,31 @@ struct MemoryTiming {
   // lanes reading one word in each of 8 lines, all in 4 banks, take 8
   // cycles of an SM; the same 8 lines with every word in its own bank, as
   // long as one line; 32 lines in 32 banks, 8). Stores (their own path:
-  // store_sector_cycles) and image reads through the texture path (not
-  // measured) take none. 0 cycles: no limit.
+  // store_sector_cycles) and image reads through the texture path (their
+  // own: texture_quad_cycles) take none. 0 cycles: no limit.
   double l1_wavefront_cycles = 0;
+  // The texture path (image reads: sampling, gathers, texel fetches; 0:
+  // none of it). A read's latency is the level's that holds its texels
+  // plus texture_hit_cycles when the L1 holds them all, texture_miss_cycles
+  // when it does not (vulkan_ref's E43: a chain of texel fetches against
+  // the same chain of buffer loads). The SM's texture units take a warp's
+  // read one after the other: texture_quad_cycles for each quad (4 lanes
+  // with an active one) of a sampling or gather, texture_fetch_quad_cycles
+  // for each of a fetch (no sampler), each times the texel's bytes over
+  // texture_full_rate_bytes when wider (texture_filtered_full_rate_bytes
+  // for a read a linear filter blends), and at least texture_line_cycles
+  // for each distinct line of the texels the lanes read (the first of
+  // each lane's footprint, in the tiled layout of TiledTexelOffset), and
+  // texture_miss_line_cycles more for each of them the L1 misses; a
+  // read's data waits for the reads before it.
+  uint32_t texture_hit_cycles = 0;
+  uint32_t texture_miss_cycles = 0;
+  double texture_quad_cycles = 0;
+  double texture_fetch_quad_cycles = 0;
+  uint32_t texture_full_rate_bytes = 0;  // 0: every texel at full rate
+  uint32_t texture_filtered_full_rate_bytes = 0;
+  double texture_line_cycles = 0;
+  double texture_miss_line_cycles = 0;
   // The same for workgroup (shared) memory, loads and stores, in the same
   // banks (the L1 and shared memory are one array; vulkan_ref's E40:
   // lanes whose words pile up W in one bank take W cycles of an SM), in

@@ -190,9 +190,11 @@ struct ItemState {
   // its row << 32 | column; kNoTile: none.
   uint64_t tile = kNoTile;
   std::vector<WarpState*> warps;  // in their sub-partitions' `states`
-  // Per region (context.regions, context.images): its device address
+  // Per region (context.regions) and per image (context.images, whose
+  // records name them by their own index): its device address
   // (MemoryModel::DeviceAddress), 0 until first used.
   std::vector<uint64_t> device_base;
+  std::vector<uint64_t> image_base;
 };
 
 // Warp slots per sub-partition the timing model handles (bit masks).

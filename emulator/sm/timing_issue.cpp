@@ -529,27 +529,41 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
   const simt::ExecContext& c = st.item->context;
   uint64_t device[32];
   const uint32_t width = std::min(32u, w.warp->width());
+  // Image instructions name the image (context.images), not a region.
+  const bool image = rec.pipe == simt::Pipe::kTex;
+  std::vector<uint64_t>& bases = image ? st.image_base : st.device_base;
   for (uint32_t m = rec.active & simt::LowLanes(width); m != 0; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
     const uint32_t r = static_cast<uint32_t>(rec.addresses[l] >> 32);
-    const uint64_t off = static_cast<uint32_t>(rec.addresses[l]);
-    if (r >= st.device_base.size()) st.device_base.resize(r + 1, 0);
-    uint64_t& base = st.device_base[r];
+    uint64_t off = static_cast<uint32_t>(rec.addresses[l]);
+    if (r >= bases.size()) bases.resize(r + 1, 0);
+    uint64_t& base = bases[r];
+    const bool known =
+        image ? r < c.images.size() && c.images[r].data != nullptr
+              : r < c.regions.size() && c.regions[r].data != nullptr;
     if (base == 0) {
-      if (r < c.regions.size() && c.regions[r].data != nullptr) {
-        base = memory.DeviceAddress(c.regions[r].data, c.regions[r].size);
-      } else if (r < c.images.size() && c.images[r].data != nullptr) {
+      if (!known) {
+        // Unknown: its own space.
+        base = (uint64_t{r} << 48) | (image ? uint64_t{1} << 47 : 0);
+      } else if (image) {
         base = memory.DeviceAddress(c.images[r].data, c.images[r].size);
       } else {
-        base = uint64_t{r} << 48;  // unknown region: its own space
+        base = memory.DeviceAddress(c.regions[r].data, c.regions[r].size);
       }
     }
+    if (image && known) off = TiledTexelOffset(c.images[r], off);
     device[l] = base + off;
   }
+  TextureRead texture;
+  texture.fetch = rec.op == spv::Op::OpImageFetch ||
+                  rec.op == spv::Op::OpImageRead ||
+                  rec.op == spv::Op::OpImageSparseFetch ||
+                  rec.op == spv::Op::OpImageSparseRead;
+  texture.filtered = rec.filtered;
   uint32_t lat = memory.Access(
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
       store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup,
-      rec.pipe == simt::Pipe::kTex);
+      rec.pipe == simt::Pipe::kTex && !store ? &texture : nullptr);
   if (store) store_throttle = memory.StoreThrottle();
   if (simt::IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;

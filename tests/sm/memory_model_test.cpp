@@ -10,6 +10,7 @@ namespace {
 
 using warpsim::sm::MemoryModel;
 using warpsim::sm::MemoryTiming;
+using warpsim::sm::TextureRead;
 
 MemoryTiming Small() {
   MemoryTiming t;
@@ -356,8 +357,9 @@ TEST_CASE("the L1's data stage: a wavefront a bank's word, one per 4 lines") {
   CHECK(m.Access(0, 40000, addr, ~0u, 4, false) == 61);
   // Nor do image reads through the texture path: the L1's latency, and
   // the next load waits for none of theirs.
-  CHECK(m.Access(0, 50000, addr, ~0u, 4, false, true, true) == 30);
-  CHECK(m.Access(0, 50000, addr, ~0u, 4, false, true, true) == 30);
+  const TextureRead tex;
+  CHECK(m.Access(0, 50000, addr, ~0u, 4, false, true, &tex) == 30);
+  CHECK(m.Access(0, 50000, addr, ~0u, 4, false, true, &tex) == 30);
   CHECK(m.Access(0, 50000, addr, ~0u, 4, false) == 61);
 }
 
@@ -465,4 +467,89 @@ TEST_CASE("stores: a line with a sector written in part costs more") {
   // first): whole; 16 apart: 16 sectors in 4 lines, half each.
   CHECK(store([](uint32_t l) { return 2 * l; }, ~0u, 8) == 0);
   CHECK(store([](uint32_t l) { return 4 * l; }, ~0u, 8) == 16);
+}
+
+TEST_CASE("the texture path: its latency, quads, texel widths and lines") {
+  MemoryTiming t = Unlimited();
+  t.texture_hit_cycles = 60;
+  t.texture_miss_cycles = 45;
+  t.texture_quad_cycles = 1;
+  t.texture_fetch_quad_cycles = 0.5;
+  t.texture_full_rate_bytes = 8;
+  t.texture_filtered_full_rate_bytes = 4;
+  t.texture_line_cycles = 0.75;
+  t.texture_miss_line_cycles = 0.25;
+  MemoryModel m(t, 1, 1);
+  std::vector<uint8_t> buf(64 * 1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  // 32 lanes reading 4-byte texels of one line: 8 quads, 4 sectors.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4ull * l;
+  const TextureRead sample;
+  // A miss (of the L2 too): DRAM's latency and the path's miss cycles;
+  // the units' 8 cycles are its own (in the latency).
+  CHECK(m.Access(0, 0, addr, ~0u, 4, false, true, &sample) == 500 + 45);
+  // A hit long after: the L1's and the path's hit cycles.
+  CHECK(m.Access(0, 1000, addr, ~0u, 4, false, true, &sample) == 30 + 60);
+  // A second read at the same cycle waits for the first's 8 cycles.
+  CHECK(m.Access(0, 1000, addr, ~0u, 4, false, true, &sample) == 90 + 8);
+  // A fetch's quads take half as long: 4 cycles, after the 2 reads' 16.
+  TextureRead fetch;
+  fetch.fetch = true;
+  CHECK(m.Access(0, 1000, addr, ~0u, 4, false, true, &fetch) == 90 + 16);
+  // 16-byte texels (8 lanes' in the line, each 4 times): twice a quad's
+  // cycles (8 full-rate bytes), 4 times when filtered (4).
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 16ull * (l & 7);
+  CHECK(m.Access(0, 2000, addr, ~0u, 16, false, true, &sample) == 90);
+  CHECK(m.Access(0, 2000, addr, ~0u, 16, false, true, &sample) == 90 + 16);
+  TextureRead filtered;
+  filtered.filtered = true;
+  CHECK(m.Access(0, 3000, addr, ~0u, 16, false, true, &filtered) == 90);
+  CHECK(m.Access(0, 3000, addr, ~0u, 16, false, true, &filtered) == 90 + 32);
+  // 2 lanes of 2 quads (lanes 0 and 5): 2 cycles.
+  CHECK(m.Access(0, 4000, addr, 0x21u, 4, false, true, &sample) == 90);
+  CHECK(m.Access(0, 4000, addr, 0x21u, 4, false, true, &sample) == 90 + 2);
+  // 32 lanes in 32 lines: 24 cycles, more than 8 quads'.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128ull * l;
+  m.Access(0, 5000, addr, ~0u, 4, false, true, &sample);  // brings them in
+  CHECK(m.Access(0, 6000, addr, ~0u, 4, false, true, &sample) == 90);
+  CHECK(m.Access(0, 6000, addr, ~0u, 4, false, true, &sample) == 90 + 24);
+  // A buffer load of the same lines waits for no texture read.
+  CHECK(m.Access(0, 6000, addr, ~0u, 4, false) == 30);
+  // Lines the L1 misses cost a quarter cycle more each: two reads of 32
+  // lines missed at once, the second behind the first's 32 cycles.
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128ull * (32 + l);
+  CHECK(m.Access(0, 7000, addr, ~0u, 4, false, true, &sample) == 500 + 45);
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 128ull * (64 + l);
+  CHECK(m.Access(0, 7000, addr, ~0u, 4, false, true, &sample) == 500 + 45 + 32);
+}
+
+TEST_CASE("TiledTexelOffset: 16x16 tiles of texels in Z order") {
+  warpsim::simt::ImageDesc img;
+  img.format.bytes = 4;
+  img.dim = warpsim::simt::ViewDim::k2D;
+  img.width = 64;
+  img.height = 64;
+  img.size = 64 * 64 * 4;
+  auto at = [&](uint64_t x, uint64_t y) {
+    return warpsim::sm::TiledTexelOffset(img, (y * 64 + x) * 4);
+  };
+  CHECK(at(0, 0) == 0);
+  CHECK(at(1, 0) == 4);          // x's bit 0: Z index 1
+  CHECK(at(0, 1) == 8);          // y's bit 0: 2
+  CHECK(at(3, 1) == 28);         // 1 + 2 + 4: the last of the first sector
+  CHECK(at(4, 0) == 64);         // x's bit 2: 16, the next 2 sectors
+  CHECK(at(7, 3) == 124);        // an 8x4 block is one 128-byte line
+  CHECK(at(8, 0) == 256);        // x's bit 3: 64
+  CHECK(at(16, 0) == 1024);      // the next tile: 256 texels on
+  CHECK(at(0, 16) == 4 * 1024);  // the next row of tiles: 4 tiles on
+  // A byte inside a texel stays inside it.
+  CHECK(warpsim::sm::TiledTexelOffset(img, 64 * 4 + 2) == 8 + 2);
+  // Not a multiple of the tile: row-major.
+  img.width = 40;
+  CHECK(warpsim::sm::TiledTexelOffset(img, 4 * 41) == 4 * 41);
+  // A texel buffer: its offset.
+  img.width = 64;
+  img.dim = warpsim::simt::ViewDim::kBuffer;
+  CHECK(warpsim::sm::TiledTexelOffset(img, 4 * 65) == 4 * 65);
 }

@@ -80,6 +80,7 @@ model's cycles beside the GPU's.
 
 Standard library only.
 """
+import math
 import os
 import sys
 
@@ -322,6 +323,88 @@ def summary(record):
                                  "e43_texture_path.py")
     s["record"] = os.path.relpath(record, ROOT)
     return s
+
+
+TILE = 16  # the model's texel tiles (sm/memory_model.h kTexelTile)
+
+
+def tiled_line(x, y, side, texel_bytes, line_bytes=128):
+    """The line of texel (x, y) of a SIDE x SIDE level-0 image in the
+    timing model's tiled layout (sm::TiledTexelOffset: TILE x TILE tiles
+    row by row, Z order in a tile)."""
+    z = 0
+    for b in range(TILE.bit_length() - 1):
+        z |= ((x >> b) & 1) << (2 * b) | ((y >> b) & 1) << (2 * b + 1)
+    tile = (y // TILE) * (side // TILE) + x // TILE
+    return (tile * TILE * TILE + z) * texel_bytes // line_bytes
+
+
+def scattered_lines(variant, trips=FRAGMENT_STEPS[1]):
+    """The mean distinct lines a warp's read of VARIANT (linear_scattered
+    or _big) touches, as the timing model counts them: the first texel of
+    each lane's 2x2 footprint (at hv + i / 64: texel (k + i - 1, k' - 1),
+    repeat addressing), each warp 4x8 pixels (lane numbering of
+    vulkan_ref/results/h200/FINDINGS.md Q2), over every warp and trip."""
+    side = texels(variant)
+    total = 0
+    count = 0
+    for by in range(0, SIDE, 8):
+        for bx in range(0, SIDE, 4):
+            hs = []
+            for y in range(by, by + 8):
+                for x in range(bx, bx + 4):
+                    h = ((x * 64 + y) * 2654435761) & 0xFFFFFFFF
+                    hs.append(((h >> 4) & (side - 1), (h >> 16) & (side - 1)))
+            for i in range(0, trips, 8):
+                step = i * side // TEXELS  # the trip's move, in texels
+                total += len({tiled_line((kx + step - 1) % side,
+                                         (ky - 1) % side, side, 4)
+                              for kx, ky in hs})
+                count += 1
+    return total / count
+
+
+def texture_fit(s, address_latency):
+    """The texture path's figures (MemoryTiming::texture_*) from summary S
+    (the mean of its runs); ADDRESS_LATENCY: the model's latency of a
+    storage buffer's address (buffer_address.latency), which the ssbo
+    chase's step has and the texel buffer's has not. The fragment draws
+    are bound by the SM's texture units (each read costs them many times
+    what the loop around it issues, which other warps' reads hide): a
+    read's share of the units is the whole SM cycles per warp step, the
+    loop's included. Returns {"hit", "miss", "quad", "fetch_quad",
+    "full_rate_bytes", "filtered_full_rate_bytes", "line", "miss_line",
+    "lines", "big_lines", "rows": {variant: SM cycles per step (chases)
+    or per warp step (fragment variants)}}."""
+    c = device_clocks.run_mean(s, "cycles_per_warp_step")
+    quads = 8  # a warp of 32 lanes
+    sample = sum(c["f_" + v] for v in ("nearest", "linear", "linear_lod",
+                                        "gather")) / 4
+    fetch = (c["f_fetch_same"] + c["f_fetch_pixel"]) / 2
+
+    def pow2(x):
+        return 2 ** round(math.log2(x))
+
+    lines = scattered_lines("linear_scattered")
+    line = c["f_linear_scattered"] / lines
+    # linear_scattered_big's lines miss the L1 (4 MB of texels at hashed
+    # places): what they cost beyond a hit's line.
+    big = scattered_lines("linear_scattered_big")
+    return {
+        "hit": c["c_texbuf_l1"] - c["c_ssbo_l1"] + address_latency,
+        "miss": c["c_texbuf_l2"] - c["c_ssbo_l2"] + address_latency,
+        "quad": sample / quads,
+        "fetch_quad": fetch / quads,
+        # 16-byte texels against 4-byte ones: how many bytes go at full rate.
+        "full_rate_bytes": pow2(16 / (c["f_nearest_f32"] / c["f_nearest"])),
+        "filtered_full_rate_bytes": pow2(
+            16 / (c["f_linear_f32"] / c["f_linear"])),
+        "line": line,
+        "miss_line": (c["f_linear_scattered_big"] - big * line) / big,
+        "lines": lines,
+        "big_lines": big,
+        "rows": c,
+    }
 
 
 def describe(name):
