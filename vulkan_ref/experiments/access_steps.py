@@ -18,11 +18,12 @@ import device_clocks  # noqa: E402
 
 
 def fragment_scene(header, name, shader, steps, side, buffer, data,
-                   binding):
-    """E39's and E41's scene of variant NAME: HEADER's comment lines, a
-    full-screen (SIDE x SIDE) draw of fragment SHADER twice for each trip
-    count of STEPS (a uniform block n at binding 0), BUFFER's declaration
-    (AmberScript) for the storage buffer DATA at BINDING."""
+                   binding, bind=None):
+    """E39's, E41's and E43's scene of variant NAME: HEADER's comment
+    lines, a full-screen (SIDE x SIDE) draw of fragment SHADER twice for
+    each trip count of STEPS (a uniform block n at binding 0), BUFFER's
+    declaration (AmberScript) for the storage buffer DATA at BINDING (or
+    BIND, a pipeline's BIND line, for DATA)."""
     lines = ["#!amber"] + ["# " + h for h in header] + [
         "SHADER vertex vs PASSTHROUGH",
         "SHADER fragment s_%s GLSL\n%sEND" % (name, shader)]
@@ -39,8 +40,10 @@ def fragment_scene(header, name, shader, steps, side, buffer, data,
             "  FRAMEBUFFER_SIZE %d %d\n"
             "  BIND BUFFER frame AS color LOCATION 0\n"
             "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
-            "  BIND BUFFER %s AS storage DESCRIPTOR_SET 0 BINDING %d\n"
-            "END" % (pipe, name, side, side, n, data, binding))
+            "  %s\n"
+            "END" % (pipe, name, side, side, n,
+                     bind or "BIND BUFFER %s AS storage DESCRIPTOR_SET 0 "
+                     "BINDING %d" % (data, binding)))
         runs += ["RUN %s DRAW_RECT POS 0 0 SIZE %d %d" % (
             pipe, side, side)] * 2
     return "\n".join(lines + runs) + "\n"
