@@ -947,7 +947,10 @@ def texture_path(vk_dir, t, src):
     import e43_texture_path  # noqa: E402
     s = e43_texture_path.summary(d)
     address = t["buffer_address"]["latency"]
-    fit = e43_texture_path.texture_fit(s, address)
+    d44 = latest_record(vk_dir, "e44-texture-check")
+    import e44_texture_check  # noqa: E402
+    fit = e43_texture_path.texture_fit(s, address,
+                                       e44_texture_check.summary(d44))
     c = fit["rows"]
     m = t.setdefault("memory", {})
     m["texture_hit_cycles"] = max(0, nearest(fit["hit"]))
@@ -955,7 +958,7 @@ def texture_path(vk_dir, t, src):
     m["texture_quad_cycles"] = num(fit["quad"])
     m["texture_fetch_quad_cycles"] = num(fit["fetch_quad"])
     m["texture_full_rate_bytes"] = fit["full_rate_bytes"]
-    m["texture_filtered_full_rate_bytes"] = fit["filtered_full_rate_bytes"]
+    m["texture_filtered_full_rate_bits"] = fit["filtered_full_rate_bits"]
     m["texture_line_cycles"] = num(fit["line"])
     m["texture_miss_line_cycles"] = num(fit["miss_line"])
     head = (f"{rel(d)} ({s['device'].get('name', '?')}, driver "
@@ -986,10 +989,12 @@ def texture_path(vk_dir, t, src):
         per_warp + ": nearest of 16-byte texels {:.3f} against 4-byte ones "
         "{:.3f}: 16 bytes over that ratio, the nearest power of 2".format(
             c["f_nearest_f32"], c["f_nearest"]))
-    src["memory.texture_filtered_full_rate_bytes"] = (
-        per_warp + ": linear of 16-byte texels {:.3f} against 4-byte ones "
-        "{:.3f}: 16 bytes over that ratio, the nearest power of 2".format(
-            c["f_linear_f32"], c["f_linear"]))
+    src["memory.texture_filtered_full_rate_bits"] = (
+        per_warp + ", and {} (E44, e44_texture_check.py): linear over "
+        "nearest by the format's component bits, {}: the widest under 1.5 "
+        "(a wider component's filter takes twice the texel's time)".format(
+            rel(d44), ", ".join("%d bits %.2f" % (b, r) for b, r in
+                                sorted(fit["filter_ratios"].items()))))
     src["memory.texture_line_cycles"] = (
         per_warp + ": textureLod linear at a hashed place a lane, {:.3f}, "
         "over the {:.2f} distinct lines a warp's read touches as the model "

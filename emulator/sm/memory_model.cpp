@@ -413,12 +413,15 @@ double MemoryModel::TexturePath(uint32_t sm, double at, uint32_t lanes,
   uint32_t q = lanes | (lanes >> 1);
   q |= q >> 2;
   const uint32_t quads = static_cast<uint32_t>(std::popcount(q & 0x11111111u));
-  const uint32_t full = texture.filtered && !texture.fetch
-                            ? t_.texture_filtered_full_rate_bytes
-                            : t_.texture_full_rate_bytes;
-  const double width = full > 0 && bytes > full ? static_cast<double>(bytes) /
-                                                      static_cast<double>(full)
-                                                : 1.0;
+  const uint32_t full = t_.texture_full_rate_bytes;
+  double width = full > 0 && bytes > full
+                     ? static_cast<double>(bytes) / static_cast<double>(full)
+                     : 1.0;
+  if (texture.filtered && !texture.fetch &&
+      t_.texture_filtered_full_rate_bits > 0 &&
+      texture.component_bits > t_.texture_filtered_full_rate_bits) {
+    width *= 2;  // a wide component filters at half rate
+  }
   const double cycles =
       std::max(quads * per_quad * width,
                static_cast<double>(lines_.size()) * t_.texture_line_cycles +

@@ -110,8 +110,9 @@ uint64_t TiledTexelOffset(const simt::ImageDesc& image, uint64_t linear);
 
 // An image read through the texture path (MemoryModel::Access).
 struct TextureRead {
-  bool fetch = false;     // a texel fetch or image load: no sampler
-  bool filtered = false;  // a linear filter blended the lanes' texels
+  bool fetch = false;           // a texel fetch or image load: no sampler
+  bool filtered = false;        // a linear filter blended the lanes' texels
+  uint32_t component_bits = 0;  // the format's widest component
 };
 
 class MemoryModel {

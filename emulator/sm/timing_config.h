@@ -105,8 +105,9 @@ struct MemoryTiming {
   // read one after the other: texture_quad_cycles for each quad (4 lanes
   // with an active one) of a sampling or gather, texture_fetch_quad_cycles
   // for each of a fetch (no sampler), each times the texel's bytes over
-  // texture_full_rate_bytes when wider (texture_filtered_full_rate_bytes
-  // for a read a linear filter blends), and at least texture_line_cycles
+  // texture_full_rate_bytes when wider and twice that for a read a linear
+  // filter blends when the format's widest component has more than
+  // texture_filtered_full_rate_bits, and at least texture_line_cycles
   // for each distinct line of the texels the lanes read (the first of
   // each lane's footprint, in the tiled layout of TiledTexelOffset), and
   // texture_miss_line_cycles more for each of them the L1 misses; a
@@ -115,8 +116,8 @@ struct MemoryTiming {
   uint32_t texture_miss_cycles = 0;
   double texture_quad_cycles = 0;
   double texture_fetch_quad_cycles = 0;
-  uint32_t texture_full_rate_bytes = 0;  // 0: every texel at full rate
-  uint32_t texture_filtered_full_rate_bytes = 0;
+  uint32_t texture_full_rate_bytes = 0;          // 0: every texel at full rate
+  uint32_t texture_filtered_full_rate_bits = 0;  // 0: every width
   double texture_line_cycles = 0;
   double texture_miss_line_cycles = 0;
   // The same for workgroup (shared) memory, loads and stores, in the same

@@ -531,6 +531,7 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
   const uint32_t width = std::min(32u, w.warp->width());
   // Image instructions name the image (context.images), not a region.
   const bool image = rec.pipe == simt::Pipe::kTex;
+  const uint32_t r0 = region;  // the first active lane's image
   std::vector<uint64_t>& bases = image ? st.image_base : st.device_base;
   for (uint32_t m = rec.active & simt::LowLanes(width); m != 0; m &= m - 1) {
     const uint32_t l = static_cast<uint32_t>(std::countr_zero(m));
@@ -560,6 +561,13 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
                   rec.op == spv::Op::OpImageSparseFetch ||
                   rec.op == spv::Op::OpImageSparseRead;
   texture.filtered = rec.filtered;
+  if (image && r0 < c.images.size()) {
+    const simt::TexelFormat& f = c.images[r0].format;
+    for (uint32_t k = 0; k < f.count && k < 4; ++k) {
+      texture.component_bits =
+          std::max<uint32_t>(texture.component_bits, f.comps[k].bits);
+    }
+  }
   uint32_t lat = memory.Access(
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
       store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup,

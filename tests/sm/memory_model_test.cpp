@@ -476,7 +476,7 @@ TEST_CASE("the texture path: its latency, quads, texel widths and lines") {
   t.texture_quad_cycles = 1;
   t.texture_fetch_quad_cycles = 0.5;
   t.texture_full_rate_bytes = 8;
-  t.texture_filtered_full_rate_bytes = 4;
+  t.texture_filtered_full_rate_bits = 16;
   t.texture_line_cycles = 0.75;
   t.texture_miss_line_cycles = 0.25;
   MemoryModel m(t, 1, 1);
@@ -498,14 +498,19 @@ TEST_CASE("the texture path: its latency, quads, texel widths and lines") {
   fetch.fetch = true;
   CHECK(m.Access(0, 1000, addr, ~0u, 4, false, true, &fetch) == 90 + 16);
   // 16-byte texels (8 lanes' in the line, each 4 times): twice a quad's
-  // cycles (8 full-rate bytes), 4 times when filtered (4).
+  // cycles (8 full-rate bytes), 4 times when filtered with 32-bit
+  // components (above 16 bits: half rate), twice with 16-bit ones.
   for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 16ull * (l & 7);
   CHECK(m.Access(0, 2000, addr, ~0u, 16, false, true, &sample) == 90);
   CHECK(m.Access(0, 2000, addr, ~0u, 16, false, true, &sample) == 90 + 16);
   TextureRead filtered;
   filtered.filtered = true;
+  filtered.component_bits = 32;
   CHECK(m.Access(0, 3000, addr, ~0u, 16, false, true, &filtered) == 90);
   CHECK(m.Access(0, 3000, addr, ~0u, 16, false, true, &filtered) == 90 + 32);
+  filtered.component_bits = 16;
+  CHECK(m.Access(0, 3500, addr, ~0u, 16, false, true, &filtered) == 90);
+  CHECK(m.Access(0, 3500, addr, ~0u, 16, false, true, &filtered) == 90 + 16);
   // 2 lanes of 2 quads (lanes 0 and 5): 2 cycles.
   CHECK(m.Access(0, 4000, addr, 0x21u, 4, false, true, &sample) == 90);
   CHECK(m.Access(0, 4000, addr, 0x21u, 4, false, true, &sample) == 90 + 2);

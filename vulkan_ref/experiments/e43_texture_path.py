@@ -359,7 +359,7 @@ def scattered_lines(variant, trips=FRAGMENT_STEPS[1]):
     return total / count
 
 
-def texture_fit(s, address_latency):
+def texture_fit(s, address_latency, check=None):
     """The texture path's figures (MemoryTiming::texture_*) from summary S
     (the mean of its runs); ADDRESS_LATENCY: the model's latency of a
     storage buffer's address (buffer_address.latency), which the ssbo
@@ -367,10 +367,13 @@ def texture_fit(s, address_latency):
     are bound by the SM's texture units (each read costs them many times
     what the loop around it issues, which other warps' reads hide): a
     read's share of the units is the whole SM cycles per warp step, the
-    loop's included. Returns {"hit", "miss", "quad", "fetch_quad",
-    "full_rate_bytes", "filtered_full_rate_bytes", "line", "miss_line",
-    "lines", "big_lines", "rows": {variant: SM cycles per step (chases)
-    or per warp step (fragment variants)}}."""
+    loop's included. CHECK: E44's summary (e44_texture_check.py), whose
+    8-byte texels of 16-bit components tell which components a linear
+    filter blends at full rate (E43's 8-bit ones do, its 32-bit ones not).
+    Returns {"hit", "miss", "quad", "fetch_quad", "full_rate_bytes",
+    "filtered_full_rate_bits", "filter_ratios": {bits: linear over
+    nearest}, "line", "miss_line", "lines", "big_lines", "rows": {variant:
+    SM cycles per step (chases) or per warp step (fragment variants)}}."""
     c = device_clocks.run_mean(s, "cycles_per_warp_step")
     quads = 8  # a warp of 32 lanes
     sample = sum(c["f_" + v] for v in ("nearest", "linear", "linear_lod",
@@ -380,6 +383,14 @@ def texture_fit(s, address_latency):
     def pow2(x):
         return 2 ** round(math.log2(x))
 
+    # A linear filter's cost over nearest's by the components' width: the
+    # widest whose ratio is under 1.5 filters at full rate.
+    ratios = {8: c["f_linear"] / c["f_nearest"],
+              32: c["f_linear_f32"] / c["f_nearest_f32"]}
+    if check is not None:
+        k = device_clocks.run_mean(check, "cycles_per_warp_step")
+        ratios[16] = k["f_linear_rgba16f"] / k["f_nearest_rgba16f"]
+    full_bits = max(b for b, r in ratios.items() if r < 1.5)
     lines = scattered_lines("linear_scattered")
     line = c["f_linear_scattered"] / lines
     # linear_scattered_big's lines miss the L1 (4 MB of texels at hashed
@@ -392,8 +403,8 @@ def texture_fit(s, address_latency):
         "fetch_quad": fetch / quads,
         # 16-byte texels against 4-byte ones: how many bytes go at full rate.
         "full_rate_bytes": pow2(16 / (c["f_nearest_f32"] / c["f_nearest"])),
-        "filtered_full_rate_bytes": pow2(
-            16 / (c["f_linear_f32"] / c["f_linear"])),
+        "filtered_full_rate_bits": full_bits,
+        "filter_ratios": ratios,
         "line": line,
         "miss_line": (c["f_linear_scattered_big"] - big * line) / big,
         "lines": lines,
