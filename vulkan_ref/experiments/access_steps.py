@@ -23,27 +23,29 @@ def fragment_scene(header, name, shader, steps, side, buffer, data,
     lines, a full-screen (SIDE x SIDE) draw of fragment SHADER twice for
     each trip count of STEPS (a uniform block n at binding 0), BUFFER's
     declaration (AmberScript) for the storage buffer DATA at BINDING (or
-    BIND, a pipeline's BIND line, for DATA)."""
+    BIND, a pipeline's BIND line, for DATA; "": none, BUFFER "" too)."""
     lines = ["#!amber"] + ["# " + h for h in header] + [
         "SHADER vertex vs PASSTHROUGH",
         "SHADER fragment s_%s GLSL\n%sEND" % (name, shader)]
     for n in steps:
         lines.append("BUFFER n%d DATA_TYPE int32 DATA %d END" % (n, n))
-    lines.append(buffer)
+    if buffer:
+        lines.append(buffer)
     lines.append("IMAGE frame FORMAT B8G8R8A8_UNORM DIM_2D WIDTH %d "
                  "HEIGHT %d" % (side, side))
     runs = []
     for n in steps:
         pipe = "%s_%d" % (name, n)
+        if bind is None:
+            bind = "BIND BUFFER %s AS storage DESCRIPTOR_SET 0 BINDING %d" % (
+                data, binding)
         lines.append(
             "PIPELINE graphics %s\n  ATTACH vs\n  ATTACH s_%s\n"
             "  FRAMEBUFFER_SIZE %d %d\n"
             "  BIND BUFFER frame AS color LOCATION 0\n"
             "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0\n"
-            "  %s\n"
-            "END" % (pipe, name, side, side, n,
-                     bind or "BIND BUFFER %s AS storage DESCRIPTOR_SET 0 "
-                     "BINDING %d" % (data, binding)))
+            "%sEND" % (pipe, name, side, side, n,
+                       "  %s\n" % bind if bind else ""))
         runs += ["RUN %s DRAW_RECT POS 0 0 SIZE %d %d" % (
             pipe, side, side)] * 2
     return "\n".join(lines + runs) + "\n"
