@@ -42,17 +42,9 @@ sys.path.insert(0, HERE)
 import summarize  # noqa: E402  (load, level, breakpoint, knee)
 
 DEFAULT = "not measured: default of sm/timing_config.h"
-# Cycles the model's sub-partition spends per warp of E15's discard shader
-# (`if (gl_FragCoord.x >= 0.0) discard;`) besides fragment_warp_cycles,
-# when launches are what limits it: the warp's 3 issues (the load of
-# FragCoord, the compare with the branch, which the model predicates as
-# NVIDIA's code does a discard, and the discard; `warpsim disasm
-# samples/h200/e15_draw_cost/d256.amber`) and the cycle between a warp's
-# end and the launch of the next in its slot (sm/timing.cpp launches at the
-# start of a cycle). Subtracted from the discarded draws' cycles per warp to
-# leave the SM's own cost of a fragment warp; the e15_draw_cost_h200 test
-# holds the model's discarded draws to the record.
-DISCARD_WARP_CYCLES = 4
+# E45's fit of fragment_warp_cycles (e45_divergent_paths.py launch-fit).
+LAUNCH_FIT = os.path.join(ROOT, "samples", "h200", "e45_divergent_paths",
+                          "launch-fit.json")
 # Sub-partitions (SMSPs) per SM: REFERENCE §1.2 ("Per SM: 4 processing
 # blocks (SMSPs)"); E4 is checked to agree below. Converts the per-SM
 # throughput to a per-SMSP issue interval.
@@ -480,27 +472,40 @@ def graphics_units(vk_dir, t, src):
     rate = statistics.mean(f["pixels_per_cycle"] for f in disc)
     smsps = 4 * t["graphics_sms"]
     per_warp = 32 * smsps / rate
-    t["fragment_warp_cycles"] = nearest(per_warp - DISCARD_WARP_CYCLES)
-    src["fragment_warp_cycles"] = (
+    t["raster_pixels_per_cycle"] = round(rate, 3)
+    src["raster_pixels_per_cycle"] = (
         f"{where}: the draws whose fragments are all discarded, d256..d2048, "
-        "are shaded and rasterized at "
+        "are rasterized and shaded at "
         + ", ".join(f"{f['pixels_per_cycle']:.3f}" for f in disc)
         + f" pixels per cycle (the least-squares lines), {clock_note}: "
         f"{per_warp:.2f} cycles per full warp of 32 pixels on each of the "
-        f"{smsps} sub-partitions of the graphics_sms SMs, less the "
-        f"{DISCARD_WARP_CYCLES} cycles the model spends per warp of their "
-        "shader besides this cost (its 3 issues: load FragCoord, the "
-        "compare with its branch, predicated as a discard is, the discard; "
-        "and the cycle from a warp's end to the next launch in its slot). "
-        "The cost is the SMs', added to the shading, not a rasterizer's "
-        "beside it: vulkan_ref/results/h200/e16-loop-unroll-2026-12-02's "
-        "trip sweep (trips*.json) takes about as many more cycles per warp "
-        "than the model's instructions at every trip count from 28 on")
-    t["raster_pixels_per_cycle"] = 0
-    src["raster_pixels_per_cycle"] = (
-        f"{where}: 0, no separate limit: the rate of the discarded draws is "
-        "what fragment_warp_cycles gives, and no draw recorded shows a "
-        "rasterizer slower than that")
+        f"{smsps} sub-partitions of the graphics_sms SMs, far more than "
+        "their shader's few instructions; read as the rate at which the "
+        "rasterizer gives the SMs fragment warps, beside the shading: with "
+        "it and loop_entry_slots, a warp's own cost on its sub-partition "
+        "(fragment_warp_cycles) comes out at a few cycles from E45's loop "
+        "draws")
+    fit = launch_fit(t)
+    t["fragment_warp_cycles"] = fit["fragment_warp_cycles"]
+    errors = fit["mean_abs_log_error"]
+    best = errors[str(fit["fragment_warp_cycles"])]
+    src["fragment_warp_cycles"] = (
+        f"{rel(LAUNCH_FIT)} (e45_divergent_paths.py launch-fit, warpsim "
+        f"{fit['warpsim_commit'][:12]}): the h200 preset with "
+        "raster_pixels_per_cycle and loop_entry_slots as here, run on E45's "
+        f"256x256 draws of loops ({fit['record']}: "
+        + ", ".join(fit["variants"]) + ") and on samples/branch_costs' "
+        f"families ({fit['branch_costs_record']}) at fragment_warp_cycles "
+        + ", ".join(errors) + ": the mean |log(model / GPU)| (the two "
+        "records' means, averaged) is least at "
+        f"{fit['fragment_warp_cycles']} ({best['mean']:.4f}: E45 "
+        f"{best['e45']:.4f}, branch_costs {best['branch_costs']:.4f}; at 0: "
+        f"{errors['0']['mean']:.4f}). Before E45 the whole of E15's "
+        f"{per_warp:.2f} cycles a warp was taken as the sub-partition's, "
+        "added to the shading: E16's trip sweep took about that many more "
+        "cycles a warp than the model's instructions, which E45 found to be "
+        "mostly what a warp's entry to its unrolled loop costs "
+        "(loop_entry_slots)")
     fixed = statistics.mean(f["fixed_cycles"] for f in disc)
     t["draw_fixed_cycles"] = nearest(fixed)
     src["draw_fixed_cycles"] = (
@@ -519,6 +524,24 @@ def graphics_units(vk_dir, t, src):
         "draws' intercept): what a draw whose pixels reach the output merge "
         "takes at its end besides the fixed cost of one whose fragments are "
         "all discarded")
+
+
+def launch_fit(t):
+    """E45's launch fit (LAUNCH_FIT), checked against the preset's
+    raster_pixels_per_cycle and loop_entry_slots it was run with."""
+    if not os.path.exists(LAUNCH_FIT):
+        fail(f"no {rel(LAUNCH_FIT)}: run vulkan_ref/experiments/"
+             "e45_divergent_paths.py launch-fit")
+    with open(LAUNCH_FIT) as f:
+        fit = json.load(f)
+    want = (t["raster_pixels_per_cycle"], t["loop_entry_slots"])
+    if (fit["raster_pixels_per_cycle"], fit["loop_entry_slots"]) != want:
+        fail(f"{rel(LAUNCH_FIT)} was fitted with raster_pixels_per_cycle "
+             f"{fit['raster_pixels_per_cycle']} and loop_entry_slots "
+             f"{fit['loop_entry_slots']}, the preset's are {want[0]} and "
+             f"{want[1]}: run e45_divergent_paths.py launch-fit --raster "
+             f"{want[0]} --entry {want[1]} again")
+    return fit
 
 
 def output_merge(vk_dir, t, src):
@@ -699,6 +722,29 @@ def unroll_limit(vk_dir, t, src):
            "left the code as large as without it (unrolled) up to "
            f"{s['longest_unrolled_body']} instructions a trip")
         + " (e34_unroll_limit.py summary)")
+
+
+def loop_entry(vk_dir, t, src):
+    """The issue slots a warp's entry to a loop the driver unrolls takes
+    besides its trips, from E45 (vulkan_ref/experiments/
+    e45_divergent_paths.py entry_fit): the latest record beside the
+    H200's, else one an H100 took (the same sm_90 compiler)."""
+    d = latest_record(vk_dir, "e45-divergent-paths")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e45_divergent_paths  # noqa: E402
+    s = e45_divergent_paths.summary(d)
+    fit = e45_divergent_paths.entry_fit(s)
+    t["loop_entry_slots"] = fit["slots"]
+    src["loop_entry_slots"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}; E45): fragment draws of 512 "
+        "warps per graphics SM running K loops of n multiply-adds one after "
+        "another (n from a uniform block, 16 and 48): per warp at n = 0, "
+        f"seq4 {fit['seq4']:.2f} SM cycles, seq2 {fit['seq2']:.2f}, so "
+        f"{fit['gpu_slots']:.2f} issue slots a loop more (4 sub-partitions "
+        "issuing every cycle), less the "
+        f"{e45_divergent_paths.MODEL_EXIT_SLOTS} the model issues for the "
+        "test that ends the loop (e45_divergent_paths.py entry_fit)")
 
 
 def latest_beside(run, suffix):
@@ -1485,6 +1531,7 @@ def generate(run, vk_dir, out_path):
     conversions(run, t, src)
     memory(run, files["e0_fingerprint"], files["e2_latency"],
            files["e5_hiding"], t, src)
+    loop_entry(vk_dir, t, src)
     graphics_units(vk_dir, t, src)
     fragment_tiles(vk_dir, t, src)
     loops(vk_dir, t, src)

@@ -118,6 +118,10 @@ struct RunTiming {
   // branches (TimingConfig::selection_sync_slots; no warp instruction);
   // selected cycles = issued + predicated-off + these.
   uint64_t reconvergence_instructions = 0;
+  // The issue slots of unrolled loops' entries
+  // (TimingConfig::loop_entry_slots; no warp instruction); selected cycles =
+  // issued + predicated-off + reconvergence + these.
+  uint64_t loop_entry_instructions = 0;
   // Integer adds issued to the FMA pipe (TimingConfig::split_int_adds);
   // counted in the issued ones.
   uint64_t fma_pipe_adds = 0;

@@ -257,6 +257,15 @@ struct TimingConfig {
   // driver unrolls loops around a block no lane takes with longer bodies
   // than straight ones (vulkan_ref's E35). 1: as any other instruction.
   double loop_unroll_skipped_weight = 1;
+  // The issue slots NVIDIA's code for a loop it unrolls with a run-time
+  // trip count (Unrolls: loop_unroll, loop_unroll_max_body) takes each time
+  // a warp enters the loop besides the trips: the guard, the remainder's
+  // count and test around the unrolled copies. One slot each on the branch
+  // pipe from the loop's first test on, in any cycle the warp has (its own
+  // next instruction may wait for an operand or a branch meanwhile: the
+  // compiler schedules these in such waits); the report's
+  // loop_entry_instructions. 0: none.
+  uint32_t loop_entry_slots = 0;
   // A loop whose OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]) runs
   // rolled, as nvcc compiles CUDA's `#pragma unroll 1`; false: it is
   // unrolled as any other, as NVIDIA's Vulkan driver does (vulkan_ref's

@@ -137,6 +137,11 @@ struct alignas(64) WarpState {
   StallReason why = StallReason::kWait;  // the wait until ready_at
   bool done = false;
   bool at_barrier = false;  // (the warp's, kept here)
+  // The issue slots of an unrolled loop's entry still to issue
+  // (TimingConfig::loop_entry_slots), the next one at entry_at at the
+  // earliest, before its next instruction (whose own wait, next_issue,
+  // runs meanwhile).
+  uint16_t entry_slots = 0;
   // -- the rest --
   bool in_pool = true;  // two-level scheduler's active pool
   ItemState* item = nullptr;
@@ -147,6 +152,7 @@ struct alignas(64) WarpState {
   // The line of its next instruction (code_offset set).
   uint64_t NextLine() const { return code_base + code_offset[warp->next_pc()]; }
   uint64_t begin = 0;
+  uint64_t entry_at = 0;  // (entry_slots)
   // Per 32-bit word of lane-private memory that a variable held in
   // registers occupies (simt::Program::register_private), as far as one
   // was written: when the value last stored there is ready, as `ready`.
@@ -525,8 +531,11 @@ inline bool LoopControlIssues(const WarpState& w, uint32_t pc,
 
 // Counts an executed loop-control instruction at `pc`: the exit branch's
 // executions and the counter's steps since the warp entered the loop, both
-// back to 0 once every lane has left it.
-inline void CountLoopControl(WarpState& w, uint32_t pc) {
+// back to 0 once every lane has left it. The exit branch's first execution
+// since the warp entered a loop the compiler unrolls with a run-time trip
+// count gives the warp config.loop_entry_slots to issue (`now` on).
+inline void CountLoopControl(WarpState& w, uint32_t pc,
+                             const TimingConfig& config, uint64_t now) {
   const uint32_t tag = LoopTag(w, pc);
   if (tag == 0) [[likely]] {
     return;
@@ -536,6 +545,11 @@ inline void CountLoopControl(WarpState& w, uint32_t pc) {
   if (pc == loop.step) {
     counts[1] += 1;
   } else if (pc == loop.exit_branch) {
+    if (counts[0] == 0 && counts[1] == 0 && config.loop_entry_slots != 0 &&
+        !loop.full && Unrolls(config, loop)) {
+      w.entry_slots = static_cast<uint16_t>(config.loop_entry_slots);
+      w.entry_at = now + 1;
+    }
     counts[0] += 1;
     if (w.warp->done() || w.warp->next_pc() == loop.merge_pc) {
       counts[0] = counts[1] = 0;
@@ -749,6 +763,8 @@ struct TimingModel::Impl {
   void IssueGhost(WarpState& w, SubPartition& sp, RunTiming& run);
   // Issues one of w.sync_slots.
   void IssueSync(WarpState& w, SubPartition& sp, RunTiming& run);
+  // Issues one of w.entry_slots.
+  void IssueEntry(WarpState& w, SubPartition& sp, RunTiming& run);
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run);
   void RetireWarp(WarpState& w);
   void Sample(bool force);

@@ -113,6 +113,24 @@ void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
   Refresh(w);
 }
 
+void TimingModel::Impl::IssueEntry(WarpState& w, SubPartition& sp,
+                                   RunTiming& run) {
+  constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kBranch);
+  sp.pipe_free[kPipe] = now + std::max(1u, config.branch.interval);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
+  if (sp.last != &w) run.warp_switches += 1;
+  sp.last = &w;
+  run.loop_entry_instructions += 1;
+  --w.entry_slots;
+  w.entry_at = now + 1;
+  // The warp's next instruction keeps its own wait, at least this cycle.
+  if (w.next_issue <= now) {
+    w.next_issue = now + 1;
+    w.next_issue_reason = StallReason::kWait;
+  }
+  Refresh(w);
+}
+
 // A move through a variable held in registers (RegisterMove), a
 // constant-bank operand (its value there at once), or an
 // access chain only such moves use. *moved: when its result is ready
@@ -184,6 +202,19 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     sp.either_pipe &= ~bit;
     w.ready_at = w.next_issue;
     w.why = w.next_issue_reason;
+    sp.SetReadyAt(w.slot, w.ready_at, now);
+    return;
+  }
+  if (w.entry_slots != 0) {
+    // An unrolled loop's entry: its pipe, no operands to wait for, and
+    // not its next instruction's wait.
+    constexpr simt::Pipe kPipe = simt::Pipe::kBranch;
+    sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
+    sp.on_pipe[static_cast<size_t>(kPipe)] |= bit;
+    sp.pipe_of[w.slot] = kPipe;
+    sp.either_pipe &= ~bit;
+    w.ready_at = w.entry_at;
+    w.why = StallReason::kWait;
     sp.SetReadyAt(w.slot, w.ready_at, now);
     return;
   }
@@ -674,12 +705,16 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     IssueSync(w, sp, run);
     return {};
   }
+  if (w.entry_slots != 0) {
+    IssueEntry(w, sp, run);
+    return {};
+  }
   if (sp.icache != nullptr) {
     const uint64_t line = w.NextLine();
     if (line != w.line) UseLine(sp, w, line);
   }
   const simt::InstrRecord rec = w.warp->Step();
-  CountLoopControl(w, rec.pc);
+  CountLoopControl(w, rec.pc, config, now);
   AfterPredicatedBranch(w, rec);
   if (w.loop_tests != nullptr) AfterLoopTest(w, rec.pc, true);
   run.warp_instructions += 1;
@@ -796,7 +831,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
         next.writes.size() == 1) {
       LogInstruction(w, rec, latency, ready, waited);
       const simt::InstrRecord fused = w.warp->Step();
-      CountLoopControl(w, fused.pc);
+      CountLoopControl(w, fused.pc, config, now);
       run.warp_instructions += 1;
       run.fused_instructions += 1;
       const PipeTiming& second = *w.info->timing[fused.pc];
@@ -843,7 +878,7 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
       if (!logged) LogInstruction(w, rec, latency, ready, waited);
       logged = true;
       const simt::InstrRecord extra = w.warp->Step();
-      CountLoopControl(w, extra.pc);
+      CountLoopControl(w, extra.pc, config, now);
       if (w.loop_tests != nullptr) AfterLoopTest(w, extra.pc, false);
       run.warp_instructions += 1;
       if (predicated) {

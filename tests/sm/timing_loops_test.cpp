@@ -71,6 +71,41 @@ TEST_CASE("an unrolled loop issues its control once every loop_unroll trips",
 }
 
 TEST_CASE(
+    "entering an unrolled loop takes loop_entry_slots issue slots, in the "
+    "cycles its warp waits first",
+    "[sm][timing]") {
+  // One warp enters the loop of 16 trips once. Its first exit branch holds
+  // the warp the branch latency (4 cycles: 3 without an issue); the entry's
+  // slots go out from the next cycle on, the loop's first trip after both:
+  // 3 slots cost nothing, 7 cost 4 cycles.
+  const std::string shader =
+      OnX("  for (int k = 0; k < n; ++k) x = x * x + 0.25;\n");
+  TimingConfig four = TestConfig();
+  four.loop_unroll = 4;
+  const Timed plain = Run(shader, 1, four);
+  CHECK(plain.run.loop_entry_instructions == 0);
+  four.loop_entry_slots = 3;
+  const Timed hidden = Run(shader, 1, four);
+  CHECK(hidden.run.loop_entry_instructions == 3);
+  CHECK(hidden.run.cycles == plain.run.cycles);
+  CHECK(IssuedOrFree(hidden.run) == hidden.warp_instructions);
+  four.loop_entry_slots = 7;
+  const Timed longer = Run(shader, 1, four);
+  CHECK(longer.run.loop_entry_instructions == 7);
+  CHECK(longer.run.cycles == plain.run.cycles + 4);
+  CHECK(longer.warp_instructions == plain.warp_instructions);
+  CHECK(IssuedOrFree(longer.run) == longer.warp_instructions);
+  CHECK(longer.buffer == plain.buffer);
+  // A loop left rolled, or unrolled completely, has no such code.
+  TimingConfig rolled = TestConfig();
+  rolled.loop_entry_slots = 7;
+  CHECK(Run(shader, 1, rolled).run.loop_entry_instructions == 0);
+  const std::string constant =
+      OnX("  for (int k = 0; k < 16; ++k) x = x * x + 0.25;\n");
+  CHECK(Run(constant, 1, four).run.loop_entry_instructions == 0);
+}
+
+TEST_CASE(
     "a loop whose body is longer than loop_unroll_max_body, or that asks "
     "DontUnroll, runs rolled",
     "[sm][timing]") {

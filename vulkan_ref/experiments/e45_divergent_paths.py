@@ -10,6 +10,9 @@ warp: the fixed cost of each path a warp runs, apart from the work in it.
       [-o samples/h200/e45_divergent_paths/timing-vs-h200.json]
   vulkan_ref/experiments/e45_divergent_paths.py model-table RECORD
       [MODEL.json] [--update README.md | --check README.md]
+  vulkan_ref/experiments/e45_divergent_paths.py launch-fit RECORD
+      BRANCH_COSTS_RECORD --warpsim BIN --raster PIXELS_PER_CYCLE --entry SLOTS
+      [-o samples/h200/e45_divergent_paths/launch-fit.json]
 
 Why: samples/branch_costs/ found the H200 charging a draw about 6 us a
 path a warp runs one after another (its granularity and nested
@@ -51,7 +54,12 @@ over the warps each SM gets): a step's cycles and the cycles at n = 0
 (the time at 16 less 16 steps), and what the variant adds at n = 0 over
 its base (seq1 for seqK, tileK for divK, in_tileS for in_divS), per path
 more. `model` runs the scenes in timing mode with the h200 preset;
-`model-table` puts the model's figures beside the GPU's.
+`model-table` puts the model's figures beside the GPU's. `entry_fit`
+(make_timing_preset.py's loop_entry_slots) takes seq4's cycles at n = 0
+over seq2's, per loop; `launch-fit` finds the fragment_warp_cycles with
+which the model, its rasterizer rate beside the shading, comes closest to
+the GPU on the 256x256 loop draws and on samples/branch_costs' H200
+record (the preset's).
 
 Standard library only.
 """
@@ -241,13 +249,154 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+# The issue slots the timing model already gives a loop's entry besides
+# its trips: with loop_unroll 4 and n a multiple of 4 it issues the exit
+# compare and branch once more than once in 4 trips (the test that ends
+# the loop).
+MODEL_EXIT_SLOTS = 2
+SUB_PARTITIONS = 4
+
+
+def entry_fit(s):
+    """The issue slots a warp's entry to an unrolled loop takes on the GPU
+    besides its trips, from summary S (the mean over its runs): seq4's
+    cycles at n = 0 per warp over seq2's, per loop more, times the SM's
+    sub-partitions (each issues one instruction a cycle, and at 512 warps
+    an SM every cycle). {"gpu_slots", "slots": that less
+    MODEL_EXIT_SLOTS, rounded, "seq2", "seq4": their cycles at n = 0}."""
+    fixed = device_clocks.run_mean(s, "warp_fixed")
+    per_loop = (fixed["seq4"] - fixed["seq2"]) / 2 * SUB_PARTITIONS
+    return {"gpu_slots": round(per_loop, 2),
+            "slots": max(0, round(per_loop - MODEL_EXIT_SLOTS)),
+            "seq2": round(fixed["seq2"], 2), "seq4": round(fixed["seq4"], 2)}
+
+
 SCENES = os.path.join(ROOT, "samples", "h200", "e45_divergent_paths")
 MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
+LAUNCH_FIT = os.path.join(SCENES, "launch-fit.json")
+# The variants the launch fit compares: the 256x256 draws of loops
+# (in_* are left out: NVIDIA's compiler folds their chains of constant
+# multiply-adds, which the model issues as written).
+FIT_VARIANTS = [v for v in NAMES if not v.startswith("in_") and
+                VARIANTS[v][0] == 256]
+FIT_CYCLES = range(0, 33, 4)
 
 
-def model(warpsim, out):
-    return access_steps.model(warpsim, SCENES, NAMES, out,
-                              "e45_divergent_paths.py", ROOT)
+def gpu_cycles(record):
+    """{pipeline: the GPU's SM cycles, the mean over the record's runs}."""
+    def cycles(times, scale):
+        return {p: t * scale[p.rsplit("_", 1)[0]] for p, t in times.items()}
+    s = device_clocks.scene_runs(record, NAMES, cycles,
+                                 "e45_divergent_paths.py")
+    runs = [r["rows"] for r in s["runs"].values()]
+    return {p: sum(r[p] for r in runs) / len(runs) for p in runs[0]}
+
+
+BRANCH_COSTS = os.path.join(ROOT, "samples", "branch_costs")
+
+
+def _log_errors(warpsim, cfg, record, branch_record, clock_mhz):
+    """|log(model / GPU)| of every E45 fit draw and every variant of the
+    branch_costs record, with the GPU config CFG: two lists."""
+    import json
+    import math
+    import subprocess
+    import tempfile
+    gpu = gpu_cycles(record)
+    e45, costs = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        rep = os.path.join(tmp, "r.json")
+        for v in FIT_VARIANTS:
+            p = subprocess.run(
+                [warpsim, "run", os.path.join(SCENES, v + ".amber"),
+                 "--timing", "--gpu-config", cfg, "--quiet", "--json", rep],
+                capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("e45_divergent_paths.py: warpsim exited %d "
+                                 "on %s: %s" % (p.returncode, v,
+                                                p.stderr.strip()))
+            with open(rep) as fh:
+                for d in json.load(fh)["draws"]:
+                    e45.append(abs(math.log(d["cycles"] /
+                                            gpu[d["pipeline"]])))
+        for name in sorted(os.listdir(branch_record)):
+            if not name.endswith(".json"):
+                continue
+            with open(os.path.join(branch_record, name)) as fh:
+                rec = json.load(fh)
+            family, trips = name[:-len(".json")].split(".trips")
+            ns = {int(v["define"]["value"]): v["gpu_ns"]
+                  for v in rec["variants"]}
+            p = subprocess.run(
+                [warpsim, "compare",
+                 os.path.join(BRANCH_COSTS, family + ".amber"),
+                 "-D", "VARIANT=" + ",".join(str(k) for k in sorted(ns)),
+                 "-D", "TRIPS=" + trips, "--timing", "--branches", "0",
+                 "--gpu-config", cfg, "--json", rep],
+                capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit("e45_divergent_paths.py: warpsim compare "
+                                 "exited %d on %s: %s" % (
+                                     p.returncode, name, p.stderr.strip()))
+            with open(rep) as fh:
+                for v in json.load(fh)["variants"]:
+                    k = int(v["define"]["value"])
+                    costs.append(abs(math.log(
+                        v["cycles"] / (ns[k] * clock_mhz / 1000))))
+    return e45, costs
+
+
+def launch_fit(warpsim, record, branch_record, raster, entry, out):
+    """What a fragment warp takes its sub-partition besides its
+    instructions once the rasterizer's rate runs beside the shading: the
+    model with the h200 preset, raster_pixels_per_cycle RASTER and
+    loop_entry_slots ENTRY, at each fragment_warp_cycles of FIT_CYCLES,
+    on E45's FIT_VARIANTS (RECORD, the GPU's cycles at its sampled clock)
+    and on every variant of samples/branch_costs' H200 record
+    BRANCH_RECORD (its times at the preset's clock); the one whose mean
+    |log(model / GPU)| (the mean of the two records' means) is least,
+    recorded in OUT with every candidate's errors."""
+    import json
+    import subprocess
+    import tempfile
+    from readme_section import write_json
+    with open(os.path.join(ROOT, "emulator", "runner", "presets",
+                           "h200_timing.json")) as fh:
+        clock_mhz = json.load(fh)["timing"]["clock_mhz"]
+    errors = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = os.path.join(tmp, "gpu.json")
+        for f in FIT_CYCLES:
+            with open(cfg, "w") as fh:
+                json.dump({"preset": "h200", "timing": {
+                    "raster_pixels_per_cycle": raster,
+                    "loop_entry_slots": entry,
+                    "fragment_warp_cycles": f}}, fh)
+            e45, costs = _log_errors(warpsim, cfg, record, branch_record,
+                                     clock_mhz)
+            m45, mcosts = sum(e45) / len(e45), sum(costs) / len(costs)
+            errors[f] = {"e45": round(m45, 5), "branch_costs": round(mcosts, 5),
+                         "mean": round((m45 + mcosts) / 2, 5)}
+    best = min(errors, key=lambda f: (errors[f]["mean"], f))
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    if dirty:
+        commit += "-dirty"
+    write_json({
+        "generated_by": "vulkan_ref/experiments/e45_divergent_paths.py "
+                        "launch-fit",
+        "record": os.path.relpath(record, ROOT),
+        "branch_costs_record": os.path.relpath(branch_record, ROOT),
+        "warpsim_commit": commit,
+        "variants": FIT_VARIANTS,
+        "raster_pixels_per_cycle": raster,
+        "loop_entry_slots": entry,
+        "mean_abs_log_error": {str(f): e for f, e in errors.items()},
+        "fragment_warp_cycles": best}, out)
+    return 0
 
 
 def model_table(record, model_json):
@@ -270,6 +419,18 @@ def model_table(record, model_json):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "launch-fit":
+        import argparse
+        ap = argparse.ArgumentParser(prog="e45_divergent_paths.py launch-fit")
+        ap.add_argument("record")
+        ap.add_argument("branch_record")
+        ap.add_argument("--warpsim", required=True)
+        ap.add_argument("--raster", type=float, required=True)
+        ap.add_argument("--entry", type=int, required=True)
+        ap.add_argument("-o", "--out", default=LAUNCH_FIT)
+        a = ap.parse_args(sys.argv[2:])
+        return launch_fit(a.warpsim, a.record, a.branch_record, a.raster,
+                          a.entry, a.out)
     return experiment_main(__doc__, scene, summary, table, "e45",
                            "e45_divergent_paths.py", MODEL_JSON, model,
                            model_table)
