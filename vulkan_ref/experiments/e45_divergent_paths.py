@@ -279,7 +279,7 @@ LAUNCH_FIT = os.path.join(SCENES, "launch-fit.json")
 # multiply-adds, which the model issues as written).
 FIT_VARIANTS = [v for v in NAMES if not v.startswith("in_") and
                 VARIANTS[v][0] == 256]
-FIT_CYCLES = range(0, 33, 4)
+FIT_CYCLES = range(0, 17, 2)
 
 
 def gpu_cycles(record):
