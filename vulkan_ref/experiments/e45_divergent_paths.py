@@ -399,22 +399,30 @@ def launch_fit(warpsim, record, branch_record, raster, entry, out):
     return 0
 
 
+def model(warpsim, out):
+    return access_steps.model(warpsim, SCENES, NAMES, out,
+                              "e45_divergent_paths.py", ROOT)
+
+
 def model_table(record, model_json):
     s = summary(record)
+    gpu = gpu_cycles(record)
     m, caption = access_steps.model_caption(model_json, ROOT)
     mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
-    out = ["%s; GPU: `%s` (%s), run1. SM cycles as above, on each side.\n"
-           % (caption, s["record"], s["device"].get("name", "?")),
-           "| variant | GPU per warp step | model | model / GPU | GPU at n = "
-           "0 per warp | model | GPU per path more | model |",
-           "|---|---|---|---|---|---|---|---|"]
-    for r in s["runs"]["run1"]["rows"]:
-        e = mrows[r["variant"]]
-        out.append("| %s | %.3f | %.3f | %.2f | %.1f | %.1f | %s | %s |" % (
-            r["variant"], r["warp_step"], e["warp_step"],
-            e["warp_step"] / r["warp_step"], r["warp_fixed"],
-            e["warp_fixed"], _cell(r["per_path_more"]),
-            _cell(e["per_path_more"])))
+    grows = {r["variant"]: r for r in s["runs"]["run1"]["rows"]}
+    lo, hi = STEPS
+    out = ["%s; GPU: `%s` (%s), SM cycles at the sampled clock, the mean "
+           "of the runs (per path more: run1's, as above).\n" % (
+               caption, s["record"], s["device"].get("name", "?")),
+           "| variant | GPU cycles, n = %d | model / GPU | GPU cycles, n = %d "
+           "| model / GPU | GPU per path more | model |" % (lo, hi),
+           "|---|---|---|---|---|---|---|"]
+    for v in NAMES:
+        a, b = "%s_%d" % (v, lo), "%s_%d" % (v, hi)
+        out.append("| %s | %.0f | %.2f | %.0f | %.2f | %s | %s |" % (
+            v, gpu[a], m["cycles"][a] / gpu[a], gpu[b],
+            m["cycles"][b] / gpu[b], _cell(grows[v]["per_path_more"]),
+            _cell(mrows[v]["per_path_more"])))
     return "\n".join(out) + "\n"
 
 
