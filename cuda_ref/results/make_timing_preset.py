@@ -496,7 +496,7 @@ def graphics_units(vk_dir, t, src):
         f"256x256 draws of loops ({fit['record']}: "
         + ", ".join(fit["variants"]) + ") and on samples/branch_costs' "
         f"families ({fit['branch_costs_record']}) at fragment_warp_cycles "
-        + ", ".join(errors) + ": the mean |log(model / GPU)| (the two "
+        + ", ".join(sorted(errors, key=int)) + ": the mean |log(model / GPU)| (the two "
         "records' means, averaged) is least at "
         f"{fit['fragment_warp_cycles']} ({best['mean']:.4f}: E45 "
         f"{best['e45']:.4f}, branch_costs {best['branch_costs']:.4f}; at 0: "
