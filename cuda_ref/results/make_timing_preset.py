@@ -496,8 +496,8 @@ def graphics_units(vk_dir, t, src):
         f"256x256 draws of loops ({fit['record']}: "
         + ", ".join(fit["variants"]) + ") and on samples/branch_costs' "
         f"families ({fit['branch_costs_record']}) at fragment_warp_cycles "
-        + ", ".join(sorted(errors, key=int)) + ": the mean |log(model / GPU)| (the two "
-        "records' means, averaged) is least at "
+        + ", ".join(sorted(errors, key=int)) + ": the mean |log(model / "
+        "GPU)| (the two records' means, averaged) is least at "
         f"{fit['fragment_warp_cycles']} ({best['mean']:.4f}: E45 "
         f"{best['e45']:.4f}, branch_costs {best['branch_costs']:.4f}; at 0: "
         f"{errors['0']['mean']:.4f}). Before E45 the whole of E15's "
@@ -577,6 +577,23 @@ def output_merge(vk_dir, t, src):
     src["float_blend_cycles"] = (
         rule + f"fb (R32G32B32A32_SFLOAT, alpha-blended) "
         f"{cycles('fb'):.4f} - f (the same, written) {f32:.4f}")
+    # The depth-tested draws' lines start higher than the written draws'.
+    depth = ("dw", "dr", "dk", "bdw")
+    clock = t["clock_mhz"] / 1000
+
+    def fixed(variant):
+        """Cycles at 0 pixels of a variant's line, averaged over the runs."""
+        return statistics.mean(f[variant]["fixed_ns"] * clock for f in fits)
+
+    t["depth_flush_cycles"] = nearest(
+        statistics.mean(fixed(v) for v in depth) - fixed("w"))
+    src["depth_flush_cycles"] = (
+        f"{where}: the intercepts (cycles at 0 pixels) of e17_output_merge.py "
+        "summary's least-squares lines, averaged over the runs, at the "
+        f"preset's clock_mhz ({num(t['clock_mhz'])} MHz): the depth-tested "
+        "draws' "
+        + ", ".join(f"{v} {fixed(v):.0f}" for v in depth)
+        + f", their mean less w's (written, no test) {fixed('w'):.0f}")
     # The draws no value was taken from, against the model's sum.
     depth_write = 4 / t["output_bytes_per_cycle"]
     dw = w + t["depth_test_cycles"] + depth_write

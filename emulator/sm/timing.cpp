@@ -511,11 +511,13 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   std::unordered_map<uint64_t, uint64_t> finished_at;  // item id -> cycle
   std::vector<std::pair<uint64_t, double>> output_jobs;
   bool merged_pixels = false;  // a pixel reached the output merge
+  bool tested_pixels = false;  // the depth/stencil tests saw a pixel
   merge.set_on_retire([&](const pipeline::WorkItem& item) {
     const auto node = finished_at.extract(item.id);
     const uint64_t at = node ? node.mapped() : now;
     const pipeline::OutputWork work = source.TakeOutputWork();
     merged_pixels |= work.bytes != 0 || work.tested != 0 || work.rejected != 0;
+    tested_pixels |= work.tested != 0 || work.rejected != 0;
     if (const double c = OutputCycles(work); c > 0) {
       output_jobs.emplace_back(at, c);
     }
@@ -535,7 +537,8 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
       now = std::max({now, static_cast<uint64_t>(std::ceil(output_done)),
                       static_cast<uint64_t>(std::ceil(setup_done))}) +
             config.draw_fixed_cycles +
-            (merged_pixels ? config.output_flush_cycles : 0);
+            (merged_pixels ? config.output_flush_cycles : 0) +
+            (tested_pixels ? config.depth_flush_cycles : 0);
     }
     for (Sm& sm : sms) {
       for (SubPartition& sp : sm.sp) Settle(sp, sm, now);

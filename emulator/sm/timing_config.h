@@ -387,6 +387,9 @@ struct TimingConfig {
   //   output merge (written, or tested by depth/stencil) takes besides
   //   draw_fixed_cycles (the merge unit's work reaching memory at its
   //   end); a draw whose fragments all discarded does not take it.
+  // - depth_flush_cycles: what a draw any of whose pixels the depth or
+  //   stencil tests saw (passed or rejected) takes besides those two (the
+  //   depth/stencil attachment's work at the end of the draw).
   double raster_pixels_per_cycle = 0;
   double primitives_per_cycle = 0;
   double output_bytes_per_cycle = 0;
@@ -396,6 +399,7 @@ struct TimingConfig {
   double float_blend_cycles = 0;
   uint32_t draw_fixed_cycles = 0;
   uint32_t output_flush_cycles = 0;
+  uint32_t depth_flush_cycles = 0;
   uint32_t fragment_warp_cycles = 0;
 };
 

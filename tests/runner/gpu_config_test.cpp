@@ -173,6 +173,10 @@ TEST_CASE("the h200 preset's timing is presets/h200_timing.json",
         defaults.draw_fixed_cycles);
   check(t, "", "output_flush_cycles", got.output_flush_cycles,
         defaults.output_flush_cycles);
+  check(t, "", "depth_flush_cycles", got.depth_flush_cycles,
+        defaults.depth_flush_cycles);
+  check(t, "", "loop_entry_slots", got.loop_entry_slots,
+        defaults.loop_entry_slots);
   const std::tuple<const char*, const warpsim::sm::PipeTiming*,
                    const warpsim::sm::PipeTiming*>
       pipes[] = {

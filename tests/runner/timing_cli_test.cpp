@@ -570,6 +570,11 @@ TEST_CASE(
                                "/samples/h200/e17_output_merge/dk512.amber";
   CHECK(TeachingDrawCycles(rejected, R"("output_flush_cycles": 500)") ==
         TeachingDrawCycles(rejected, "") + 500);
+  // Its pixels went through the depth test: it takes depth_flush_cycles,
+  // which a draw without a depth test does not.
+  CHECK(TeachingDrawCycles(rejected, R"("depth_flush_cycles": 300)") ==
+        TeachingDrawCycles(rejected, "") + 300);
+  CHECK(cycles(R"("depth_flush_cycles": 300)") == plain);
   const int64_t output = cycles(R"("output_bytes_per_cycle": 1)");
   CHECK(output > 16384);
   CHECK(output <= 16384 + plain);
