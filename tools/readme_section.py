@@ -196,6 +196,18 @@ def record_model_main(doc, scene, summary, table, section, tool,
     return scene_summary_table_main(doc, scene, summary, table, section, tool)
 
 
+def source_commit(root):
+    """The commit checked out under ROOT, with -dirty when tracked files
+    there have uncommitted changes."""
+    import subprocess
+    commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
+                            "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return commit + ("-dirty" if dirty else "")
+
+
 def record_model_run(warpsim, scene, out, tool, root, extra=None,
                      draw_fields=()):
     """`warpsim run SCENE --timing --gpu-config h200` (SCENE a path or a
@@ -207,24 +219,19 @@ def record_model_run(warpsim, scene, out, tool, root, extra=None,
     ("draws": {pipeline: {field: value}}). Exits with a message naming
     TOOL when warpsim fails."""
     import datetime
-    import subprocess
     scenes = [scene] if isinstance(scene, str) else list(scene)
     runs = []
     for path in scenes:
         rep = timing_report(warpsim, path, tool)
         runs += rep["draws"] + rep.get("dispatches", [])
-    commit = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain",
-                            "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    commit = source_commit(root)
     data = {
         "generated_by": "vulkan_ref/experiments/%s model" % tool,
         "command": "warpsim run %s --timing --gpu-config h200" %
                    " | ".join(os.path.relpath(p, root) for p in scenes),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(
             timespec="seconds"),
-        "warpsim_commit": commit + ("-dirty" if dirty else ""),
+        "warpsim_commit": commit,
         "clock_mhz": rep["timing"]["clock_mhz"],
         "cycles": {d["pipeline"]: d["cycles"] for d in runs},
     }

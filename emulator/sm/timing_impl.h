@@ -761,6 +761,8 @@ struct TimingModel::Impl {
   void AfterPredicatedBranch(WarpState& w, const simt::InstrRecord& rec);
   // Issues one instruction of w.ghost.
   void IssueGhost(WarpState& w, SubPartition& sp, RunTiming& run);
+  // Takes one issue slot of w's on the branch pipe (no instruction).
+  void BranchPipeSlot(WarpState& w, SubPartition& sp, RunTiming& run);
   // Issues one of w.sync_slots.
   void IssueSync(WarpState& w, SubPartition& sp, RunTiming& run);
   // Issues one of w.entry_slots.

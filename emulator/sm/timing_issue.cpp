@@ -96,13 +96,20 @@ void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
   Refresh(w);
 }
 
-void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
-                                  RunTiming& run) {
+// One issue slot of `w` on the branch pipe that runs no warp instruction
+// (a reconvergence or loop-entry instruction of NVIDIA's code).
+void TimingModel::Impl::BranchPipeSlot(WarpState& w, SubPartition& sp,
+                                       RunTiming& run) {
   constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kBranch);
   sp.pipe_free[kPipe] = now + std::max(1u, config.branch.interval);
   sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
   if (sp.last != &w) run.warp_switches += 1;
   sp.last = &w;
+}
+
+void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
+                                  RunTiming& run) {
+  BranchPipeSlot(w, sp, run);
   run.reconvergence_instructions += 1;
   --w.sync_slots;
   // The last one (BSYNC) holds the warp's next instruction.
@@ -115,11 +122,7 @@ void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
 
 void TimingModel::Impl::IssueEntry(WarpState& w, SubPartition& sp,
                                    RunTiming& run) {
-  constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kBranch);
-  sp.pipe_free[kPipe] = now + std::max(1u, config.branch.interval);
-  sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
-  if (sp.last != &w) run.warp_switches += 1;
-  sp.last = &w;
+  BranchPipeSlot(w, sp, run);
   run.loop_entry_instructions += 1;
   --w.entry_slots;
   w.entry_at = now + 1;

@@ -357,9 +357,8 @@ def launch_fit(warpsim, record, branch_record, raster, entry, out):
     |log(model / GPU)| (the mean of the two records' means) is least,
     recorded in OUT with every candidate's errors."""
     import json
-    import subprocess
     import tempfile
-    from readme_section import write_json
+    from readme_section import source_commit, write_json
     with open(os.path.join(ROOT, "emulator", "runner", "presets",
                            "h200_timing.json")) as fh:
         clock_mhz = json.load(fh)["timing"]["clock_mhz"]
@@ -378,13 +377,7 @@ def launch_fit(warpsim, record, branch_record, raster, entry, out):
             errors[f] = {"e45": round(m45, 5), "branch_costs": round(mcosts, 5),
                          "mean": round((m45 + mcosts) / 2, 5)}
     best = min(errors, key=lambda f: (errors[f]["mean"], f))
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
-    if dirty:
-        commit += "-dirty"
+    commit = source_commit(ROOT)
     write_json({
         "generated_by": "vulkan_ref/experiments/e45_divergent_paths.py "
                         "launch-fit",
