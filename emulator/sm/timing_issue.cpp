@@ -192,9 +192,10 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     return;
   }
   const uint64_t bit = uint64_t{1} << w.slot;
-  if (w.ghost != nullptr || w.sync_slots != 0) {
-    // A predicated-off or reconvergence instruction: its pipe, no operands
-    // to wait for.
+  if (w.ghost != nullptr || w.sync_slots != 0 || w.entry_slots != 0) {
+    // A predicated-off, reconvergence or loop-entry instruction: its pipe,
+    // no operands to wait for (an entry's, not even the wait of the warp's
+    // next instruction).
     const simt::Pipe pipe =
         w.ghost != nullptr
             ? w.warp->program().code[(*w.ghost)[w.ghost_next]].pipe
@@ -203,21 +204,9 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     sp.on_pipe[static_cast<size_t>(pipe)] |= bit;
     sp.pipe_of[w.slot] = pipe;
     sp.either_pipe &= ~bit;
-    w.ready_at = w.next_issue;
-    w.why = w.next_issue_reason;
-    sp.SetReadyAt(w.slot, w.ready_at, now);
-    return;
-  }
-  if (w.entry_slots != 0) {
-    // An unrolled loop's entry: its pipe, no operands to wait for, and
-    // not its next instruction's wait.
-    constexpr simt::Pipe kPipe = simt::Pipe::kBranch;
-    sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
-    sp.on_pipe[static_cast<size_t>(kPipe)] |= bit;
-    sp.pipe_of[w.slot] = kPipe;
-    sp.either_pipe &= ~bit;
-    w.ready_at = w.entry_at;
-    w.why = StallReason::kWait;
+    const bool entry = w.ghost == nullptr && w.sync_slots == 0;
+    w.ready_at = entry ? w.entry_at : w.next_issue;
+    w.why = entry ? StallReason::kWait : w.next_issue_reason;
     sp.SetReadyAt(w.slot, w.ready_at, now);
     return;
   }
