@@ -23,7 +23,9 @@ the loop's pieces on their own.
 
 `scene` writes an AmberScript scene a variant into OUT_DIR (NAME.amber):
 two pipelines whose fragment shaders differ only in n (a uniform block:
-n = 32 and 96), each drawn twice (the second counts). The table `d` is
+n = 32 and 96), each drawn twice (the second counts). Every float the
+shader computes is exact or rounds alike with or without fused
+multiply-adds (its images match lavapipe's exactly). The table `d` is
 4096 words d[i] = i + 1 (4097 wraps to 1 through & 4095), as in
 register_pressure; `never` (a second uniform block) is 0xFFFFFFFF, which
 no word equals. idx starts at the pixel's row over 8, the same for the
@@ -85,11 +87,11 @@ void main() {
   uint idx = uint(p.y >> 3) & 4095u;
   uint s = uint(p.x);
   vec4 held[%d];
-  for (int k = 0; k < %d; ++k) held[k] = gl_FragCoord.xyxy * (0.001 * float(k));
+  for (int k = 0; k < %d; ++k) held[k] = gl_FragCoord.xyxy + vec4(float(k));
   for (int i = 0; i < u.n; ++i) {
 %s
   }
-  vec4 r = vec4(float(idx), float(s), 0.0, 0.0) * 0.001;
+  vec4 r = vec4(float(idx), float(s), 0.0, 0.0) * 0.125;
   for (int k = 0; k < %d; ++k) r = r * 0.5 + held[k];
   color = fract(r);
 }
