@@ -762,6 +762,17 @@ def loop_entry(vk_dir, t, src):
         "issuing every cycle), less the "
         f"{e45_divergent_paths.MODEL_EXIT_SLOTS} the model issues for the "
         "test that ends the loop (e45_divergent_paths.py entry_fit)")
+    chains = e45_divergent_paths.chain_fold(s)
+    t["fold_constant_chains"] = chains["folded"]
+    src["fold_constant_chains"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}; E45): in_none's loop, "
+        f"16 multiply-adds by constants a trip, {chains['in_none']:.3f} SM "
+        "cycles a warp and trip at 512 warps per SM against seq1's loop of "
+        f"one, {chains['seq1']:.3f}: "
+        + ("the driver's code folds the chain into one multiply-add"
+           if chains["folded"] else "the chain is not folded")
+        + " (e45_divergent_paths.py chain_fold: folded when in_none's trip "
+        f"takes less than {e45_divergent_paths.FOLD_BOUND} of seq1's)")
 
 
 def latest_beside(run, suffix):

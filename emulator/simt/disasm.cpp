@@ -95,6 +95,9 @@ std::string DisassembleProgram(const Program& p) {
       if (i < p.redundant.size() && p.redundant[i] != 0) {
         out += "  ; repeats an earlier instruction";
       }
+      if (i < p.folded.size() && p.folded[i] != 0) {
+        out += "  ; folded into its chain's first multiply-add";
+      }
       if (i < p.hoisted.size() && p.hoisted[i] != 0) {
         out += "  ; the same every trip: hoisted out of its loop";
       }

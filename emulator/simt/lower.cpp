@@ -50,6 +50,7 @@ Result<Program> LowerProgram(const spirv::Module& module,
   // model needs them.)
   MarkLayoutFreeBranches(&program);
   MarkRedundant(&program);
+  MarkFoldedChains(&program);
   MarkPredicated(&program);
   BroadcastConstants(&program);
   program.source_lines.resize(program.code.size(), 0);

@@ -89,6 +89,9 @@ void MarkUnrolledLoops(Program* p);
 // Sets Program::redundant (program.h).
 void MarkRedundant(Program* p);
 
+// Sets Program::folded (program.h), after Program::redundant.
+void MarkFoldedChains(Program* p);
+
 // Sets Program::predicated_selections, predicated and selection_branches
 // (program.h), after the marks above and register_private.
 void MarkPredicated(Program* p);

@@ -132,6 +132,62 @@ void MarkRedundant(Program* p) {
   }
 }
 
+namespace {
+
+// Whether `in` multiplies, adds or subtracts one float register and
+// constants (no other register): a link of a constant chain.
+bool ConstantChainLink(const Program& p, const Instr& in) {
+  if (in.pipe != Pipe::kFma || in.kind != ScalarKind::kFloat ||
+      in.width != 32 || in.dst == kNoReg ||
+      (in.op != spv::Op::OpFMul && in.op != spv::Op::OpFAdd &&
+       in.op != spv::Op::OpFSub)) {
+    return false;
+  }
+  uint32_t registers = 0;
+  for (uint32_t s : in.src) {
+    if (s != kNoReg && s < p.num_regs) ++registers;
+  }
+  return registers == 1;
+}
+
+}  // namespace
+
+void MarkFoldedChains(Program* p) {
+  p->folded.assign(p->code.size(), 0);
+  // Per register: the link of a chain that wrote it last, if nothing has
+  // read it since (kNoReg: none).
+  std::vector<uint32_t> tail(p->num_regs, kNoReg);
+  size_t block = 0;
+  for (uint32_t i = 0; i < p->code.size() && i < p->operands.size(); ++i) {
+    while (block < p->blocks.size() && p->blocks[block].first_instr <= i) {
+      std::fill(tail.begin(), tail.end(), kNoReg);  // a new block
+      ++block;
+    }
+    const Instr& in = p->code[i];
+    const InstrOperands& o = p->operands[i];
+    const uint32_t* reads = p->reg_lists.data() + o.first;
+    const uint32_t* writes = reads + o.reads;
+    const bool repeat = i < p->redundant.size() && p->redundant[i] != 0;
+    const bool link = !repeat && o.writes == 1 && ConstantChainLink(*p, in);
+    if (link && o.reads == 1 && reads[0] < p->num_regs &&
+        tail[reads[0]] != kNoReg && writes[0] == reads[0]) {
+      // It continues the chain in place: folded, unless it is the add
+      // fused with the chain's first multiply (already no slot of its own).
+      const uint32_t prev = tail[reads[0]];
+      const bool fused_to_first =
+          prev + 1 == i && p->folded[prev] == 0 && FusedPair(p->code[prev], in);
+      if (!fused_to_first) p->folded[i] = 1;
+    }
+    for (uint32_t k = 0; k < o.reads; ++k) {
+      if (reads[k] < p->num_regs) tail[reads[k]] = kNoReg;
+    }
+    for (uint32_t k = 0; k < o.writes; ++k) {
+      if (writes[k] < p->num_regs) tail[writes[k]] = kNoReg;
+    }
+    if (link && o.reads == 1 && writes[0] < p->num_regs) tail[writes[0]] = i;
+  }
+}
+
 void MarkLayoutFreeBranches(Program* p) {
   p->layout_free.assign(p->code.size(), 0);
   const size_t nblocks = p->blocks.size();
@@ -210,7 +266,7 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
       return false;
     }
     if (free_move || full_control || flag(p.layout_free, pc) ||
-        flag(p.redundant, pc)) {
+        flag(p.redundant, pc) || flag(p.folded, pc)) {
       continue;
     }
     // Once per trip of every loop around it in the range, each unrolled

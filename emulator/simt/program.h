@@ -308,6 +308,15 @@ struct Program {
   // `fract(3.0 * d) * fract(3.0 * d)` as two of each). The timing model
   // issues it with the instruction before it (TimingConfig::cse).
   std::vector<uint8_t> redundant;
+  // Per instruction: 1 when it continues a chain of float multiplies,
+  // adds and subtracts by constants on one value in its block (x = x * a +
+  // c, written out k times): an affine map of the chain's first input,
+  // which NVIDIA's compiler folds into the chain's first multiply-add
+  // (vulkan_ref's E45: in_none's 16 a trip take one's time). The chain's
+  // first instruction (and the add fused with it) is not marked. The
+  // timing model issues a marked one with the instruction before it
+  // (TimingConfig::fold_constant_chains).
+  std::vector<uint8_t> folded;
   // Per instruction (empty when none): 1 when it lies in a loop with a
   // run-time trip count (an unrolled_loops entry) outside the sides of the
   // loop's selections and computes alike on every trip (from constants,

@@ -314,6 +314,11 @@ struct TimingConfig {
   // repeats an earlier one of its block on the same operands
   // (simt::Program::redundant): the compiler computes it once.
   bool cse = true;
+  // Issue with the instruction before it a float multiply, add or
+  // subtract by constants that continues such a chain on one value in its
+  // block (simt::Program::folded): the compiler folds the chain, an affine
+  // map of its input, into one multiply-add (vulkan_ref's E45).
+  bool fold_constant_chains = true;
   // Issue with the instruction before it what a loop with a run-time trip
   // count computes alike on every trip (simt::Program::hoisted): the
   // compiler computes it once, before the loop (vulkan_ref's E35: its

@@ -306,6 +306,10 @@ const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
     if (config.hoist_invariants && i < p.hoisted.size() && p.hoisted[i] != 0) {
       k |= kRedundant;
     }
+    if (config.fold_constant_chains && i < p.folded.size() &&
+        p.folded[i] != 0) {
+      k |= kRedundant;
+    }
     if (RegisterMove(p, i)) {
       k |= kRegisterMove;
       if (config.free_register_moves) k |= kRenamed;
@@ -841,7 +845,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     }
   }
   if ((config.free_layout_branches || config.loop_unroll > 1 || config.cse ||
-       config.free_register_moves || config.predicate_max_instructions > 0 ||
+       config.fold_constant_chains || config.free_register_moves ||
+       config.predicate_max_instructions > 0 ||
        config.loop_control_in_bubbles || config.hoist_invariants) &&
       rec.blocking == simt::Blocking::kNone) {
     // Branches the compiler's block layout removes, the control of an

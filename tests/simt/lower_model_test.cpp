@@ -3,7 +3,9 @@
 // is marked (the compiler computes it once), a repeat of a repeat too; not
 // across a new value of an operand, not a memory access. And of
 // MarkPredicated: which selections NVIDIA's compiler could predicate, and
-// the instructions of each side, and which branches are selections'.
+// the instructions of each side, and which branches are selections'. And
+// of MarkFoldedChains: the links of a chain of float multiplies and adds by
+// constants on one value after its first multiply-add.
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -53,6 +55,36 @@ TEST_CASE("a repeated computation is marked once it repeats", "[simt][cse]") {
   CHECK(Redundant(Build("  d = b.v[g + 1u] * b.v[g + 1u];\n")) == 1);
 }
 
+size_t Folded(const Program& p) {
+  REQUIRE(p.folded.size() == p.code.size());
+  size_t n = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.folded[i] == 0) continue;
+    ++n;
+    CHECK(p.code[i].pipe == Pipe::kFma);
+  }
+  return n;
+}
+
+TEST_CASE(
+    "a chain of float operations by constants is folded after its "
+    "first multiply-add",
+    "[simt][fold]") {
+  // Four multiply-adds by constants: the first multiply and its add stay,
+  // the other three pairs are folded.
+  CHECK(Folded(Build("  d = d * 1.5 + 0.25;\n  d = d * 1.5 + 0.25;\n"
+                     "  d = d * 1.5 + 0.25;\n  d = d * 1.5 + 0.25;\n")) == 6);
+  // Adds and subtracts alone: all but the first.
+  CHECK(Folded(Build("  d = d + 1.0;\n  d = d - 2.0;\n  d = d + 3.0;\n")) == 2);
+  // A multiply by another register ends the chain, and starts none: the
+  // two around it are each a first.
+  CHECK(Folded(Build("  d = d * 1.5 + 0.25;\n  d = d * d;\n"
+                     "  d = d * 1.5 + 0.25;\n")) == 0);
+  // An intermediate value read elsewhere is computed: no fold across it.
+  CHECK(Folded(Build("  float a = d * 1.5;\n  d = a + 0.25;\n"
+                     "  d = d * a;\n")) == 0);
+}
+
 // The one selection MarkPredicated listed (its side sizes), or {-1, -1}
 // when it listed none; exactly one branch is marked per listing.
 std::pair<int, int> PredicatedSides(const Program& p) {
@@ -77,9 +109,10 @@ std::pair<int, int> PredicatedSides(const Program& p) {
 
 TEST_CASE("selections of arithmetic are listed for predication",
           "[simt][predicate]") {
-  // Three adds on the true side, none on the false (its target is the
-  // merge).
-  CHECK(PredicatedSides(Build("  if (d == 7.0) { d += 1.0; d += 2.0; "
+  // Three instructions on the true side, none on the false (its target is
+  // the merge). (Not a chain of adds by constants: MarkFoldedChains would
+  // leave one.)
+  CHECK(PredicatedSides(Build("  if (d == 7.0) { d += 1.0; d *= d; "
                               "d += 3.0; }\n")) == std::pair{3, 0});
   // Both sides.
   CHECK(PredicatedSides(Build("  if (d == 7.0) { d += 1.0; } else { "
@@ -101,7 +134,7 @@ TEST_CASE("selections of arithmetic are listed for predication",
   // More than PredicatedSelection::kMaxInstructions.
   std::string many = "  if (d == 7.0) {\n";
   for (uint32_t k = 0; k <= PredicatedSelection::kMaxInstructions; ++k) {
-    many += "    d += " + std::to_string(k + 1) + ".0;\n";
+    many += "    d = d * d + " + std::to_string(k + 1) + ".0;\n";
   }
   CHECK(PredicatedSides(Build(many + "  }\n")) == std::pair{-1, -1});
 }

@@ -53,6 +53,7 @@ inline TimingConfig TestConfig() {
   c.memory.dram_bytes_per_cycle_per_sm = 1e9;
   c.scheduler = SchedulerPolicy::kGto;
   c.fuse_pairs = false;  // every SPIR-V instruction issues (but see below)
+  c.fold_constant_chains = false;  // (and chains by constants are not folded)
   return c;
 }
 

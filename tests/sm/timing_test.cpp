@@ -156,6 +156,29 @@ TEST_CASE("a repeated computation issues with the instruction before it",
   CHECK(cse.buffer == plain.buffer);
 }
 
+TEST_CASE("a chain of multiply-adds by constants issues as one",
+          "[sm][timing]") {
+  // x = x * 1.5 + 0.25 sixteen times, an affine map of x
+  // (simt::Program::folded): folded, 15 of the 16 fused pairs issue with
+  // the first, and the chain waits one latency (4 cycles) instead of 16.
+  std::string body;
+  for (int k = 0; k < 16; ++k) body += "  x = x * 1.5 + 0.25;\n";
+  const std::string shader = OnX(body);
+  TimingConfig off = TestConfig();
+  off.fuse_pairs = true;
+  off.fold_constant_chains = false;
+  TimingConfig on = off;
+  on.fold_constant_chains = true;
+  const Timed plain = Run(shader, 1, off);
+  const Timed folded = Run(shader, 1, on);
+  CHECK(folded.run.redundant_instructions - plain.run.redundant_instructions ==
+        30);
+  CHECK(plain.run.cycles - folded.run.cycles == 15 * 4);
+  CHECK(folded.warp_instructions == plain.warp_instructions);
+  CHECK(IssuedOrFree(folded.run) == folded.warp_instructions);
+  CHECK(folded.buffer == plain.buffer);
+}
+
 // A shader whose lanes each run eight interleaved integer chains on
 // values from the buffer: `steps` times step(k) on chain k (which may use
 // m, a value from the buffer), then the store of their sum.
@@ -717,7 +740,7 @@ std::string LoopWithIf(const std::string& op) {
       "    x = x * 0.5 + 1.0;\n"
       "    if (x " +
       op +
-      " -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+      " -1.0) { y += 1.0; y += x; y += 3.0; }\n"
       "  }\n  x += y;\n");
 }
 
@@ -790,7 +813,7 @@ TEST_CASE("a compare's predicate waits predicate_latency", "[sm][timing]") {
   // cycles instead of the ALU's 4, so one warp takes 9 cycles longer.
   const std::string once =
       OnX("  float y = 0.0;\n"
-          "  if (x == -1.0) { y += 1.0; y += 2.0; y += 3.0; }\n"
+          "  if (x == -1.0) { y += 1.0; y += x; y += 3.0; }\n"
           "  x += y;\n");
   TimingConfig off = TestConfig();
   TimingConfig on = TestConfig();

@@ -271,6 +271,23 @@ def entry_fit(s):
             "seq2": round(fixed["seq2"], 2), "seq4": round(fixed["seq4"], 2)}
 
 
+# in_none's trip (16 multiply-adds by constants) over seq1's (one) below
+# which the driver's code is taken to fold the chain: halfway between one
+# multiply-add's time and two's.
+FOLD_BOUND = 1.5
+
+
+def chain_fold(s):
+    """Whether the driver folds a chain of multiply-adds by constants into
+    one (make_timing_preset.py's fold_constant_chains), from summary S
+    (the mean over its runs): in_none's per warp step against seq1's.
+    {"folded", "in_none", "seq1": their SM cycles a warp and trip}."""
+    step = device_clocks.run_mean(s, "warp_step")
+    return {"folded": step["in_none"] < FOLD_BOUND * step["seq1"],
+            "in_none": round(step["in_none"], 4),
+            "seq1": round(step["seq1"], 4)}
+
+
 SCENES = os.path.join(ROOT, "samples", "h200", "e45_divergent_paths")
 MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
 LAUNCH_FIT = os.path.join(SCENES, "launch-fit.json")
