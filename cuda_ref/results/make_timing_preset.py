@@ -1329,6 +1329,27 @@ def predication(vk_dir, t, src):
         f"every trip: predicated), from the next on it is about B = "
         f"{branched['body']}'s {branched['slots_per_warp_trip']:.2f} "
         "(branched around)")
+    d = latest_record(vk_dir, "e46-chase-body")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e46_chase_body  # noqa: E402
+    s46 = e46_chase_body.summary(d)
+    fit = e46_chase_body.predicate_fit(s46)
+    if fit["max_written"] is None:
+        fail(f"{rel(d)}: no side writing more registers than the predicated "
+             "ones is branched (e46_chase_body.py predicate_fit)")
+    t["predicate_max_written"] = fit["max_written"]
+    src["predicate_max_written"] = (
+        f"{rel(d)} ({s46['device'].get('name', '?')}; E46, "
+        "e46_chase_body.py predicate_fit): a chase loop at 512 warps per SM "
+        "with a branch nobody takes around float adds to R registers, issue "
+        "slots per warp and trip over the loop without it: "
+        + ", ".join(f"R={e46_chase_body.IF_WRITES[v]} {fit['slots'][v]:.2f}"
+                    for v in e46_chase_body.IF_WRITES)
+        + "; a predicated body issues at least a slot an add: "
+        + ", ".join(f"R={e46_chase_body.IF_WRITES[v]}"
+                    for v in fit["predicated"])
+        + f" predicated, more branched (E27's bodies above write one "
+        "register); the most registers measured predicated")
 
 
 def branches(run, t, src):

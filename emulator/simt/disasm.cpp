@@ -109,6 +109,13 @@ std::string DisassembleProgram(const Program& p) {
       if (i < p.uniform_branches.size() && p.uniform_branches[i] != 0) {
         out += "  ; a condition every lane of a warp shares";
       }
+      if (i < p.predicated.size() && p.predicated[i] != 0) {
+        const PredicatedSelection& sel =
+            p.predicated_selections[p.predicated[i] - 1];
+        out += "  ; sides of " + std::to_string(sel.size()) +
+               " instructions writing " + std::to_string(sel.written) +
+               " registers: predicated up to the GPU config's limits";
+      }
       // Control of a loop the timing model may issue as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {
         const uint32_t loop = p.loop_control[i] - 1;

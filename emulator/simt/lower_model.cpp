@@ -227,16 +227,26 @@ bool StaysInSide(const Program& p, const Instr& in, uint32_t first_block,
   return true;
 }
 
+// What a predicated side writes besides its instructions' registers: the
+// words of variables held in registers it stores, by constant address
+// (pointer << 32 | offset), and how many it stores through a computed
+// address (each counted).
+struct SideWrites {
+  std::vector<uint64_t> words;
+  uint32_t loose = 0;
+};
+
 // Appends to *out the instructions of [begin, end) that NVIDIA's code
 // would issue if it predicated them (each loop in it that the compiler
 // unrolls completely once per trip); false when the range holds anything
 // else: memory accesses, barriers, atomics, returns, nested selections,
 // loops with a trip count not known at compile time, an exit from the
 // range other than to `merge` (its merge block) or a discard, or more than
-// PredicatedSelection::kMaxInstructions instructions.
+// PredicatedSelection::kMaxInstructions instructions. Adds to *writes
+// the variables' words it stores.
 bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
                        uint32_t first_block, uint32_t end_block, uint32_t merge,
-                       std::vector<uint32_t>* out) {
+                       std::vector<uint32_t>* out, SideWrites* writes) {
   auto flag = [](const std::vector<uint8_t>& v, uint32_t pc) {
     return pc < v.size() && v[pc] != 0;
   };
@@ -265,10 +275,6 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
     if ((in.pipe == Pipe::kLsu || in.pipe == Pipe::kTex) && !free_move) {
       return false;
     }
-    if (free_move || full_control || flag(p.layout_free, pc) ||
-        flag(p.redundant, pc) || flag(p.folded, pc)) {
-      continue;
-    }
     // Once per trip of every loop around it in the range, each unrolled
     // completely.
     uint32_t times = 1;
@@ -280,6 +286,27 @@ bool CollectPredicated(const Program& p, uint32_t begin, uint32_t end,
       if (!loop.constant || loop.trips == 0) return false;
       times *= loop.trips;
       if (times > PredicatedSelection::kMaxInstructions) return false;
+    }
+    if (free_move && in.op == spv::Op::OpStore &&
+        in.aux < p.mem_accesses.size()) {
+      // A variable held in registers: the words it stores are registers
+      // the side writes, the same ones where its address is a constant.
+      const MemAccess& a = p.mem_accesses[in.aux];
+      for (uint32_t k = 0; k < a.leaf_count; ++k) {
+        const MemLeaf& leaf = p.mem_leaves[a.first_leaf + k];
+        if (a.ptr_reg != kNoReg && a.ptr_reg >= p.num_regs &&
+            a.ptr_reg - p.num_regs < p.const_values.size()) {
+          writes->words.push_back(
+              uint64_t{p.const_values[a.ptr_reg - p.num_regs]} << 32 |
+              leaf.offset);
+        } else {
+          writes->loose += times;
+        }
+      }
+    }
+    if (free_move || full_control || flag(p.layout_free, pc) ||
+        flag(p.redundant, pc) || flag(p.folded, pc)) {
+      continue;
     }
     if (out->size() + times > PredicatedSelection::kMaxInstructions) {
       return false;
@@ -359,6 +386,7 @@ void MarkPredicated(Program* p) {
     }
     PredicatedSelection sel;
     sel.branch = end - 1;
+    SideWrites stored;
     bool ok = true;
     for (int k = 0; k < 2 && ok; ++k) {
       const uint32_t t = targets[k];
@@ -371,12 +399,32 @@ void MarkPredicated(Program* p) {
       // A side's blocks: from its target to the other side's or the merge.
       const uint32_t stop = other > t && other < merge ? other : merge;
       ok = CollectPredicated(*p, first(t), first(stop), t, stop, merge,
-                             &sel.side[k]);
+                             &sel.side[k], &stored);
     }
     if (!ok || sel.size() == 0 ||
         sel.size() > PredicatedSelection::kMaxInstructions) {
       continue;
     }
+    std::vector<uint32_t> written;
+    for (const std::vector<uint32_t>& side : sel.side) {
+      for (uint32_t pc : side) {
+        if (pc >= p->operands.size()) continue;
+        const InstrOperands& o = p->operands[pc];
+        const uint32_t* w = p->reg_lists.data() + o.first + o.reads;
+        written.insert(written.end(), w, w + o.writes);
+      }
+    }
+    std::sort(written.begin(), written.end());
+    std::sort(stored.words.begin(), stored.words.end());
+    // (Values held in variables pass through the registers of the
+    // instructions that compute them: the more of the two counts.)
+    sel.written = std::max(
+        static_cast<uint32_t>(std::unique(written.begin(), written.end()) -
+                              written.begin()),
+        static_cast<uint32_t>(
+            std::unique(stored.words.begin(), stored.words.end()) -
+            stored.words.begin()) +
+            stored.loose);
     if (p->predicated.empty()) p->predicated.assign(ncode, 0);
     p->predicated_selections.push_back(std::move(sel));
     p->predicated[end - 1] =

@@ -176,6 +176,8 @@ struct PredicatedSelection {
   // Per side (the branch's true and false targets): the instructions that
   // issue when the warp runs it; empty where the target is the merge.
   std::vector<uint32_t> side[2];
+  // The registers the sides' instructions write, each counted once.
+  uint32_t written = 0;
   uint32_t size() const {
     return static_cast<uint32_t>(side[0].size() + side[1].size());
   }

@@ -278,6 +278,12 @@ struct TimingConfig {
   // issues, each of its instructions one issue slot on its pipe, writing
   // nothing (the report's predicated_off_instructions). 0: none.
   uint32_t predicate_max_instructions = 0;
+  // And at most this many registers written by its sides (each counted
+  // once; simt::PredicatedSelection::written): a selection whose sides
+  // write more is branched (vulkan_ref's E46: four float adds to four
+  // registers predicated, sixteen to sixteen branched, where E27's
+  // sixteen multiply-adds to one register were predicated). 0: no limit.
+  uint32_t predicate_max_written = 0;
   // A selection's conditional branch that is not predicated
   // (simt::Program::selection_branches) issues this many more
   // instructions: NVIDIA's reconvergence barrier around a branch that may

@@ -43,14 +43,17 @@ uint32_t SideSlots(const simt::Program& p, const std::vector<uint32_t>& side,
 }
 
 // The selection whose conditional branch is instruction `pc` of `p`, when
-// the model predicates it (at most `max` issue slots), else nullptr.
+// the model predicates it (at most `max` issue slots and, unless 0,
+// `max_written` registers written), else nullptr.
 const simt::PredicatedSelection* Predicated(const simt::Program& p, uint32_t pc,
-                                            uint32_t max, bool fuse) {
+                                            uint32_t max, uint32_t max_written,
+                                            bool fuse) {
   if (max == 0 || pc >= p.predicated.size() || p.predicated[pc] == 0) {
     return nullptr;
   }
   const simt::PredicatedSelection& s =
       p.predicated_selections[p.predicated[pc] - 1];
+  if (max_written != 0 && s.written > max_written) return nullptr;
   if (s.size() <= max) return &s;
   if (!fuse) return nullptr;
   return SideSlots(p, s.side[0], fuse) + SideSlots(p, s.side[1], fuse) <= max
@@ -315,7 +318,8 @@ const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
       if (config.free_register_moves) k |= kRenamed;
     }
     info.predicated[i] =
-        Predicated(p, i, config.predicate_max_instructions, config.fuse_pairs);
+        Predicated(p, i, config.predicate_max_instructions,
+                   config.predicate_max_written, config.fuse_pairs);
     if (info.predicated[i] != nullptr) k |= kPredicatedBranch;
     if (config.loop_control_in_bubbles && i < p.loop_fills.size() &&
         p.loop_fills[i] != 0) {

@@ -139,6 +139,29 @@ TEST_CASE("selections of arithmetic are listed for predication",
   CHECK(PredicatedSides(Build(many + "  }\n")) == std::pair{-1, -1});
 }
 
+// The registers the one listed selection's sides write.
+uint32_t SidesWrite(const Program& p) {
+  REQUIRE(p.predicated_selections.size() == 1);
+  return p.predicated_selections[0].written;
+}
+
+TEST_CASE("a listed selection counts the registers its sides write",
+          "[simt][predicate]") {
+  // One value, however many instructions: a chain of multiply-adds on d.
+  CHECK(SidesWrite(Build("  if (d == 7.0) { d = d * d + 1.0; d = d * d + "
+                         "2.0; d = d * d + 3.0; }\n")) == 1);
+  // A vec4 of four values: its four components.
+  CHECK(SidesWrite(Build("  vec4 h = vec4(d, d * d, d * 3.0, d * 5.0);\n"
+                         "  if (d == 7.0) h += 1.0;\n"
+                         "  d = h.x + h.y + h.z + h.w;\n")) == 4);
+  // Four vec4s through a loop the compiler unrolls completely: sixteen.
+  CHECK(SidesWrite(Build(
+            "  vec4 h[4];\n  for (int k = 0; k < 4; ++k) h[k] = vec4(d);\n"
+            "  if (d == 7.0) {\n"
+            "    for (int k = 0; k < 4; ++k) h[k] += 1.0;\n  }\n"
+            "  d = h[0].x + h[1].y + h[2].z + h[3].w;\n")) == 16);
+}
+
 // The conditional branches MarkPredicated marks as selection headers'.
 size_t SelectionBranches(const Program& p) {
   if (p.selection_branches.empty()) return 0;

@@ -835,6 +835,36 @@ TEST_CASE("a compare's predicate waits predicate_latency", "[sm][timing]") {
   CHECK(ghost_waited.run.cycles == ghost_plain.run.cycles + 13 - 1);
 }
 
+TEST_CASE(
+    "a selection whose sides write more registers than "
+    "predicate_max_written is branched",
+    "[sm][timing]") {
+  // LoopWithIf's never-taken body of three adds to one register is
+  // predicated with a limit of one register written; a never-taken body
+  // that adds to the four components of a vec4 is predicated with a limit
+  // of four and branched with a limit of one (the same images).
+  const std::string one = LoopWithIf("==");
+  TimingConfig on = TestConfig();
+  on.predicate_max_instructions = 16;
+  on.predicate_max_written = 1;
+  CHECK(Run(one, 1, on).run.predicated_branches == 16);
+  const std::string four =
+      OnX("  vec4 h = vec4(x);\n"
+          "  for (int r = 0; r < n; ++r) {\n"
+          "    x = x * 0.5 + 1.0;\n"
+          "    if (x == -1.0) h += 1.0;\n"
+          "  }\n  x += h.x + h.y + h.z + h.w;\n");
+  TimingConfig wide = on;
+  wide.predicate_max_written = 4;
+  const Timed predicated = Run(four, 1, wide);
+  const Timed branched = Run(four, 1, on);
+  CHECK(predicated.run.predicated_branches == 16);
+  CHECK(predicated.run.predicated_off_instructions == 16 * 4);
+  CHECK(branched.run.predicated_branches == 0);
+  CHECK(branched.run.predicated_off_instructions == 0);
+  CHECK(branched.buffer == predicated.buffer);
+}
+
 // One warp's eight independent loads of eight lines (each a DRAM miss in
 // the test machine), then their sum, stored.
 std::string EightLoads() {

@@ -213,6 +213,33 @@ def table(s):
     return "\n".join(out) + "\n"
 
 
+# The variants whose loop adds to floats in a branch nobody takes, and the
+# registers (floats) each one's body writes.
+IF_WRITES = {"chase_if1": 1, "chase_if4": 4, "chase_if16": 16}
+SUB_PARTITIONS = 4
+
+
+def predicate_fit(s):
+    """The most registers a side NVIDIA's compiler predicates writes
+    (make_timing_preset.py's predicate_max_written), from summary S (the
+    mean over its runs): a predicated body issues every trip, at least an
+    issue slot an add, so its cost over chase's (per warp step, times the
+    SM's 4 sub-partitions, issuing every cycle at 512 warps) is at least
+    its adds; a branched one is not. {"slots": per IF_WRITES variant its
+    issue slots over chase's, "predicated": those at or above their adds,
+    "max_written": the most registers of those, None unless a variant
+    writing more is branched}."""
+    step = device_clocks.run_mean(s, "warp_step")
+    slots = {v: round((step[v] - step["chase"]) * SUB_PARTITIONS, 3)
+             for v in IF_WRITES}
+    predicated = [v for v in IF_WRITES if slots[v] >= IF_WRITES[v]]
+    most = max((IF_WRITES[v] for v in predicated), default=None)
+    branched = [v for v in IF_WRITES if v not in predicated]
+    if most is None or not any(IF_WRITES[v] > most for v in branched):
+        most = None
+    return {"slots": slots, "predicated": predicated, "max_written": most}
+
+
 SCENES = os.path.join(ROOT, "samples", "h200", "e46_chase_body")
 MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
 
