@@ -71,6 +71,24 @@ def rows_of(times, scale, variants, steps, warps_per_sm, base_of):
     return rows
 
 
+def warp_rows(times, scale, variants, steps, warps_per_sm):
+    """E45's and E46's rows: per variant SM cycles per step, and per warp
+    (over warps_per_sm(variant)) a step's cycles and the cycles at n = 0
+    (the time at steps[0] less that many steps); TIMES by pipeline
+    VARIANT_STEPS, SCALE (a number, or one per variant) into cycles."""
+    rows = []
+    for v in variants:
+        k = scale[v] if isinstance(scale, dict) else scale
+        a = times["%s_%d" % (v, steps[0])] * k
+        c = times["%s_%d" % (v, steps[1])] * k
+        step = (c - a) / (steps[1] - steps[0])
+        w = warps_per_sm(v)
+        rows.append({"variant": v, "cycles_per_step": round(step, 2),
+                     "warp_step": round(step / w, 4),
+                     "warp_fixed": round((a - steps[0] * step) / w, 3)})
+    return rows
+
+
 def table(s, steps, scenes, per_warp, columns, describe):
     """Summary S's table, run1 with run2 beside it: per variant its
     DESCRIBE(variant) cells (headed COLUMNS), cycles per step and per warp

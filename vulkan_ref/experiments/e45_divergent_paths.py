@@ -188,16 +188,7 @@ def rows_of(times, scale):
     cycles at n = 0, what they add over the base variant's and that per
     path more. SCALE (a number, or one per scene) turns TIMES into
     cycles."""
-    rows = []
-    for v in NAMES:
-        k = scale[v] if isinstance(scale, dict) else scale
-        a = times["%s_%d" % (v, STEPS[0])] * k
-        c = times["%s_%d" % (v, STEPS[1])] * k
-        step = (c - a) / (STEPS[1] - STEPS[0])
-        w = warps_per_sm(v)
-        rows.append({"variant": v, "cycles_per_step": round(step, 2),
-                     "warp_step": round(step / w, 4),
-                     "warp_fixed": round((a - STEPS[0] * step) / w, 3)})
+    rows = access_steps.warp_rows(times, scale, NAMES, STEPS, warps_per_sm)
     fixed = {r["variant"]: r["warp_fixed"] for r in rows}
     for r in rows:
         _, _, _, paths, base = VARIANTS[r["variant"]]

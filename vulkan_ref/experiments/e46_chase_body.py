@@ -170,17 +170,7 @@ def scene():
 def rows_of(times, scale):
     """Per variant: SM cycles per step, per warp step and per warp at
     n = 0; SCALE (a number, or one per scene) turns TIMES into cycles."""
-    rows = []
-    for v in NAMES:
-        k = scale[v] if isinstance(scale, dict) else scale
-        a = times["%s_%d" % (v, STEPS[0])] * k
-        c = times["%s_%d" % (v, STEPS[1])] * k
-        step = (c - a) / (STEPS[1] - STEPS[0])
-        w = warps_per_sm(v)
-        rows.append({"variant": v, "cycles_per_step": round(step, 2),
-                     "warp_step": round(step / w, 4),
-                     "warp_fixed": round((a - STEPS[0] * step) / w, 3)})
-    return rows
+    return access_steps.warp_rows(times, scale, NAMES, STEPS, warps_per_sm)
 
 
 def summary(record):
