@@ -104,6 +104,19 @@ float LinearToSrgb(float v) {
                    1.055 * std::pow(static_cast<double>(v), 1.0 / 2.4) - 0.055);
 }
 
+// v / 255 for every byte v, as DecodeTexel's UNORM case computes it (in
+// double, rounded to float once): the 8-bit UNORM components of sampled
+// images without the division (a bilinear sample decodes four texels).
+struct Unorm8Table {
+  float f[256];
+  Unorm8Table() {
+    for (uint32_t v = 0; v < 256; ++v) {
+      f[v] = static_cast<float>(static_cast<double>(v) / 255.0);
+    }
+  }
+};
+const Unorm8Table kUnorm8;
+
 }  // namespace
 
 Texel DecodeTexel(const TexelFormat& format, const uint8_t* texel) {
@@ -113,6 +126,12 @@ Texel DecodeTexel(const TexelFormat& format, const uint8_t* texel) {
   for (uint32_t k = 0; k < format.count; ++k) {
     const TexelComponent& c = format.comps[k];
     if (c.channel > 3) continue;
+    if (c.kind == TexelKind::kUNorm && c.bits == 8 && c.bit_offset % 8 == 0) {
+      const uint8_t v = texel[c.bit_offset / 8];
+      t.f[c.channel] = kUnorm8.f[v];
+      t.i[c.channel] = v;
+      continue;
+    }
     const uint64_t v = LoadField(texel, c.bit_offset, c.bits);
     float f = 0.0f;
     uint64_t i = v;

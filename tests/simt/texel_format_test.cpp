@@ -60,6 +60,28 @@ TEST_CASE("texel formats: UNORM, SNORM and sRGB bytes") {
   CHECK(DecodeTexel(srgb, g).f[0] == Approx(0.5029).epsilon(1e-3));
 }
 
+TEST_CASE("texel formats: every 8-bit UNORM code, byte-aligned or not") {
+  // Byte-aligned (R8G8B8A8) and at an odd bit offset (a 4-bit pad first):
+  // both give v / 255 rounded once to float, and the code as the integer.
+  const TexelFormat aligned = Uniform(TexelKind::kUNorm, 4, 8);
+  TexelFormat shifted;
+  shifted.count = 1;
+  shifted.bytes = 2;
+  shifted.comps[0] = TexelComponent{0, TexelKind::kUNorm, 8, 4};
+  for (uint32_t v = 0; v < 256; ++v) {
+    const float want = static_cast<float>(static_cast<double>(v) / 255.0);
+    const uint8_t bytes[4] = {static_cast<uint8_t>(v), 0, 0,
+                              static_cast<uint8_t>(255 - v)};
+    const Texel t = DecodeTexel(aligned, bytes);
+    CHECK(t.f[0] == want);
+    CHECK(t.i[0] == v);
+    CHECK(t.f[3] == static_cast<float>(static_cast<double>(255 - v) / 255.0));
+    const uint8_t odd[2] = {static_cast<uint8_t>(v << 4),
+                            static_cast<uint8_t>(v >> 4)};
+    CHECK(DecodeTexel(shifted, odd).f[0] == want);
+  }
+}
+
 TEST_CASE("texel formats: missing components and integers") {
   // One 16-bit UINT component: green and blue read 0, alpha 1.
   const TexelFormat r16 = Uniform(TexelKind::kUInt, 1, 16);
