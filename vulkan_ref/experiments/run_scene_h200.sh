@@ -16,7 +16,7 @@ rm -rf $R; mkdir -p $R
 { date -u +%Y-%m-%dT%H:%M:%SZ; echo "commit ${WARPSIM_COMMIT:-$(git rev-parse --short=12 HEAD)}"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; ./build/warpsim-vkref devices; } > $R/provenance.txt 2>&1
 # The clock file names its GPU, driver, date and command in a first line
 # (device_clocks.py reads only the sample lines).
-echo "# $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $(date -u +%Y-%m-%dT%H:%M:%SZ); nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm --format=csv -lms 20" > $R/nvidia-smi-clocks.txt
+echo "# $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1); $(date -u +%Y-%m-%dT%H:%M:%SZ); nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm --format=csv -lms 20" > $R/nvidia-smi-clocks.txt
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.max.sm --format=csv -lms 20 >> $R/nvidia-smi-clocks.txt 2>&1 &
 clk=$!
 stamp() { date +"%Y/%m/%d %H:%M:%S.%3N"; }
