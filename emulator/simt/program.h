@@ -176,7 +176,9 @@ struct PredicatedSelection {
   // Per side (the branch's true and false targets): the instructions that
   // issue when the warp runs it; empty where the target is the merge.
   std::vector<uint32_t> side[2];
-  // The registers the sides' instructions write, each counted once.
+  // The registers the sides write: those their instructions write, or the
+  // words of variables held in registers they store where those are more,
+  // each counted once (a store through a computed address each time).
   uint32_t written = 0;
   uint32_t size() const {
     return static_cast<uint32_t>(side[0].size() + side[1].size());

@@ -856,8 +856,8 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
     // Branches the compiler's block layout removes, the control of an
     // unrolled loop on the trips its code has none for, repeats of a
     // computation the compiler does once (in a block or, hoisted, before a
-    // loop) and moves through variables it holds in registers run with
-    // this issue.
+    // loop), the links of a chain by constants it folds and moves through
+    // variables it holds in registers run with this issue.
     for (;;) {
       const uint32_t pc = w.warp->next_pc();
       if (w.warp->done()) break;
