@@ -10,8 +10,8 @@ toolkit's nvdisasm.
       kind), and for an NVuc object its sections, objectNNN.sK_TTTT.bin
       (K its index, TTTT its type in hex). Prints one line an object.
   nv_shader_cache.py disasm OUT_DIR [--arch SM90]
-      Runs `nvdisasm --binary ARCH` on every section of every object in
-      OUT_DIR and keeps what disassembles, as objectNNN.sK_TTTT.sass.
+      Runs `nvdisasm --binary ARCH` on every code section (type 0x0001)
+      in OUT_DIR and keeps what disassembles, as objectNNN.sK_0001.sass.
 
 Why: the timing model issues what simt lowers from SPIR-V and places the
 instructions NVIDIA's compiler adds or removes from measurements (loop
@@ -30,9 +30,13 @@ The cache's layout, as the file's own structure shows it (little-endian):
             as the entry gives it; its unpacked size) and the packed object
             (size - 4 bytes): a zstd frame, an older run-length code
             ("\\x05NVuc" first) or the object itself;
-  object    "NVuc" first; the count of sections in the low 16 bits of its
+  object    "NVuc" first (a Vulkan pipeline's: "NVDANVVM" before it,
+            dropped here); the count of sections in the low 16 bits of its
             third word; from its ninth word on, 32 bytes a section: type,
             length, offset (bytes from the object's start), five more words.
+            Type 0x0001 is the code (its length and the 128 bytes of type
+            0x002D, the program header, make the pipeline statistic
+            "Binary Size").
 
 Needs the `zstd` program for zstd frames. Standard library only.
 """
@@ -138,7 +142,11 @@ def extract(cache_dir, out_dir):
                 if how is None:
                     print(f"{tag} {name}#{k}: {obj}")
                     continue
-                nvuc = obj[:4] == b"NVuc"
+                # Vulkan's objects put "NVDANVVM" before the "NVuc".
+                at = obj.find(b"NVuc", 0, 16)
+                nvuc = at >= 0
+                if nvuc:
+                    obj = obj[at:]
                 with open(os.path.join(out_dir, tag + (".nvuc" if nvuc else
                                                        ".bin")), "wb") as f:
                     f.write(obj)
@@ -159,8 +167,7 @@ def extract(cache_dir, out_dir):
 def disasm(out_dir, arch):
     found = 0
     for name in sorted(os.listdir(out_dir)):
-        if not (name.startswith("object") and ".s" in name and
-                name.endswith(".bin")):
+        if not (name.startswith("object") and name.endswith("_0001.bin")):
             continue
         path = os.path.join(out_dir, name)
         if os.path.getsize(path) == 0 or os.path.getsize(path) % 16:
