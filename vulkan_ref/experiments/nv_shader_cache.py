@@ -11,7 +11,8 @@ toolkit's nvdisasm.
       (K its index, TTTT its type in hex). Prints one line an object.
   nv_shader_cache.py disasm OUT_DIR [--arch SM90]
       Runs `nvdisasm --binary ARCH` on every code section (type 0x0001)
-      in OUT_DIR and keeps what disassembles, as objectNNN.sK_0001.sass.
+      in OUT_DIR and keeps what disassembles, as objectNNN.sK_0001.sass
+      (and with the encodings, objectNNN.sK_0001.hex.sass).
 
 Why: the timing model issues what simt lowers from SPIR-V and places the
 instructions NVIDIA's compiler adds or removes from measurements (loop
@@ -179,6 +180,13 @@ def disasm(out_dir, arch):
                 f.write(r.stdout)
             found += 1
             print(f"{name}: {r.stdout.count(';')} instructions")
+            # The encodings too (-hex), for sass_control.py's reading of
+            # each instruction's stall count and barriers.
+            r = subprocess.run(["nvdisasm", "--binary", arch, "-hex", path],
+                               capture_output=True, text=True, check=False)
+            if r.returncode == 0:
+                with open(path[:-4] + ".hex.sass", "w") as f:
+                    f.write(r.stdout)
     return 0 if found else 1
 
 
