@@ -11,6 +11,8 @@ samples/timing_families' register_pressure loop, one at a time.
       [-o samples/h200/e46_chase_body/timing-vs-h200.json]
   vulkan_ref/experiments/e46_chase_body.py model-table RECORD
       [MODEL.json] [--update README.md | --check README.md]
+  vulkan_ref/experiments/e46_chase_body.py sass-table RECORD SASS_RECORD
+      [--update README.md | --check README.md]
 
 Why: register_pressure's held1 (a loop of 64 dependent loads, L1 hits,
 and a branch nobody takes that would add 1.0 to a vec4; 64 warps
@@ -57,7 +59,11 @@ the latency of a trip, not the issue, bounds them):
 sub-partition's cycles a warp and trip, at 32x32 times 1/8 the latency
 of a trip), and the cycles at n = 0 per warp. `model` runs the scenes in
 timing mode with the h200 preset; `model-table` puts the model's figures
-beside the GPU's.
+beside the GPU's. `sass-table` puts beside them, per variant at 512 warps
+an SM, the instructions a trip of the loop NVIDIA's driver made issues
+(SASS_RECORD: run_sass_h200.sh's record of the scenes' code, read by
+nv_shader_cache.py) and the model's issued instructions a trip (the
+model's report: IPC x cycles x SMs, per warp, between n = 32 and 96).
 
 Standard library only.
 """
@@ -71,6 +77,8 @@ sys.path.insert(0, HERE)
 from readme_section import experiment_main  # noqa: E402
 import access_steps  # noqa: E402
 import device_clocks  # noqa: E402
+import nv_shader_cache  # noqa: E402
+from readme_section import record_model_run, table_section_main  # noqa: E402
 
 STEPS = (32, 96)
 GRAPHICS_SMS = 4
@@ -244,8 +252,63 @@ def gpu_rows(record):
 
 
 def model(warpsim, out):
-    return access_steps.model(warpsim, SCENES, NAMES, out,
-                              "e46_chase_body.py", ROOT)
+    # The draws' IPC, SMs and warps too: the issued instructions
+    # (sass_table).
+    return record_model_run(
+        warpsim, [os.path.join(SCENES, v + ".amber") for v in NAMES], out,
+        "e46_chase_body.py", ROOT,
+        draw_fields=("ipc", "sms_used", "fragment_warps"))
+
+
+def issued_per_trip(m, variant):
+    """The model's issued instructions per warp and trip of VARIANT (its
+    draws at n = 32 and 96 in model run M)."""
+    issued = {}
+    for n in STEPS:
+        d = m["draws"]["%s_%d" % (variant, n)]
+        issued[n] = d["ipc"] * m["cycles"]["%s_%d" % (variant, n)] * \
+            d["sms_used"] / d["fragment_warps"]
+    return (issued[STEPS[1]] - issued[STEPS[0]]) / (STEPS[1] - STEPS[0])
+
+
+def sass_table(record, sass_record, model_json=MODEL_JSON):
+    s, gpu = gpu_rows(record)
+    m, caption = access_steps.model_caption(model_json, ROOT)
+    mrows = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
+    out = ["Issue slots a warp and trip: SM cycles per warp step x 4 "
+           "sub-partitions, at 512 warps an SM (the issue bounds them). "
+           "GPU: `%s` (%s), the mean of the runs. SASS: the loop of each "
+           "variant's fragment shader as NVIDIA's driver compiled it "
+           "(`%s`, `nv_shader_cache.py loops`): its instructions over the "
+           "trips a pass makes (the counter's step), less the blocks its "
+           "branches jump over (the bodies nobody takes). %s; its issued "
+           "instructions a warp and trip from each draw's IPC, cycles and "
+           "SMs.\n" % (s["record"], s["device"].get("name", "?"),
+                         os.path.relpath(sass_record, ROOT), caption),
+           "| variant | GPU slots a trip | SASS instructions a trip | GPU "
+           "beyond SASS | model slots a trip | model instructions a trip | "
+           "SASS a pass of the loop |",
+           "|---|---|---|---|---|---|---|"]
+    for v in NAMES:
+        if VARIANTS[v][0] != 256:
+            continue
+        loops = [lp for lp in nv_shader_cache.pipeline_loops(
+            sass_record, "e46_chase_body__" + v, v + "_%d" % STEPS[0])
+            if lp["step"]]
+        if len(loops) != 1:
+            raise SystemExit("e46_chase_body.py: %s: %d loops with a step "
+                             "in its SASS, not 1" % (v, len(loops)))
+        lp = loops[0]
+        sass = lp["issued"] / lp["step"]
+        g = gpu[v]["warp_step"] * SUB_PARTITIONS
+        e = mrows[v]["warp_step"] * SUB_PARTITIONS
+        mix = ", ".join("%s %d" % (o, c) for o, c in sorted(
+            lp["ops"].items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d "
+                   "instructions, %d issued, %d trips: %s |" % (
+                       v, g, sass, g - sass, e, issued_per_trip(m, v),
+                       lp["instructions"], lp["issued"], lp["step"], mix))
+    return "\n".join(out) + "\n"
 
 
 def model_table(record, model_json):
@@ -268,6 +331,18 @@ def model_table(record, model_json):
 
 
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "sass-table":
+        import argparse
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("cmd")
+        ap.add_argument("record")
+        ap.add_argument("sass_record")
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        a = ap.parse_args()
+        return table_section_main(sass_table(a.record, a.sass_record),
+                                  "e46-sass", "e46_chase_body.py", a.check,
+                                  a.update)
     return experiment_main(__doc__, scene, summary, table, "e46",
                            "e46_chase_body.py", MODEL_JSON, model,
                            model_table)

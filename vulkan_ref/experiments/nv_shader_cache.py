@@ -13,6 +13,31 @@ toolkit's nvdisasm.
       Runs `nvdisasm --binary ARCH` on every code section (type 0x0001)
       in OUT_DIR and keeps what disassembles, as objectNNN.sK_0001.sass
       (and with the encodings, objectNNN.sK_0001.hex.sass).
+  nv_shader_cache.py record RUN_DIR RECORD_DIR
+      From run_sass_h200.sh's folder (one folder a scene: report.json,
+      objects/; provenance.txt), the record to commit:
+      RECORD_DIR/index.json (the run's GPU, driver, date, commit and
+      command; per scene its file, and per pipeline and stage the driver's
+      binary size and register count and the SASS that is its code) and
+      RECORD_DIR/sass.jsonl.gz, each distinct SASS listing once (its sha,
+      nvdisasm -hex's text).
+      The driver's objects come in the order it compiled them (per
+      pipeline its fragment or compute shader, then its vertex shader; a
+      shader compiled before, not again): each stage takes the next object
+      whose code length fits its "Binary Size" (less the 128-byte program
+      header of a graphics stage) and stage (AST, attribute stores: vertex).
+  nv_shader_cache.py loops RECORD_DIR [--scene TAG] [--stage fragment]
+      Each loop of each pipeline's SASS (a branch back to an earlier
+      address): its instructions, the counter's step (trips a pass of an
+      unrolled loop make) and the instructions per trip, by opcode.
+  nv_shader_cache.py check RECORD_DIR
+      Every stage of every scene has its listing, each reads as SASS, and
+      in each every reader of a load waits on the load's barrier (the
+      encodings' control bits, as cuda_ref/results/sass_control.py reads
+      them).
+  nv_shader_cache.py table RECORD_DIR [--update README | --check README]
+      The loops of the timing families' and branch_costs' fragment shaders
+      (the section sass-loops of vulkan_ref/results/h100/README.md).
 
 Why: the timing model issues what simt lowers from SPIR-V and places the
 instructions NVIDIA's compiler adds or removes from measurements (loop
@@ -42,11 +67,17 @@ The cache's layout, as the file's own structure shows it (little-endian):
 Needs the `zstd` program for zstd frames. Standard library only.
 """
 import argparse
+import collections
+import gzip
+import hashlib
+import json
 import os
+import re
 import struct
 import subprocess
 import sys
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 SECTION_MAGIC = 0x9846A19D
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -190,6 +221,334 @@ def disasm(out_dir, arch):
     return 0 if found else 1
 
 
+def stage_of(sass):
+    return "vertex" if re.search(r"\bAST\b", sass) else "fragment"
+
+
+def match_pipelines(report, codes):
+    """Each pipeline stage's code among the cache's objects (in the order
+    the driver compiled them: per pipeline its fragment or compute shader,
+    then its vertex shader, a shader the driver compiled before for an
+    earlier pipeline not again). The code of a graphics stage is its
+    "Binary Size" less the 128-byte program header; a compute shader's is
+    all of it. Returns per report pipeline entry its SASS (or None)."""
+    by_name = collections.defaultdict(list)
+    for k, p in enumerate(report.get("pipelines", [])):
+        by_name[p.get("name")].append(k)
+    order = []
+    for ks in by_name.values():
+        order += sorted(ks, key=lambda k: report["pipelines"][k].get(
+            "stage") == "vertex")
+    out = [None] * len(report.get("pipelines", []))
+    seen = {}
+    at = 0
+    for k in order:
+        p = report["pipelines"][k]
+        size = p.get("executable_statistics", {}).get("Binary Size")
+        stage = p.get("stage")
+        if size is None:
+            continue
+        want = size if stage == "compute" else size - 128
+        kind = "vertex" if stage == "vertex" else "fragment"
+
+        def fits(c):
+            return c[0] == want and c[1] == kind
+        if at < len(codes) and fits(codes[at]):
+            out[k] = codes[at][2]
+            at += 1
+        elif (p.get("shader"), kind) in seen and fits(
+                seen[(p.get("shader"), kind)]):
+            out[k] = seen[(p.get("shader"), kind)][2]
+        else:
+            j = next((j for j in range(at, len(codes)) if fits(codes[j])),
+                     None)
+            if j is None:
+                continue
+            out[k] = codes[j][2]
+            at = j + 1
+        seen[(p.get("shader"), kind)] = (want, kind, out[k])
+    return out
+
+
+def record(run_dir, record_dir):
+    os.makedirs(record_dir, exist_ok=True)
+    listings = {}  # sha: SASS text
+    index = {}
+    for tag in sorted(os.listdir(run_dir)):
+        rep = os.path.join(run_dir, tag, "report.json")
+        objs = os.path.join(run_dir, tag, "objects")
+        if not os.path.isfile(rep):
+            continue
+        with open(rep) as f:
+            report = json.load(f)
+        codes = []  # (code bytes, stage, sha), in the cache's order
+        names = sorted(os.listdir(objs)) if os.path.isdir(objs) else []
+        for name in names:
+            if not name.endswith("_0001.hex.sass"):
+                continue
+            with open(os.path.join(objs, name)) as f:
+                text = f.read()
+            sha = hashlib.sha256(text.encode()).hexdigest()[:16]
+            listings[sha] = text
+            size = os.path.getsize(os.path.join(
+                objs, name.replace(".hex.sass", ".bin")))
+            codes.append((size, stage_of(text), sha))
+        shas = match_pipelines(report, codes)
+        pipes = []
+        for p, sha in zip(report.get("pipelines", []), shas):
+            st = p.get("executable_statistics", {})
+            pipes.append({"name": p.get("name"), "stage": p.get("stage"),
+                          "shader": p.get("shader"),
+                          "binary_size": st.get("Binary Size"),
+                          "registers": st.get("Register Count"),
+                          "sass": sha})
+        index[tag] = {"file": report.get("file"),
+                      "exit_code": report.get("exit_code"),
+                      "pipelines": pipes}
+    with gzip.GzipFile(os.path.join(record_dir, SASS_FILE), "wb",
+                       mtime=0) as g:
+        for sha in sorted(listings):
+            g.write((json.dumps({"sha": sha, "sass": listings[sha]}) +
+                     "\n").encode())
+    prov = os.path.join(run_dir, "provenance.txt")
+    with open(prov) as f:
+        head = f.read().splitlines()
+    device = next((ln.replace(", ", ", driver ", 1) for ln in head
+                   if ln.startswith("NVIDIA")), "?")
+    index = {"provenance": {
+        "device_and_driver": device, "started": head[0] if head else "?",
+        "commit": next((ln[7:] for ln in head if ln.startswith("commit ")),
+                       "?"),
+        "nvdisasm": next((ln for ln in head if ln.startswith("Cuda ")), "?"),
+        "command": next((ln[9:] for ln in head if ln.startswith("command: ")),
+                        "?"),
+        "listings": SASS_FILE + ": a JSON line a distinct listing (sha, "
+                    "sass: nvdisasm -hex of the code section)"},
+        "scenes": index}
+    with open(os.path.join(record_dir, "index.json"), "w") as f:
+        json.dump(index, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return 0 if index["scenes"] else 1
+
+
+SASS_FILE = "sass.jsonl.gz"
+_LISTINGS = {}
+
+
+def listing(record_dir, sha):
+    """The SASS text of listing SHA in a record."""
+    if record_dir not in _LISTINGS:
+        with gzip.open(os.path.join(record_dir, SASS_FILE), "rt") as g:
+            _LISTINGS[record_dir] = {d["sha"]: d["sass"] for d in
+                                     map(json.loads, g)}
+    return _LISTINGS[record_dir][sha]
+
+
+INSTR = re.compile(r"/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);")
+
+
+def parse(text):
+    """[(address, guard, opcode, operands)] of a listing."""
+    out = []
+    for line in text.splitlines():
+        m = INSTR.search(line)
+        if m:
+            out.append((int(m.group(1), 16), (m.group(2) or "").strip(),
+                        m.group(3), m.group(4).strip()))
+    return out
+
+
+def loops_of(code):
+    """Per backward branch: (first, last) indices of the loop, the step of
+    the register the branch's compare tests (None if not found)."""
+    at = {a: k for k, (a, _, _, _) in enumerate(code)}
+    found = []
+    for k, (a, guard, op, args) in enumerate(code):
+        if not op.startswith("BRA"):
+            continue
+        m = re.match(r"(?:`\()?(?:\.L_x_\d+\)?)?\s*0x([0-9a-f]+)", args)
+        if not m:
+            continue
+        target = int(m.group(1), 16)
+        if target >= a or target not in at:
+            continue
+        first = at[target]
+        step = None
+        pred = guard.lstrip("@!")
+        for j in range(k - 1, first - 1, -1):
+            op2, args2 = code[j][2], code[j][3]
+            if op2.startswith("ISETP") and args2.startswith(pred + ","):
+                regs = re.findall(r"\bU?R\d+\b", args2)
+                if regs:
+                    r = regs[0]
+                    for i in range(first, k):
+                        o3, a3 = code[i][2], code[i][3]
+                        mm = re.match(r"(U?R\d+), (U?R\d+), "
+                                      r"(-?0x[0-9a-f]+|-?\d+)(?:, U?RZ)?$", a3)
+                        if (o3 in ("VIADD", "IADD3", "UIADD3") and mm and
+                                mm.group(1) == r and mm.group(2) == r):
+                            step = abs(int(mm.group(3), 0))
+                break
+        found.append((first, k, step))
+    return found
+
+
+def jumped_over(code, first, last):
+    """The instructions of code[first..last] that a forward branch inside
+    them jumps over (when it is taken)."""
+    at = {a: k for k, (a, _, _, _) in enumerate(code)}
+    skipped = set()
+    for k in range(first, last):
+        _, _, op, args = code[k]
+        m = re.match(r"0x([0-9a-f]+)", args)
+        if op.startswith("BRA") and m:
+            t = at.get(int(m.group(1), 16))
+            if t is not None and k < t <= last + 1:
+                skipped.update(range(k + 1, t))
+    return skipped
+
+
+def pipeline_loops(record_dir, tag, pipeline, stage=None):
+    """The loops of one pipeline's SASS in a record (index.json's TAG and
+    pipeline name; its fragment or compute stage unless STAGE): per loop
+    {"first", "last" (addresses), "instructions", "step" (None if not
+    found), "issued" (less what a branch inside jumps over), "ops"
+    (opcode: count)}."""
+    with open(os.path.join(record_dir, "index.json")) as f:
+        entry = json.load(f)["scenes"][tag]
+    for p in entry["pipelines"]:
+        if p["name"] != pipeline or not p["sass"]:
+            continue
+        if (stage or "vertex") == "vertex" and p["stage"] == "vertex" and \
+                not stage:
+            continue
+        if stage and p["stage"] != stage:
+            continue
+        code = parse(listing(record_dir, p["sass"]))
+        out = []
+        for first, last, step in loops_of(code):
+            body = code[first:last + 1]
+            out.append({
+                "first": body[0][0], "last": body[-1][0],
+                "instructions": len(body), "step": step,
+                "issued": len(body) - len(jumped_over(code, first, last)),
+                "ops": collections.Counter(o.split(".")[0]
+                                           for _, _, o, _ in body)})
+        return out
+    raise KeyError(f"{tag}: no pipeline {pipeline} with SASS")
+
+
+def loops(record_dir, scene, stage):
+    with open(os.path.join(record_dir, "index.json")) as f:
+        index = json.load(f)["scenes"]
+    for tag, entry in sorted(index.items()):
+        if scene and tag != scene and not tag.endswith("__" + scene):
+            continue
+        seen = set()
+        for p in entry["pipelines"]:
+            if (stage and p["stage"] != stage) or not p["sass"] or \
+                    p["sass"] in seen:
+                continue
+            seen.add(p["sass"])
+            for lp in pipeline_loops(record_dir, tag, p["name"], p["stage"]):
+                n, step = lp["instructions"], lp["step"]
+                per = (f"{n / step:.2f} a trip, {lp['issued'] / step:.2f} "
+                       f"issued" if step else "-")
+                mix = " ".join(f"{o} {c}" for o, c in lp["ops"].most_common())
+                print(f"{tag} {p['name']} {p['stage']} {p['sass']} "
+                      f"0x{lp['first']:04x}-0x{lp['last']:04x}: {n} "
+                      f"instructions ({lp['issued']} issued when the "
+                      f"branches inside jump), step {step or '-'}, {per}; "
+                      f"{mix}")
+    return 0
+
+
+TABLE_SCENES = ("timing_families__", "branch_costs__")
+
+
+def table(record_dir):
+    """The loops of the timing families' and branch_costs' fragment
+    shaders (TABLE_SCENES) as the driver compiled them."""
+    with open(os.path.join(record_dir, "index.json")) as f:
+        data = json.load(f)
+    pv = data["provenance"]
+    out = ["Device: %s (`%s`, started %s, warpsim %s; nvdisasm: %s). Per "
+           "fragment shader (the pipelines that share its code), each loop "
+           "of its SASS: a branch back; trips a pass: the step of the "
+           "counter its exit compare tests (4: unrolled four times; - : "
+           "none found); issued: less what a branch inside the loop jumps "
+           "over when taken.\n" % (
+               pv["device_and_driver"], os.path.relpath(record_dir, ROOT),
+               pv["started"], pv["commit"], pv["nvdisasm"]),
+           "| scene | pipelines | registers | loop | instructions | issued "
+           "| trips a pass | issued a trip | opcodes |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for tag, entry in sorted(data["scenes"].items()):
+        if not tag.startswith(TABLE_SCENES):
+            continue
+        shas = collections.OrderedDict()
+        for p in entry["pipelines"]:
+            if p["stage"] == "fragment" and p["sass"]:
+                shas.setdefault(p["sass"], []).append(p)
+        for sha, pipes in shas.items():
+            for lp in pipeline_loops(record_dir, tag, pipes[0]["name"]):
+                step = lp["step"]
+                mix = ", ".join("%s %d" % (o, c) for o, c in sorted(
+                    lp["ops"].items(), key=lambda kv: (-kv[1], kv[0])))
+                out.append("| %s | %s | %s | 0x%04x-0x%04x | %d | %d | %s "
+                           "| %s | %s |" % (
+                               tag.split("__", 1)[1] + " (" +
+                               tag.split("__", 1)[0] + ")",
+                               ", ".join(p["name"] for p in pipes),
+                               pipes[0]["registers"], lp["first"],
+                               lp["last"], lp["instructions"], lp["issued"],
+                               step or "-",
+                               "%.2f" % (lp["issued"] / step) if step
+                               else "-", mix))
+    return "\n".join(out) + "\n"
+
+
+def check(record_dir):
+    """Every stage of every scene has its listing, every listing reads as
+    SASS (its instructions 16 bytes each), and in each every reader of a
+    load waits on the load's barrier (cuda_ref's sass_control.py check:
+    the encodings' control bits read right)."""
+    sys.path.insert(0, os.path.join(ROOT, "cuda_ref", "results"))
+    import sass_control
+    with open(os.path.join(record_dir, "index.json")) as f:
+        scenes = json.load(f)["scenes"]
+    stages = 0
+    for tag, entry in sorted(scenes.items()):
+        for p in entry["pipelines"]:
+            if not p["sass"]:
+                print(f"nv_shader_cache.py: {tag} {p['name']} {p['stage']}: "
+                      "no listing", file=sys.stderr)
+                return 1
+            stages += 1
+    with gzip.open(os.path.join(record_dir, SASS_FILE), "rt") as g:
+        listings = [json.loads(line) for line in g]
+    for d in listings:
+        funcs = sass_control.parse("Function : %s\n%s" % (d["sha"],
+                                                          d["sass"]))
+        insts = funcs[0][1] if funcs else []
+        if not insts or len(insts) != len(parse(d["sass"])):
+            print(f"nv_shader_cache.py: listing {d['sha']}: not read as "
+                  "SASS", file=sys.stderr)
+            return 1
+        bad = sass_control.check(funcs)
+        if bad:
+            name, inst, load = bad
+            print("nv_shader_cache.py: %s: %04x %s reads what %04x %s "
+                  "writes without waiting on its barrier" % (
+                      name, inst["addr"], inst["text"], load["addr"],
+                      load["text"]), file=sys.stderr)
+            return 1
+    print(f"{len(scenes)} scenes, {stages} stages, {len(listings)} listings:"
+          " every stage has its listing; every reader of a load waits on "
+          "its barrier")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -199,10 +558,34 @@ def main():
     d = sub.add_parser("disasm")
     d.add_argument("out_dir")
     d.add_argument("--arch", default="SM90")
+    r = sub.add_parser("record")
+    r.add_argument("run_dir")
+    r.add_argument("record_dir")
+    t = sub.add_parser("table")
+    t.add_argument("record_dir")
+    t.add_argument("--update")
+    t.add_argument("--check")
+    c = sub.add_parser("check")
+    c.add_argument("record_dir")
+    lp = sub.add_parser("loops")
+    lp.add_argument("record_dir")
+    lp.add_argument("--scene")
+    lp.add_argument("--stage")
     a = ap.parse_args()
     if a.cmd == "extract":
         return extract(a.cache_dir, a.out_dir)
-    return disasm(a.out_dir, a.arch)
+    if a.cmd == "disasm":
+        return disasm(a.out_dir, a.arch)
+    if a.cmd == "record":
+        return record(a.run_dir, a.record_dir)
+    if a.cmd == "check":
+        return check(a.record_dir)
+    if a.cmd == "table":
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        from readme_section import table_section_main
+        return table_section_main(table(a.record_dir), "sass-loops",
+                                  "nv_shader_cache.py", a.check, a.update)
+    return loops(a.record_dir, a.scene, a.stage)
 
 
 if __name__ == "__main__":
