@@ -1350,6 +1350,27 @@ def predication(vk_dir, t, src):
                     for v in fit["predicated"])
         + f" predicated, more branched (E27's bodies above write one "
         "register); the most registers measured predicated")
+    # The moves of a predicated side that holds a loop, from the SASS the
+    # driver made of E46's scenes.
+    sass = latest_record(vk_dir, "sass")
+    moves = e46_chase_body.loop_moves(sass)
+    per = {moves[v][0] for v in e46_chase_body.LOOP_SIDES}
+    if len(per) != 1 or min(per) != int(min(per)):
+        fail(f"{rel(sass)}: E46's loops whose predicated side holds a loop "
+             f"disagree on their moves per register and pass: {moves}")
+    t["selection_loop_moves"] = int(min(per))
+    src["selection_loop_moves"] = (
+        f"{rel(sass)} (the SASS NVIDIA's driver made of E46's scenes, "
+        "e46_chase_body.py loop_moves; index.json names the GPU and "
+        "driver): in the loop unrolled "
+        f"{moves[e46_chase_body.LOOP_SIDES[0]][1]} trips a pass, moves "
+        "(MOV, IMAD.MOV) per register a predicated side writes and pass: "
+        + ", ".join(f"{v} {moves[v][0]:g} ({e46_chase_body.SIDE_WRITES[v]} "
+                    "registers, a side holding a loop)"
+                    for v in e46_chase_body.LOOP_SIDES)
+        + f", chase_if1 {moves['chase_if1'][0]:g} (1 register, no loop in "
+        "its side): the last copy's adds write other registers, selected "
+        "and moved back")
 
 
 def branches(run, t, src):

@@ -52,6 +52,7 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
   j["predicated_off_instructions"] = t.predicated_off_instructions;
   j["reconvergence_instructions"] = t.reconvergence_instructions;
   j["loop_entry_instructions"] = t.loop_entry_instructions;
+  j["selection_move_instructions"] = t.selection_move_instructions;
   j["fma_pipe_adds"] = t.fma_pipe_adds;
   j["memory_issue_hold_cycles"] = t.memory_issue_hold_cycles;
   j["store_throttle_cycles"] = t.store_throttle_cycles;
@@ -299,7 +300,8 @@ std::string TimingRunsCsv(const RunReport& report) {
       "layout_branches,unrolled_loop_instructions,redundant_instructions,"
       "register_moves,fma_pipe_adds,predicated_branches,"
       "predicated_off_instructions,reconvergence_instructions,"
-      "bubble_instructions,loop_entry_instructions" +
+      "bubble_instructions,loop_entry_instructions,"
+      "selection_move_instructions" +
       StallHeader() +
       ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses,"
       "wavefronts,shared_requests,shared_wavefronts\n";
@@ -326,7 +328,8 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.predicated_off_instructions) + "," +
         std::to_string(t.reconvergence_instructions) + "," +
         std::to_string(t.bubble_instructions) + "," +
-        std::to_string(t.loop_entry_instructions) +
+        std::to_string(t.loop_entry_instructions) + "," +
+        std::to_string(t.selection_move_instructions) +
         StallColumns(t.stall_cycles) + "," + std::to_string(t.memory.requests) +
         "," + std::to_string(t.memory.sectors) + "," +
         std::to_string(t.memory.l1_hits) + "," +

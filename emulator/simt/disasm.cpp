@@ -114,7 +114,8 @@ std::string DisassembleProgram(const Program& p) {
             p.predicated_selections[p.predicated[i] - 1];
         out += "  ; sides of " + std::to_string(sel.size()) +
                " instructions writing " + std::to_string(sel.written) +
-               " registers: predicated up to the GPU config's limits";
+               " registers" + (sel.holds_loop ? ", holding a loop" : "") +
+               ": predicated up to the GPU config's limits";
       }
       // Control of a loop the timing model may issue as unrolled.
       if (i < p.loop_control.size() && p.loop_control[i] != 0) {

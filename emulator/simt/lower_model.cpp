@@ -425,6 +425,9 @@ void MarkPredicated(Program* p) {
             std::unique(stored.words.begin(), stored.words.end()) -
             stored.words.begin()) +
             stored.loose);
+    for (uint32_t b = h + 1; b < merge && !sel.holds_loop; ++b) {
+      sel.holds_loop = p->blocks[b].continue_block != kNoBlock;
+    }
     if (p->predicated.empty()) p->predicated.assign(ncode, 0);
     p->predicated_selections.push_back(std::move(sel));
     p->predicated[end - 1] =

@@ -180,6 +180,13 @@ struct PredicatedSelection {
   // words of variables held in registers they store where those are more,
   // each counted once (a store through a computed address each time).
   uint32_t written = 0;
+  // A side holds a loop (one the compiler unrolls completely, or the
+  // selection would not be listed): in a loop NVIDIA's compiler unrolls
+  // with a run-time trip count, its code for such a side writes the last
+  // copy's results to other registers and moves them back once a pass
+  // (vulkan_ref/results/h100/sass-2026-12-07: register_pressure's held1,
+  // E46's chase_if4 and load_if4; TimingConfig::selection_loop_moves).
+  bool holds_loop = false;
   uint32_t size() const {
     return static_cast<uint32_t>(side[0].size() + side[1].size());
   }

@@ -23,7 +23,10 @@
 //     unrolled and `i < u.n / 2`, `u.n >> 1`, `u.n * 2`, `u.n - 1` in the
 //     header not (the same division before the loop: unrolled);
 //   - the counter is stepped once per trip by one, up or down (an IAdd or
-//     ISub with constant 1), directly or through the back edge's phi copy.
+//     ISub with constant 1), directly or through the back edge's phi copy,
+//     also where the allocator moved the counter to another register for
+//     part of the trip (Carries: register_pressure's held1, which the
+//     driver's code unrolls, vulkan_ref/results/h100/sass-2026-12-07).
 // Such a loop is listed with its body's length (UnrolledLoop::body) and
 // whether its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]), for the
 // timing model to decide: vulkan_ref's E34 found NVIDIA's Vulkan driver
@@ -317,7 +320,8 @@ class LoopFinder {
       hoisted.clear();
       if (!invariant(invariant, bound, compare, 0, true)) continue;
       uint32_t phi = counter;
-      const uint32_t update = Step(counter, written, writer, &phi);
+      const uint32_t update =
+          Step(counter, written, writer, &phi, begin, end, compare);
       if (update == kNoReg) continue;
       uint32_t start = 0;
       const bool full = !dont_unroll && IsConstant(bound) &&
@@ -639,12 +643,105 @@ class LoopFinder {
     return kNoReg;
   }
 
+  // The block instruction i lies in.
+  uint32_t BlockOf(uint32_t i) const {
+    uint32_t b = 0;
+    while (b + 1 < p_.blocks.size() && p_.blocks[b + 1].first_instr <= i) ++b;
+    return b;
+  }
+
+  // Calls f(branch instruction, its edge's copies [first, last)) for each
+  // edge of the loop [begin, end) into block b; false when there is none,
+  // or one comes from at or after `at` (a way back into the block).
+  template <typename F>
+  bool EdgesInto(uint32_t b, uint32_t at, uint32_t begin, uint32_t end,
+                 F f) const {
+    bool any = false;
+    for (uint32_t i = begin; i < end; ++i) {
+      const Instr& in = p_.code[i];
+      if (!IsBranch(p_, in)) continue;
+      const BranchInfo& br = p_.branches[in.aux];
+      for (size_t t = 0; t < br.targets.size(); ++t) {
+        if (br.targets[t] != b) continue;
+        if (i >= at) return false;
+        any = true;
+        const auto [first, count] = t < br.copies.size()
+                                        ? br.copies[t]
+                                        : std::pair<uint32_t, uint32_t>{};
+        if (!f(i, first, first + count)) return false;
+      }
+    }
+    return any;
+  }
+
+  // Whether nothing writes register r on the way from the loop's top
+  // (instruction begin) to instruction `at` of it: no instruction before
+  // `at`, no edge copy into a block that starts before it (blocks are in
+  // structured order: a way to `at` within a trip passes only those).
+  bool Keeps(uint32_t r, uint32_t at, uint32_t begin) const {
+    for (uint32_t i = begin; i < at; ++i) {
+      const Instr& in = p_.code[i];
+      if (!IsBranch(p_, in)) {
+        auto [w, w_end] = Writes(i);
+        if (std::find(w, w_end, r) != w_end) return false;
+        continue;
+      }
+      const BranchInfo& br = p_.branches[in.aux];
+      for (size_t t = 0; t < br.targets.size() && t < br.copies.size(); ++t) {
+        if (First(br.targets[t]) > at) continue;
+        const auto [first, count] = br.copies[t];
+        for (uint32_t k = first; k < first + count; ++k) {
+          const EdgeCopy& e = p_.edge_copies[k];
+          if (e.dst == r && e.src != r) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Whether register r holds, when instruction `at` of the loop [begin,
+  // end) reads it, the value the loop's top found in register c: every
+  // way into at's block copies c to r on an edge (c not yet written on
+  // the way there), or passes r on from a block where it holds it, and
+  // nothing in the blocks on the way writes r. The register allocator may
+  // move a loop's counter to another register for part of a trip (and
+  // give its own register another value meanwhile).
+  bool Carries(uint32_t r, uint32_t at, uint32_t c, uint32_t begin,
+               uint32_t end, int depth) const {
+    if (depth == 0) return false;
+    const uint32_t b = BlockOf(at);
+    const uint32_t start = std::max(begin, p_.blocks[b].first_instr);
+    for (uint32_t i = start; i < at; ++i) {
+      auto [w, w_end] = Writes(i);
+      if (std::find(w, w_end, r) != w_end) return false;
+    }
+    if (start == begin) return r == c;
+    return EdgesInto(
+        b, at, begin, end, [&](uint32_t i, uint32_t c0, uint32_t c1) {
+          int copied = -1;  // -1: no copy to r on the edge; 0/1: from c
+          for (uint32_t k = c0; k < c1; ++k) {
+            const EdgeCopy& e = p_.edge_copies[k];
+            if (e.dst == r && e.src != r) copied = e.src == c ? 1 : 0;
+          }
+          if (copied == 1) return Keeps(c, i, begin);
+          return copied < 0 && Carries(r, i, c, begin, end, depth - 1);
+        });
+  }
+
   template <typename Written>
   uint32_t Step(uint32_t counter, const Written& written,
-                const std::vector<uint32_t>& writer, uint32_t* phi) const {
-    if (written(counter) != 1) return kNoReg;
+                const std::vector<uint32_t>& writer, uint32_t* phi,
+                uint32_t begin, uint32_t end, uint32_t compare) const {
+    if (written(counter) == 0) return kNoReg;
     const uint32_t w = writer[counter];
     const Instr& in = p_.code[w];
+    // The counter's register written more than once on a trip: only when
+    // the back edge (the last writer) copies the stepped counter into it
+    // and the compare reads it before anything else on the trip writes it.
+    if (written(counter) != 1 &&
+        (!IsBranch(p_, in) || !Keeps(counter, compare, begin))) {
+      return kNoReg;
+    }
     auto unit_step = [&](const Instr& s, uint32_t from) {
       if (s.width != 32) return false;
       if (s.op == spv::Op::OpIAdd) {
@@ -675,7 +772,19 @@ class LoopFinder {
           // counter say).
           uint32_t s = written(e.src) == 1 ? writer[e.src] : kNoReg;
           if (s == kNoReg) s = LastWriteInBlock(e.src, w);
-          if (s != kNoReg && unit_step(p_.code[s], counter)) return s;
+          if (s == kNoReg) continue;
+          if (written(counter) == 1 && unit_step(p_.code[s], counter)) {
+            return s;
+          }
+          // The step reads a copy of the counter made on the trip.
+          for (int k = 0; k < 2; ++k) {
+            const uint32_t from = p_.code[s].src[k];
+            if (from == kNoReg || IsConstant(from)) continue;
+            if (unit_step(p_.code[s], from) &&
+                Carries(from, s, counter, begin, end, 8)) {
+              return s;
+            }
+          }
         }
       }
       return kNoReg;

@@ -122,6 +122,11 @@ struct RunTiming {
   // (TimingConfig::loop_entry_slots; no warp instruction); selected cycles =
   // issued + predicated-off + reconvergence + these.
   uint64_t loop_entry_instructions = 0;
+  // The moves of predicated selections' results once a pass of an
+  // unrolled loop (TimingConfig::selection_loop_moves; no warp
+  // instruction); selected cycles = issued + predicated-off +
+  // reconvergence + loop entry + these.
+  uint64_t selection_move_instructions = 0;
   // Integer adds issued to the FMA pipe (TimingConfig::split_int_adds);
   // counted in the issued ones.
   uint64_t fma_pipe_adds = 0;

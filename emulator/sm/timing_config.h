@@ -284,6 +284,14 @@ struct TimingConfig {
   // registers predicated, sixteen to sixteen branched, where E27's
   // sixteen multiply-adds to one register were predicated). 0: no limit.
   uint32_t predicate_max_written = 0;
+  // Per register a predicated selection's sides write, the moves NVIDIA's
+  // code issues once a pass of a loop it unrolls with a run-time trip
+  // count (Unrolls) when a side holds a loop (simt::PredicatedSelection::
+  // holds_loop): the last copy's results go to other registers, selected
+  // and moved back. Issued after the selection on the trip the loop's
+  // control issues on, one issue slot each on the FMA pipe (the report's
+  // selection_move_instructions). 0: none.
+  uint32_t selection_loop_moves = 0;
   // A selection's conditional branch that is not predicated
   // (simt::Program::selection_branches) issues this many more
   // instructions: NVIDIA's reconvergence barrier around a branch that may

@@ -72,6 +72,11 @@ struct ProgramInfo {
   // nullptr (Predicated()); its pipe's figures (Impl::TimingOf).
   std::vector<const simt::PredicatedSelection*> predicated;
   std::vector<const PipeTiming*> timing;
+  // Per instruction: for a predicated selection's branch whose side holds
+  // a loop, the unrolled loop (simt::Program::unrolled_loops index + 1)
+  // it lies in, whose passes issue its moves (TimingConfig::
+  // selection_loop_moves); else 0. Empty when there are none.
+  std::vector<uint32_t> selection_loop;
 };
 
 // A resident warp: where it lives, its scoreboard, what it waits for.
@@ -142,6 +147,10 @@ struct alignas(64) WarpState {
   // earliest, before its next instruction (whose own wait, next_issue,
   // runs meanwhile).
   uint16_t entry_slots = 0;
+  // The moves of a predicated selection's results still to issue
+  // (TimingConfig::selection_loop_moves): one issue slot each on the FMA
+  // pipe, writing nothing, before its next instruction.
+  uint16_t move_slots = 0;
   // -- the rest --
   bool in_pool = true;  // two-level scheduler's active pool
   ItemState* item = nullptr;
@@ -767,6 +776,8 @@ struct TimingModel::Impl {
   void IssueSync(WarpState& w, SubPartition& sp, RunTiming& run);
   // Issues one of w.entry_slots.
   void IssueEntry(WarpState& w, SubPartition& sp, RunTiming& run);
+  // Issues one of w.move_slots.
+  void IssueMove(WarpState& w, SubPartition& sp, RunTiming& run);
   Status Issue(WarpState& w, SubPartition& sp, Sm& sm, RunTiming& run);
   void RetireWarp(WarpState& w);
   void Sample(bool force);

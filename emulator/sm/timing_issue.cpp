@@ -61,6 +61,25 @@ const simt::PredicatedSelection* Predicated(const simt::Program& p, uint32_t pc,
              : nullptr;
 }
 
+// The innermost loop around instruction `pc` that NVIDIA's compiler may
+// unroll with a run-time trip count (simt::Program::unrolled_loops, not
+// unrolled completely): its index + 1, else 0.
+uint32_t UnrolledLoopAround(const simt::Program& p, uint32_t pc) {
+  uint32_t best = 0, size = ~0u;
+  for (uint32_t t = 0; t < p.unrolled_loops.size(); ++t) {
+    const simt::UnrolledLoop& l = p.unrolled_loops[t];
+    if (l.full) continue;
+    for (const simt::LoopRange& r : p.loops) {
+      if (r.end == l.merge_pc && r.begin <= pc && pc < r.end &&
+          r.end - r.begin < size) {
+        best = t + 1;
+        size = r.end - r.begin;
+      }
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
@@ -68,6 +87,18 @@ void TimingModel::Impl::AfterPredicatedBranch(WarpState& w,
   if (rec.op != spv::Op::OpBranchConditional) return;
   const simt::PredicatedSelection* sel = w.info->predicated[rec.pc];
   if (sel == nullptr || rec.active == 0) return;
+  // The moves of a side holding a loop, on the trip of each pass that
+  // issues the loop's control (LoopControlIssues).
+  if (!w.info->selection_loop.empty() && w.info->selection_loop[rec.pc] != 0) {
+    const uint32_t tag = w.info->selection_loop[rec.pc];
+    const simt::UnrolledLoop& loop = w.warp->program().unrolled_loops[tag - 1];
+    const uint32_t trip = w.loop_counts[2 * (tag - 1)];
+    if (Unrolls(config, loop) &&
+        trip % config.loop_unroll == 1 % config.loop_unroll) {
+      w.move_slots =
+          static_cast<uint16_t>(config.selection_loop_moves * sel->written);
+    }
+  }
   // (Lanes split between the sides: the executor runs both.)
   const int skipped = rec.taken == 0 ? 0 : rec.taken == rec.active ? 1 : -1;
   if (skipped < 0 || sel->side[skipped].empty()) return;
@@ -120,6 +151,22 @@ void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
       now +
       (w.sync_slots == 0 ? std::max(1u, config.selection_sync_latency) : 1);
   w.next_issue_reason = StallReason::kWait;
+  Refresh(w);
+}
+
+void TimingModel::Impl::IssueMove(WarpState& w, SubPartition& sp,
+                                  RunTiming& run) {
+  constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kFma);
+  sp.pipe_free[kPipe] = now + std::max(1u, config.fma.interval);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
+  if (sp.last != &w) run.warp_switches += 1;
+  sp.last = &w;
+  run.selection_move_instructions += 1;
+  --w.move_slots;
+  if (w.next_issue <= now) {
+    w.next_issue = now + 1;
+    w.next_issue_reason = StallReason::kWait;
+  }
   Refresh(w);
 }
 
@@ -195,19 +242,22 @@ void TimingModel::Impl::Refresh(WarpState& w) {
     return;
   }
   const uint64_t bit = uint64_t{1} << w.slot;
-  if (w.ghost != nullptr || w.sync_slots != 0 || w.entry_slots != 0) {
-    // A predicated-off, reconvergence or loop-entry instruction: its pipe,
-    // no operands to wait for (an entry's, not even the wait of the warp's
-    // next instruction).
+  if (w.ghost != nullptr || w.sync_slots != 0 || w.entry_slots != 0 ||
+      w.move_slots != 0) {
+    // A predicated-off, reconvergence, loop-entry or selection move
+    // instruction: its pipe, no operands to wait for (an entry's, not even
+    // the wait of the warp's next instruction).
     const simt::Pipe pipe =
         w.ghost != nullptr
             ? w.warp->program().code[(*w.ghost)[w.ghost_next]].pipe
-            : simt::Pipe::kBranch;
+        : w.sync_slots != 0 || w.entry_slots != 0 ? simt::Pipe::kBranch
+                                                  : simt::Pipe::kFma;
     sp.on_pipe[static_cast<size_t>(sp.pipe_of[w.slot])] &= ~bit;
     sp.on_pipe[static_cast<size_t>(pipe)] |= bit;
     sp.pipe_of[w.slot] = pipe;
     sp.either_pipe &= ~bit;
-    const bool entry = w.ghost == nullptr && w.sync_slots == 0;
+    const bool entry =
+        w.ghost == nullptr && w.sync_slots == 0 && w.entry_slots != 0;
     w.ready_at = entry ? w.entry_at : w.next_issue;
     w.why = entry ? StallReason::kWait : w.next_issue_reason;
     sp.SetReadyAt(w.slot, w.ready_at, now);
@@ -320,7 +370,15 @@ const ProgramInfo& TimingModel::Impl::Info(const simt::Program& p) {
     info.predicated[i] =
         Predicated(p, i, config.predicate_max_instructions,
                    config.predicate_max_written, config.fuse_pairs);
-    if (info.predicated[i] != nullptr) k |= kPredicatedBranch;
+    if (info.predicated[i] != nullptr) {
+      k |= kPredicatedBranch;
+      if (config.selection_loop_moves != 0 && info.predicated[i]->holds_loop) {
+        if (const uint32_t tag = UnrolledLoopAround(p, i); tag != 0) {
+          if (info.selection_loop.empty()) info.selection_loop.assign(n + 1, 0);
+          info.selection_loop[i] = tag;
+        }
+      }
+    }
     if (config.loop_control_in_bubbles && i < p.loop_fills.size() &&
         p.loop_fills[i] != 0) {
       k |= kLoopFill;
@@ -707,6 +765,10 @@ Status TimingModel::Impl::Issue(WarpState& w, SubPartition& sp, Sm& sm,
   }
   if (w.entry_slots != 0) {
     IssueEntry(w, sp, run);
+    return {};
+  }
+  if (w.move_slots != 0) {
+    IssueMove(w, sp, run);
     return {};
   }
   if (sp.icache != nullptr) {

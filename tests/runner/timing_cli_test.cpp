@@ -108,7 +108,8 @@ TEST_CASE(
         CHECK(d["stall_cycles"]["selected"].get<uint64_t>() -
                   d["predicated_off_instructions"].get<uint64_t>() -
                   d["reconvergence_instructions"].get<uint64_t>() -
-                  d["loop_entry_instructions"].get<uint64_t>() +
+                  d["loop_entry_instructions"].get<uint64_t>() -
+                  d["selection_move_instructions"].get<uint64_t>() +
                   d["predicated_branches"].get<uint64_t>() +
                   d["fused_instructions"].get<uint64_t>() +
                   d["layout_branches"].get<uint64_t>() +
@@ -342,10 +343,14 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
       runs[1][26] ==
       std::to_string(
           report["dispatches"][0]["loop_entry_instructions"].get<uint64_t>()));
-  // After the 27 fixed columns, one per stall state, "selected" first.
-  CHECK(runs[0][27] == "stall_selected");
+  CHECK(runs[0][27] == "selection_move_instructions");
+  CHECK(runs[1][27] ==
+        std::to_string(report["dispatches"][0]["selection_move_instructions"]
+                           .get<uint64_t>()));
+  // After the 28 fixed columns, one per stall state, "selected" first.
+  CHECK(runs[0][28] == "stall_selected");
   CHECK(
-      runs[1][27] ==
+      runs[1][28] ==
       std::to_string(
           report["dispatches"][0]["stall_cycles"]["selected"].get<uint64_t>()));
   CHECK(runs[1][16] ==

@@ -395,5 +395,41 @@ TEST_CASE("a loop tested at its top marks its compare and branch",
   CHECK(Tests(Build("  if (x < u.limit) x = x * x;\n")).empty());
 }
 
+TEST_CASE("a loop whose counter moves between registers is unrolled",
+          "[simt][unroll]") {
+  // register_pressure's held1 loop (vulkan_ref/results/h100/
+  // sass-2026-12-07: unrolled four times in the driver's code): a chase,
+  // and a branch around a constant loop adding to a vec4 held in
+  // registers. The allocator copies the counter to another register at
+  // the selection's merge, steps it there and copies it back on the back
+  // edge, giving its own register another value meanwhile.
+  const Program p = Build(
+      "  vec4 held[1];\n  held[0] = vec4(x);\n  uint idx = g & 63u;\n"
+      "  for (int i = 0; i < u.n; ++i) {\n"
+      "    uint next = uint(b.v[idx]);\n"
+      "    if (next == 12345u) {\n"
+      "      for (int k = 0; k < 1; ++k) held[k] += 1.0;\n    }\n"
+      "    idx = next & 63u;\n  }\n"
+      "  x = held[0].x + float(idx);\n");
+  using P = std::pair<size_t, size_t>;
+  // The outer loop with a run-time trip count, the inner one completely.
+  CHECK(Unrolled(p) == P{2, 1});
+  // Its selection holds a loop (PredicatedSelection::holds_loop).
+  REQUIRE(p.predicated_selections.size() == 1);
+  CHECK(p.predicated_selections[0].holds_loop);
+  CHECK(p.predicated_selections[0].written == 4);
+  // The same loop with the add written out: no loop in the side.
+  const Program plain = Build(
+      "  vec4 held = vec4(x);\n  uint idx = g & 63u;\n"
+      "  for (int i = 0; i < u.n; ++i) {\n"
+      "    uint next = uint(b.v[idx]);\n"
+      "    if (next == 12345u) held += 1.0;\n"
+      "    idx = next & 63u;\n  }\n"
+      "  x = held.x + float(idx);\n");
+  CHECK(Unrolled(plain) == P{1, 0});
+  REQUIRE(plain.predicated_selections.size() == 1);
+  CHECK_FALSE(plain.predicated_selections[0].holds_loop);
+}
+
 }  // namespace
 }  // namespace warpsim::simt

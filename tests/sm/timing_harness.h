@@ -71,10 +71,11 @@ struct Timed {
 inline uint64_t IssuedOrFree(const RunTiming& run) {
   return run.stall_cycles[static_cast<size_t>(trace::StallReason::kSelected)] -
          run.predicated_off_instructions - run.reconvergence_instructions -
-         run.loop_entry_instructions + run.fused_instructions +
-         run.layout_branches + run.unrolled_loop_instructions +
-         run.bubble_instructions + run.redundant_instructions +
-         run.register_moves + run.predicated_branches;
+         run.loop_entry_instructions - run.selection_move_instructions +
+         run.fused_instructions + run.layout_branches +
+         run.unrolled_loop_instructions + run.bubble_instructions +
+         run.redundant_instructions + run.register_moves +
+         run.predicated_branches;
 }
 
 // Dispatches `groups` workgroups of `source` on the timing model (or, with

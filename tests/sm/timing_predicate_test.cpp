@@ -149,5 +149,44 @@ TEST_CASE(
   CHECK(branched.buffer == predicated.buffer);
 }
 
+TEST_CASE(
+    "a predicated side holding a loop moves its registers once a pass of an "
+    "unrolled loop",
+    "[sm][timing]") {
+  // 16 trips of x = x * 0.5 + 1.0 and a never-taken side that adds 1.0 to
+  // the vec4 held[0] through a loop of one trip (register_pressure's
+  // held1): predicated, and in the loop unrolled 4 times a pass the side's
+  // 4 registers are moved selection_loop_moves (2) times each once a pass:
+  // 4 passes x 8 moves, one issue slot each on the FMA pipe. Not with the
+  // add written out (no loop in the side), nor in a rolled loop.
+  auto loop = [](const char* add) {
+    return OnX(std::string("  vec4 held[1];\n  held[0] = vec4(x);\n"
+                           "  for (int r = 0; r < n; ++r) {\n"
+                           "    x = x * 0.5 + 1.0;\n"
+                           "    if (x == -1.0) { ") +
+               add + " }\n  }\n  x += held[0].x + held[0].w;\n");
+  };
+  const std::string inner = loop("for (int k = 0; k < 1; ++k) held[k] += 1.0;");
+  const std::string plain = loop("held[0] += 1.0;");
+  TimingConfig on = TestConfig();
+  on.predicate_max_instructions = 16;
+  on.loop_unroll = 4;
+  TimingConfig moves = on;
+  moves.selection_loop_moves = 2;
+  const Timed without = Run(inner, 1, on);
+  const Timed with = Run(inner, 1, moves);
+  CHECK(with.run.predicated_branches == 16);
+  CHECK(without.run.selection_move_instructions == 0);
+  CHECK(with.run.selection_move_instructions == 4 * 8);
+  CHECK(IssuedOrFree(with.run) == with.warp_instructions);
+  CHECK(with.buffer == without.buffer);
+  // One warp: each move holds the warp a cycle.
+  CHECK(with.run.cycles == without.run.cycles + 4 * 8);
+  CHECK(Run(plain, 1, moves).run.selection_move_instructions == 0);
+  TimingConfig rolled = moves;
+  rolled.loop_unroll = 1;
+  CHECK(Run(inner, 1, rolled).run.selection_move_instructions == 0);
+}
+
 }  // namespace
 }  // namespace warpsim::sm

@@ -67,6 +67,7 @@ model's report: IPC x cycles x SMs, per warp, between n = 32 and 96).
 
 Standard library only.
 """
+import json
 import os
 import sys
 
@@ -236,6 +237,40 @@ def predicate_fit(s):
     if most is None or not any(IF_WRITES[v] > most for v in branched):
         most = None
     return {"slots": slots, "predicated": predicated, "max_written": most}
+
+
+# The variants whose side holds a loop (`for (k...) held[k] += 1.0`):
+# make_timing_preset.py's selection_loop_moves.
+LOOP_SIDES = ("chase_if4", "load_if4")
+# The registers (floats) their sides and chase_if1's write.
+SIDE_WRITES = {"chase_if4": 4, "load_if4": 4, "chase_if1": 1}
+
+
+def loop_moves(sass_record):
+    """Per variant of LOOP_SIDES and chase_if1 (a side of one add, no loop):
+    the moves (MOV, IMAD.MOV) a pass of its loop has in the SASS the
+    driver made (SASS_RECORD, run_sass_h200.sh's record) per register its
+    side writes, and the trips a pass makes. {variant: (moves per
+    register and pass, trips a pass)}."""
+    out = {}
+    for v in LOOP_SIDES + ("chase_if1",):
+        tag = "e46_chase_body__" + v
+        with open(os.path.join(sass_record, "index.json")) as f:
+            entry = json.load(f)["scenes"][tag]
+        sha = next(p["sass"] for p in entry["pipelines"]
+                   if p["name"] == v + "_%d" % STEPS[0] and
+                   p["stage"] == "fragment")
+        code = nv_shader_cache.parse(nv_shader_cache.listing(sass_record,
+                                                             sha))
+        loops = [lp for lp in nv_shader_cache.loops_of(code) if lp[2]]
+        if len(loops) != 1:
+            raise SystemExit("e46_chase_body.py: %s: %d loops with a step "
+                             "in its SASS, not 1" % (v, len(loops)))
+        first, last, step = loops[0]
+        moves = sum(1 for _, _, op, _ in code[first:last + 1]
+                    if op.startswith(("MOV", "IMAD.MOV")))
+        out[v] = (moves / SIDE_WRITES[v], step)
+    return out
 
 
 SCENES = os.path.join(ROOT, "samples", "h200", "e46_chase_body")

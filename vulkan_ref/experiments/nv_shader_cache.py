@@ -378,19 +378,21 @@ def loops_of(code):
         for j in range(k - 1, first - 1, -1):
             op2, args2 = code[j][2], code[j][3]
             if op2.startswith("ISETP") and args2.startswith(pred + ","):
-                regs = re.findall(r"\bU?R\d+\b", args2)
-                if regs:
-                    r = regs[0]
+                # The counter: an operand the loop steps by a constant.
+                for r in re.findall(r"\bU?R\d+\b", args2):
                     for i in range(first, k):
                         o3, a3 = code[i][2], code[i][3]
                         mm = re.match(r"(U?R\d+), (U?R\d+), "
                                       r"(-?0x[0-9a-f]+|-?\d+)(?:, U?RZ)?$", a3)
                         if (o3 in ("VIADD", "IADD3", "UIADD3") and mm and
                                 mm.group(1) == r and mm.group(2) == r):
-                            step = abs(int(mm.group(3), 0))
+                            v = int(mm.group(3), 0) & 0xFFFFFFFF
+                            step = abs(v - (1 << 32) if v >> 31 else v)
+                    if step:
+                        break
                 break
         found.append((first, k, step))
-    return found
+    return sorted(found)
 
 
 def jumped_over(code, first, last):
