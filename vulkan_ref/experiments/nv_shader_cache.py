@@ -35,6 +35,10 @@ toolkit's nvdisasm.
       in each every reader of a load waits on the load's barrier (the
       encodings' control bits, as cuda_ref/results/sass_control.py reads
       them).
+  nv_shader_cache.py unroll-check RECORD_DIR --warpsim BIN
+      Whether the timing model (the h200 preset) unrolls each loop of each
+      recorded scene's fragment and compute shaders as the driver's code
+      does (`warpsim disasm`'s annotations beside the SASS's loops).
   nv_shader_cache.py table RECORD_DIR [--update README | --check README]
       The loops of the timing families' and branch_costs' fragment shaders
       (the section sass-loops of vulkan_ref/results/h100/README.md).
@@ -551,6 +555,92 @@ def check(record_dir):
     return 0
 
 
+def model_loops(warpsim, path, timing):
+    """Per shader of scene PATH (`warpsim disasm`'s warp programs), per
+    loop in order (a block header with a continue block) how the timing
+    model with the h200 preset's figures (TIMING) issues it: "full"
+    (unrolled completely), "unrolled" (loop_unroll trips a pass) or
+    "rolled", from the annotation on its exit branch (the loop's body as
+    sm's Unrolls weighs it)."""
+    out = subprocess.run([warpsim, "disasm", path], capture_output=True,
+                         text=True, check=False).stdout
+    shaders, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"==== shader (\S+) \(warp program\) ====", line)
+        if m or line.startswith("===="):
+            cur = m.group(1) if m else None
+            if cur:
+                shaders[cur] = []
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"block\d+ .*merge=block(\d+) continue=block\d+", line)
+        if m:
+            shaders[cur].append({"merge": int(m.group(1)), "how": "rolled",
+                                 "open": True})
+        head = re.match(r"block(\d+) ", line)
+        for lp in shaders[cur]:
+            if not lp["open"]:
+                continue
+            if head and int(head.group(1)) == lp["merge"]:
+                lp["open"] = False
+            elif ("OpBranchConditional" in line and
+                  "block%d" % lp["merge"] in line and lp["how"] == "rolled"):
+                a = re.search(r"unrolled loop \d+ \(([^)]*)\)", line)
+                if not a:
+                    continue
+                if a.group(1).startswith("completely"):
+                    lp["how"] = "full"
+                    continue
+                b = re.match(r"body (\d+)(?:, (\d+) in selections)?",
+                             a.group(1))
+                body, skipped = int(b.group(1)), int(b.group(2) or 0)
+                weighed = body - skipped + \
+                    timing["loop_unroll_skipped_weight"] * skipped
+                lp["how"] = ("unrolled" if weighed <=
+                             timing["loop_unroll_max_body"] else "rolled")
+    return {k: [lp["how"] for lp in v] for k, v in shaders.items()}
+
+
+def unroll_check(record_dir, warpsim):
+    """Whether the timing model unrolls each loop of each scene's fragment
+    and compute shaders as the driver's code does: a loop of the SASS is
+    unrolled when its counter steps by 4 or more a pass (the model's
+    loop_unroll, 4 in the h200 preset), the model's loops unrolled
+    completely leave none. Exits 1 naming the shaders that differ."""
+    with open(os.path.join(ROOT, "emulator", "runner", "presets",
+                           "h200_timing.json")) as f:
+        preset = json.load(f)
+    timing = preset.get("timing", preset)
+    with open(os.path.join(record_dir, "index.json")) as f:
+        scenes = json.load(f)["scenes"]
+    shaders, differ = 0, []
+    for tag, entry in sorted(scenes.items()):
+        path = os.path.join(ROOT, entry["file"] or "")
+        if not os.path.isfile(path):
+            continue
+        model = model_loops(warpsim, path, timing)
+        seen = set()
+        for p in entry["pipelines"]:
+            key = (p["shader"], p["sass"])
+            if p["stage"] == "vertex" or not p["sass"] or key in seen:
+                continue
+            seen.add(key)
+            shaders += 1
+            sass = ["unrolled" if (lp["step"] or 0) >= timing["loop_unroll"]
+                    else "rolled"
+                    for lp in pipeline_loops(record_dir, tag, p["name"])]
+            mine = [h for h in model.get(p["shader"], []) if h != "full"]
+            if mine != sass:
+                differ.append(f"{tag} {p['name']} ({p['shader']}): model "
+                              f"{mine}, the driver's code {sass}")
+    for d in differ:
+        print("nv_shader_cache.py: " + d, file=sys.stderr)
+    print(f"{shaders} shaders: the model unrolls their loops as the "
+          f"driver's code does in {shaders - len(differ)}")
+    return 1 if differ or not shaders else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -569,6 +659,9 @@ def main():
     t.add_argument("--check")
     c = sub.add_parser("check")
     c.add_argument("record_dir")
+    u = sub.add_parser("unroll-check")
+    u.add_argument("record_dir")
+    u.add_argument("--warpsim", required=True)
     lp = sub.add_parser("loops")
     lp.add_argument("record_dir")
     lp.add_argument("--scene")
@@ -582,6 +675,8 @@ def main():
         return record(a.run_dir, a.record_dir)
     if a.cmd == "check":
         return check(a.record_dir)
+    if a.cmd == "unroll-check":
+        return unroll_check(a.record_dir, a.warpsim)
     if a.cmd == "table":
         sys.path.insert(0, os.path.join(ROOT, "tools"))
         from readme_section import table_section_main
