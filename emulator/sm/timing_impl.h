@@ -770,8 +770,9 @@ struct TimingModel::Impl {
   void AfterPredicatedBranch(WarpState& w, const simt::InstrRecord& rec);
   // Issues one instruction of w.ghost.
   void IssueGhost(WarpState& w, SubPartition& sp, RunTiming& run);
-  // Takes one issue slot of w's on the branch pipe (no instruction).
-  void BranchPipeSlot(WarpState& w, SubPartition& sp, RunTiming& run);
+  // Takes one issue slot of w's on `pipe` (no instruction).
+  void EmptySlot(WarpState& w, SubPartition& sp, RunTiming& run,
+                 simt::Pipe pipe, const PipeTiming& timing);
   // Issues one of w.sync_slots.
   void IssueSync(WarpState& w, SubPartition& sp, RunTiming& run);
   // Issues one of w.entry_slots.

@@ -130,20 +130,21 @@ void TimingModel::Impl::IssueGhost(WarpState& w, SubPartition& sp,
   Refresh(w);
 }
 
-// One issue slot of `w` on the branch pipe that runs no warp instruction
-// (a reconvergence or loop-entry instruction of NVIDIA's code).
-void TimingModel::Impl::BranchPipeSlot(WarpState& w, SubPartition& sp,
-                                       RunTiming& run) {
-  constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kBranch);
-  sp.pipe_free[kPipe] = now + std::max(1u, config.branch.interval);
-  sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
+// One issue slot of `w` on `pipe` that runs no warp instruction (a
+// reconvergence, loop-entry or selection move instruction of NVIDIA's
+// code).
+void TimingModel::Impl::EmptySlot(WarpState& w, SubPartition& sp,
+                                  RunTiming& run, simt::Pipe pipe,
+                                  const PipeTiming& timing) {
+  sp.pipe_free[static_cast<size_t>(pipe)] = now + std::max(1u, timing.interval);
+  sp.busy_pipes |= 1u << static_cast<uint32_t>(pipe);
   if (sp.last != &w) run.warp_switches += 1;
   sp.last = &w;
 }
 
 void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
                                   RunTiming& run) {
-  BranchPipeSlot(w, sp, run);
+  EmptySlot(w, sp, run, simt::Pipe::kBranch, config.branch);
   run.reconvergence_instructions += 1;
   --w.sync_slots;
   // The last one (BSYNC) holds the warp's next instruction.
@@ -156,11 +157,7 @@ void TimingModel::Impl::IssueSync(WarpState& w, SubPartition& sp,
 
 void TimingModel::Impl::IssueMove(WarpState& w, SubPartition& sp,
                                   RunTiming& run) {
-  constexpr auto kPipe = static_cast<size_t>(simt::Pipe::kFma);
-  sp.pipe_free[kPipe] = now + std::max(1u, config.fma.interval);
-  sp.busy_pipes |= 1u << static_cast<uint32_t>(kPipe);
-  if (sp.last != &w) run.warp_switches += 1;
-  sp.last = &w;
+  EmptySlot(w, sp, run, simt::Pipe::kFma, config.fma);
   run.selection_move_instructions += 1;
   --w.move_slots;
   if (w.next_issue <= now) {
@@ -172,7 +169,7 @@ void TimingModel::Impl::IssueMove(WarpState& w, SubPartition& sp,
 
 void TimingModel::Impl::IssueEntry(WarpState& w, SubPartition& sp,
                                    RunTiming& run) {
-  BranchPipeSlot(w, sp, run);
+  EmptySlot(w, sp, run, simt::Pipe::kBranch, config.branch);
   run.loop_entry_instructions += 1;
   --w.entry_slots;
   w.entry_at = now + 1;
