@@ -425,10 +425,7 @@ def pipeline_loops(record_dir, tag, pipeline, stage=None):
     for p in entry["pipelines"]:
         if p["name"] != pipeline or not p["sass"]:
             continue
-        if (stage or "vertex") == "vertex" and p["stage"] == "vertex" and \
-                not stage:
-            continue
-        if stage and p["stage"] != stage:
+        if p["stage"] != stage if stage else p["stage"] == "vertex":
             continue
         code = parse(listing(record_dir, p["sass"]))
         out = []
