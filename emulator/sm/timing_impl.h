@@ -1,6 +1,8 @@
 // Internals of the SM timing model (timing.h), shared by timing.cpp
-// (residency, the cycle loop) and timing_issue.cpp (evaluating warps,
-// picking one, issuing it). Not for other modules.
+// (residency, the cycle loop), timing_issue.cpp (evaluating warps, picking
+// one, issuing it), timing_loops.cpp (what NVIDIA's code does to loops)
+// and timing_program.cpp (what it knows of a program before issuing it).
+// Not for other modules.
 #ifndef WARPSIM_SM_TIMING_IMPL_H_
 #define WARPSIM_SM_TIMING_IMPL_H_
 
@@ -572,6 +574,14 @@ inline void CountLoopControl(WarpState& w, uint32_t pc,
 // (opcode_info.h), which the lowering's block scheduling keeps together.
 using simt::BeginsPair;
 using simt::Fusible;
+
+// Whether instruction side[i] of a predicated side issues with side[i - 1]
+// (not itself the second of a pair) as one (TimingConfig::fuse_pairs).
+inline bool FusesWithPrevious(const simt::Program& p,
+                              const std::vector<uint32_t>& side, size_t i) {
+  if (i == 0 || side[i] != side[i - 1] + 1) return false;
+  return simt::FusedPair(p.code[side[i - 1]], p.code[side[i]]);
+}
 
 }  // namespace internal
 
