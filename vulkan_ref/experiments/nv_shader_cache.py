@@ -379,6 +379,14 @@ def loops_of(code):
         first = at[target]
         step = None
         pred = guard.lstrip("@!")
+        if not pred:
+            # An unconditional back edge: the loop leaves through the
+            # last guarded branch or call before it (the driver ends some
+            # unrolled loops with `@P1 CALL.REL.NOINC` past the edge).
+            for j in range(k - 1, first - 1, -1):
+                if code[j][1] and code[j][2].startswith(("BRA", "CALL")):
+                    pred = code[j][1].lstrip("@!")
+                    break
         for j in range(k - 1, first - 1, -1):
             op2, args2 = code[j][2], code[j][3]
             if op2.startswith("ISETP") and args2.startswith(pred + ","):
@@ -399,26 +407,28 @@ def loops_of(code):
     return sorted(found)
 
 
-def jumped_over(code, first, last):
-    """The instructions of code[first..last] that a forward branch inside
-    them jumps over (when it is taken)."""
+def issued_when_jumping(code, first, last):
+    """How many of code[first..last] a warp issues on one pass when every
+    forward branch inside them jumps: a guarded branch around a body lands
+    past it (or on the other side of an if-else, whose instructions it
+    issues), an unguarded one past the other side."""
     at = {a: k for k, (a, _, _, _) in enumerate(code)}
-    skipped = set()
-    for k in range(first, last):
+    k, n = first, 0
+    while first <= k <= last:
+        n += 1
         _, _, op, args = code[k]
         m = re.match(r"0x([0-9a-f]+)", args)
-        if op.startswith("BRA") and m:
-            t = at.get(int(m.group(1), 16))
-            if t is not None and k < t <= last + 1:
-                skipped.update(range(k + 1, t))
-    return skipped
+        t = at.get(int(m.group(1), 16)) if op.startswith("BRA") and m \
+            else None
+        k = t if t is not None and k < t <= last + 1 else k + 1
+    return n
 
 
 def pipeline_loops(record_dir, tag, pipeline, stage=None):
     """The loops of one pipeline's SASS in a record (index.json's TAG and
     pipeline name; its fragment or compute stage unless STAGE): per loop
     {"first", "last" (addresses), "instructions", "step" (None if not
-    found), "issued" (less what a branch inside jumps over), "ops"
+    found), "issued" (on the path where every branch inside jumps), "ops"
     (opcode: count)}."""
     with open(os.path.join(record_dir, "index.json")) as f:
         entry = json.load(f)["scenes"][tag]
@@ -434,7 +444,7 @@ def pipeline_loops(record_dir, tag, pipeline, stage=None):
             out.append({
                 "first": body[0][0], "last": body[-1][0],
                 "instructions": len(body), "step": step,
-                "issued": len(body) - len(jumped_over(code, first, last)),
+                "issued": issued_when_jumping(code, first, last),
                 "ops": collections.Counter(o.split(".")[0]
                                            for _, _, o, _ in body)})
         return out
