@@ -551,6 +551,14 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
       }
     }
   }
+  // The loops once more, now that those are known: they are no
+  // instructions in NVIDIA's code, so they do not count in the body whose
+  // size decides whether a loop is unrolled (UnrolledLoop::body; the
+  // register-count model above needed the loops first).
+  if (std::any_of(moves.begin(), moves.end(),
+                  [](uint8_t m) { return m == 1 || m == 2; })) {
+    MarkUnrolledLoops(program);
+  }
   // Those loads, stores and access chains are moves between registers (or
   // constant operands) in NVIDIA's code.
   for (size_t i = 0; i < moves.size(); ++i) {

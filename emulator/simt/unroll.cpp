@@ -422,7 +422,7 @@ class LoopFinder {
       const Instr& in = p_.code[i];
       const bool free =
           IsBranch(p_, in) || p_.loop_control[i] != 0 || same[i - begin] != 0 ||
-          (i < p_.register_private.size() && p_.register_private[i] >= 2);
+          (i < p_.register_private.size() && p_.register_private[i] != 0);
       if (free || (prev != nullptr && FusedPair(*prev, in))) {
         prev = nullptr;  // (the second of a fused pair: none of its own)
         continue;

@@ -431,5 +431,40 @@ TEST_CASE("a loop whose counter moves between registers is unrolled",
   CHECK_FALSE(plain.predicated_selections[0].holds_loop);
 }
 
+TEST_CASE("a variable held in registers adds no instruction to a loop's body",
+          "[simt][unroll]") {
+  // register_pressure's held8 (vulkan_ref/results/h100/sass-2026-12-07:
+  // unrolled four times in the driver's code, held16 not): a branch around
+  // a constant loop adding 1.0 to K vec4 held in registers. NVIDIA's code
+  // has the K * 4 adds in the side; the array's loads, stores and access
+  // chains are register names there, and the constant loop's control is
+  // gone. The body counts the adds only.
+  auto outer = [](int k) {
+    const std::string n = std::to_string(k);
+    const Program p =
+        Build("  vec4 held[" + n + "];\n  for (int k = 0; k < " + n +
+              "; ++k) held[k] = vec4(x + float(k));\n  uint idx = g & 63u;\n"
+              "  for (int i = 0; i < u.n; ++i) {\n"
+              "    uint next = uint(b.v[idx]);\n    if (next == 12345u) {\n"
+              "      for (int k = 0; k < " +
+              n +
+              "; ++k) held[k] += 1.0;\n    }\n"
+              "    idx = next & 63u;\n  }\n  for (int k = 0; k < " +
+              n + "; ++k) x += held[k].x;\n  x += float(idx);\n");
+    for (const UnrolledLoop& l : p.unrolled_loops) {
+      if (!l.full) return std::pair<uint32_t, uint32_t>{l.body, l.skipped};
+    }
+    return std::pair<uint32_t, uint32_t>{0, 0};
+  };
+  const auto [body1, skipped1] = outer(1);
+  CHECK(skipped1 == 4);
+  for (int k : {8, 16}) {
+    const auto [body, skipped] = outer(k);
+    CHECK(skipped == static_cast<uint32_t>(4 * k));
+    // What lies outside the side is the same whatever K.
+    CHECK(body - skipped == body1 - skipped1);
+  }
+}
+
 }  // namespace
 }  // namespace warpsim::simt
