@@ -126,19 +126,10 @@ def scene(out_dir):
 def moves_on_path(code, first, last):
     """The instructions and moves (MOV, IMAD.MOV) a warp issues on one pass
     of code[first..last] when every branch inside jumps
-    (nv_shader_cache.issued_when_jumping's path)."""
-    at = {a: k for k, (a, _, _, _) in enumerate(code)}
-    k, n, moves = first, 0, 0
-    while first <= k <= last:
-        _, _, op, args = code[k]
-        n += 1
-        moves += op.startswith(("MOV", "IMAD.MOV"))
-        t = None
-        if op.startswith("BRA"):
-            a = args.split()[0].rstrip(";") if args else ""
-            t = at.get(int(a, 16)) if a.startswith("0x") else None
-        k = t if t is not None and k < t <= last + 1 else k + 1
-    return n, moves
+    (nv_shader_cache.path_when_jumping)."""
+    path = nv_shader_cache.path_when_jumping(code, first, last)
+    return len(path), sum(1 for k in path
+                          if code[k][2].startswith(("MOV", "IMAD.MOV")))
 
 
 def rows(sass_record):

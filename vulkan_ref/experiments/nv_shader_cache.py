@@ -407,21 +407,21 @@ def loops_of(code):
     return sorted(found)
 
 
-def issued_when_jumping(code, first, last):
-    """How many of code[first..last] a warp issues on one pass when every
-    forward branch inside them jumps: a guarded branch around a body lands
-    past it (or on the other side of an if-else, whose instructions it
-    issues), an unguarded one past the other side."""
+def path_when_jumping(code, first, last):
+    """The indices of code[first..last] a warp issues, in order, on one
+    pass when every forward branch inside them jumps: a guarded branch
+    around a body lands past it (or on the other side of an if-else,
+    whose instructions it issues), an unguarded one past the other side."""
     at = {a: k for k, (a, _, _, _) in enumerate(code)}
-    k, n = first, 0
+    k, path = first, []
     while first <= k <= last:
-        n += 1
+        path.append(k)
         _, _, op, args = code[k]
         m = re.match(r"0x([0-9a-f]+)", args)
         t = at.get(int(m.group(1), 16)) if op.startswith("BRA") and m \
             else None
         k = t if t is not None and k < t <= last + 1 else k + 1
-    return n
+    return path
 
 
 def pipeline_loops(record_dir, tag, pipeline, stage=None):
@@ -444,7 +444,7 @@ def pipeline_loops(record_dir, tag, pipeline, stage=None):
             out.append({
                 "first": body[0][0], "last": body[-1][0],
                 "instructions": len(body), "step": step,
-                "issued": issued_when_jumping(code, first, last),
+                "issued": len(path_when_jumping(code, first, last)),
                 "ops": collections.Counter(o.split(".")[0]
                                            for _, _, o, _ in body)})
         return out
