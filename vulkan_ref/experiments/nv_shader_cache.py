@@ -488,9 +488,11 @@ def table(record_dir):
     out = ["Device: %s (`%s`, started %s, warpsim %s; nvdisasm: %s). Per "
            "fragment shader (the pipelines that share its code), each loop "
            "of its SASS: a branch back; trips a pass: the step of the "
-           "counter its exit compare tests (4: unrolled four times; - : "
-           "none found); issued: less what a branch inside the loop jumps "
-           "over when taken.\n" % (
+           "counter its exit compare tests, or the last guarded branch's "
+           "when the branch back is unconditional (4: unrolled four times; "
+           "- : none found); issued: the instructions a pass issues when "
+           "every branch inside the loop jumps (past a side no lane takes, "
+           "or to the other side of an if-else).\n" % (
                pv["device_and_driver"], os.path.relpath(record_dir, ROOT),
                pv["started"], pv["commit"], pv["nvdisasm"]),
            "| scene | pipelines | registers | loop | instructions | issued "
