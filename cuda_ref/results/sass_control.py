@@ -127,18 +127,30 @@ def check(functions):
     """The first (function, consumer, load) whose consumer reads the load's
     destination without waiting on its write barrier, or None."""
     for name, insts in functions:
-        pending = {}  # register -> (load, barrier)
+        pending = {}  # register -> (load, barrier, order)
+        order = 0
         for inst in insts:
             dst, src = registers(inst["operands"])
             for r in src:
                 if r in pending:
-                    load, barrier = pending[r]
+                    load, barrier, _ = pending[r]
                     if not inst["wait_mask"] >> barrier & 1:
                         return name, inst, load
             waited = inst["wait_mask"]
             for r in list(pending):
                 if waited >> pending[r][1] & 1:
                     del pending[r]
+            # DEPBAR.LE SBn, k: every instruction counted on barrier n but
+            # the last k has written its registers (a barrier counts its
+            # instructions and they complete in order: texture reads).
+            m = re.search(r"\bSB(\d+), (0x[0-9a-f]+|\d+)", inst["operands"])
+            if inst["opcode"].startswith("DEPBAR") and m:
+                n, k = int(m.group(1)), int(m.group(2), 0)
+                on = sorted({e[2] for e in pending.values() if e[1] == n})
+                done = set(on[:max(0, len(on) - k)])
+                for r in list(pending):
+                    if pending[r][1] == n and pending[r][2] in done:
+                        del pending[r]
             # A branch or a jump target ends what a straight-line reading
             # can follow.
             if inst["opcode"] in ("BRA", "EXIT", "RET", "CALL", "BSYNC",
@@ -146,8 +158,9 @@ def check(functions):
                 pending.clear()
                 continue
             if inst["write_barrier"] is not None and dst:
+                order += 1
                 for r in dst:
-                    pending[r] = (inst, inst["write_barrier"])
+                    pending[r] = (inst, inst["write_barrier"], order)
             else:
                 for r in dst:
                     pending.pop(r, None)

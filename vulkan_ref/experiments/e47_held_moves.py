@@ -143,13 +143,16 @@ def rows(sass_record):
         p = next(p for p in entry["pipelines"] if p["stage"] == "fragment")
         code = nv_shader_cache.parse(nv_shader_cache.listing(sass_record,
                                                              p["sass"]))
-        # The chase: the loop with a counter (the others unroll
-        # completely).
-        loops = [lp for lp in nv_shader_cache.loops_of(code) if lp[2]]
+        # The chase: the loop with a load (the others unroll completely).
+        # Without a step `loops_of` can read (a counter in a uniform
+        # register, UIADD3) it is rolled: one trip a pass.
+        loops = [lp for lp in nv_shader_cache.loops_of(code)
+                 if any(c[2].startswith("LDG") for c in code[lp[0]:lp[1] + 1])]
         if len(loops) != 1:
-            raise SystemExit("e47_held_moves.py: %s: %d loops with a step "
+            raise SystemExit("e47_held_moves.py: %s: %d loops with a load "
                              "in its SASS, not 1" % (v, len(loops)))
         first, last, step = loops[0]
+        step = step or 1
         issued, moves = moves_on_path(code, first, last)
         out.append({"variant": v, "writes": WRITES[v],
                     "registers": p["registers"], "step": step,

@@ -72,6 +72,8 @@ Needs the `zstd` program for zstd frames. Standard library only.
 """
 import argparse
 import collections
+import fnmatch
+import glob
 import gzip
 import hashlib
 import json
@@ -348,7 +350,7 @@ def listing(record_dir, sha):
     return _LISTINGS[record_dir][sha]
 
 
-INSTR = re.compile(r"/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);")
+INSTR = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*([^;]*);")
 
 
 def parse(text):
@@ -564,6 +566,42 @@ def check(record_dir):
     return 0
 
 
+def latest_with_scene(results_dir, tag):
+    """The latest sass-* record under RESULTS_DIR whose index has scene TAG,
+    or None."""
+    for d in sorted(glob.glob(os.path.join(results_dir, "sass-*")),
+                    reverse=True):
+        with open(os.path.join(d, "index.json")) as f:
+            if tag in json.load(f)["scenes"]:
+                return d
+    return None
+
+
+def record_device(record_dir):
+    """The record's GPU and driver (its provenance)."""
+    with open(os.path.join(record_dir, "index.json")) as f:
+        prov = json.load(f)["provenance"]
+    return prov.get("device_and_driver", "?")
+
+
+def trip_sizes(record_dir, tag):
+    """Per pipeline of scene TAG with one loop in its compute or fragment
+    shader's SASS: (the loop's instructions a trip: its instructions over
+    the counter's step, unrolled: whether the step is 4 or more)."""
+    with open(os.path.join(record_dir, "index.json")) as f:
+        entry = json.load(f)["scenes"][tag]
+    out = {}
+    for p in entry["pipelines"]:
+        if p["stage"] == "vertex" or not p["sass"]:
+            continue
+        lps = pipeline_loops(record_dir, tag, p["name"], p["stage"])
+        if len(lps) != 1:
+            continue
+        step = lps[0]["step"] or 1
+        out[p["name"]] = (lps[0]["instructions"] / step, step >= 4)
+    return out
+
+
 def model_loops(warpsim, path, timing):
     """Per shader of scene PATH (`warpsim disasm`'s warp programs), per
     loop in order (a block header with a continue block) how the timing
@@ -601,14 +639,48 @@ def model_loops(warpsim, path, timing):
                 if a.group(1).startswith("completely"):
                     lp["how"] = "full"
                     continue
-                b = re.match(r"body (\d+)(?:, (\d+) in selections)?",
-                             a.group(1))
+                b = re.match(r"body (\d+)(?:, (\d+) in selections)?"
+                             r"(, loads)?", a.group(1))
                 body, skipped = int(b.group(1)), int(b.group(2) or 0)
                 weighed = body - skipped + \
                     timing["loop_unroll_skipped_weight"] * skipped
-                lp["how"] = ("unrolled" if weighed <=
-                             timing["loop_unroll_max_body"] else "rolled")
+                limit = timing["loop_unroll_max_body"]
+                if b.group(3) and timing.get("loop_unroll_max_body_loads"):
+                    limit = timing["loop_unroll_max_body_loads"]
+                lp["how"] = "unrolled" if weighed <= limit else "rolled"
     return {k: [lp["how"] for lp in v] for k, v in shaders.items()}
+
+
+# Scenes (fnmatch patterns of a record's tags) whose loops the model
+# issues otherwise than the driver's code, and why; `unroll-check` fails
+# when one of them agrees (its entry is then to go).
+KNOWN_UNROLL = {
+    "e40_shared_banks__*": (
+        "the loop that fills workgroup memory, `for (k = t; k < 8192u; k "
+        "+= 1024u)`, steps by 1024: the driver unrolls it four times (its "
+        "counter steps by 4096), the model only loops stepped by one "
+        "(vulkan_ref's E16 found a fragment loop stepping by 2 rolled)"),
+    "microbench__e2_*_chase": (
+        "the chase loops step by 16 (`i += 16u`, 16 steps written out a "
+        "trip): the driver unrolls them four times, the model only loops "
+        "stepped by one"),
+    "e47_held_moves__scalar_k8": (
+        "the driver keeps this loop (32 floats loaded one by one, then "
+        "added to in a branch nobody takes) rolled, with its counter in a "
+        "uniform register, and unrolls the same loop over 8 loaded vec4 "
+        "(load_k8); the model's body weighs both alike"),
+}
+
+
+def specialized(path, pipeline):
+    """Whether PIPELINE of AmberScript PATH attaches a shader with
+    SPECIALIZE: `warpsim disasm` lists a shader unspecialized, so its loops
+    are not the pipeline's."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"^PIPELINE \w+ %s\b(.*?)^END" % re.escape(pipeline), text,
+                  re.M | re.S)
+    return bool(m and "SPECIALIZE" in m.group(1))
 
 
 def unroll_check(record_dir, warpsim):
@@ -623,7 +695,8 @@ def unroll_check(record_dir, warpsim):
     timing = preset.get("timing", preset)
     with open(os.path.join(record_dir, "index.json")) as f:
         scenes = json.load(f)["scenes"]
-    shaders, differ = 0, []
+    shaders, differ, skipped = 0, [], 0
+    known = {k: [] for k in KNOWN_UNROLL}
     for tag, entry in sorted(scenes.items()):
         path = os.path.join(ROOT, entry["file"] or "")
         if not os.path.isfile(path):
@@ -635,18 +708,33 @@ def unroll_check(record_dir, warpsim):
             if p["stage"] == "vertex" or not p["sass"] or key in seen:
                 continue
             seen.add(key)
+            if specialized(path, p["name"]):
+                skipped += 1
+                continue
             shaders += 1
             sass = ["unrolled" if (lp["step"] or 0) >= timing["loop_unroll"]
                     else "rolled"
                     for lp in pipeline_loops(record_dir, tag, p["name"])]
             mine = [h for h in model.get(p["shader"], []) if h != "full"]
-            if mine != sass:
+            pattern = next((k for k in KNOWN_UNROLL
+                            if fnmatch.fnmatchcase(tag, k)), None)
+            if pattern is not None:
+                known[pattern].append(mine != sass)
+            elif mine != sass:
                 differ.append(f"{tag} {p['name']} ({p['shader']}): model "
                               f"{mine}, the driver's code {sass}")
+    for k, results in known.items():
+        if results and not any(results):
+            differ.append(f"{k}: a known difference (KNOWN_UNROLL) that no "
+                          "longer differs in any shader")
     for d in differ:
         print("nv_shader_cache.py: " + d, file=sys.stderr)
+    ok = sum(len(v) for v in known.values())
     print(f"{shaders} shaders: the model unrolls their loops as the "
-          f"driver's code does in {shaders - len(differ)}")
+          f"driver's code does in {shaders - len(differ) - ok}; "
+          f"{ok} differ as KNOWN_UNROLL says; {skipped} of specialized "
+          "pipelines not compared (warpsim disasm lists a shader "
+          "unspecialized)")
     return 1 if differ or not shaders else 0
 
 
