@@ -43,6 +43,11 @@ import summarize  # noqa: E402  (load, level, breakpoint, knee)
 
 DEFAULT = "not measured: default of sm/timing_config.h"
 # E45's fit of fragment_warp_cycles (e45_divergent_paths.py launch-fit).
+# The SASS record's scene whose loops set loop_unroll_max_body_loads.
+LOADS_SCENE = "microbench__e5_loads"
+# E48's fit of a fragment warp's L2 hit latency
+# (vulkan_ref/experiments/e48_l2_wait.py l2-fit).
+L2_FIT = os.path.join(ROOT, "samples", "h200", "e48_l2_wait", "l2-fit.json")
 LAUNCH_FIT = os.path.join(ROOT, "samples", "h200", "e45_divergent_paths",
                           "launch-fit.json")
 # Sub-partitions (SMSPs) per SM: REFERENCE §1.2 ("Per SM: 4 processing
@@ -526,6 +531,30 @@ def graphics_units(vk_dir, t, src):
         "all discarded")
 
 
+def graphics_l2_latency(t, src):
+    """A fragment warp's L2 hit latency from E48's fit (L2_FIT)."""
+    if not os.path.exists(L2_FIT):
+        fail(f"no {rel(L2_FIT)}: run vulkan_ref/experiments/e48_l2_wait.py "
+             "l2-fit")
+    with open(L2_FIT) as f:
+        fit = json.load(f)
+    best = fit["graphics_l2_latency"]
+    model = fit["model_cycles_per_trip"]
+    t.setdefault("memory", {})["graphics_l2_latency"] = best
+    src["memory.graphics_l2_latency"] = (
+        f"{fit['record']} (E48, vulkan_ref/experiments/e48_l2_wait.py; "
+        f"fitted by its l2-fit, {rel(L2_FIT)}, warpsim "
+        f"{fit['warpsim_commit'][:12]}): {fit['variant']}, a 32x32 draw "
+        "(8 fragment warps an SM) of a rolled loop loading one whole line "
+        "from the L2 a trip, took the GPU "
+        f"{fit['gpu_cycles_per_trip']:.1f} SM cycles a trip; the model, "
+        "with this latency for a fragment warp's L2 hit, "
+        f"{model[str(best)]:.1f} (with l2_latency, the compute warps' "
+        f"chase figure: {model[str(min(map(int, model)))]:.1f} at "
+        f"{min(map(int, model))}); the nearest of "
+        f"{min(map(int, model))} to {max(map(int, model))} in steps of 5")
+
+
 def launch_fit(t):
     """E45's launch fit (LAUNCH_FIT), checked against the preset's
     raster_pixels_per_cycle and loop_entry_slots it was run with."""
@@ -697,11 +726,40 @@ def unroll_limit(vk_dir, t, src):
         f"{e34_unroll_limit.UNROLLED_COPIES:g} copies of its body to the "
         f"code, every one of {s['shortest_rolled_body']} or more under one "
         "(e34_unroll_limit.py summary)")
-    # E35: loops whose trips skip a block behind a branch.
+    # Loops that load: the SASS of microbench's e5_loads, whose loops
+    # (trip count from a buffer) load 1 to 8 words a trip.
+    import nv_shader_cache  # noqa: E402
+    sass = nv_shader_cache.latest_with_scene(
+        os.path.join(os.path.dirname(os.path.abspath(vk_dir)), "h100"),
+        LOADS_SCENE)
+    if sass is None:
+        fail(f"no SASS record with {LOADS_SCENE} in vulkan_ref/results/h100")
+    loads = nv_shader_cache.trip_sizes(sass, LOADS_SCENE)
+    unrolled = [n for n, u in loads.values() if u]
+    rolled = [n for n, u in loads.values() if not u]
+    if not unrolled or not rolled or max(unrolled) >= min(rolled):
+        fail(f"{rel(sass)}: {LOADS_SCENE}'s loops do not part by their "
+             "length")
+    t["loop_unroll_max_body_loads"] = int(max(unrolled))
+    src["loop_unroll_max_body_loads"] = (
+        f"{rel(sass)} ({nv_shader_cache.record_device(sass)}): the SASS of "
+        f"{LOADS_SCENE} (samples/microbench/e5_loads.amber: a compute "
+        "shader whose loop, trip count from a buffer, loads K words a trip, "
+        "K = 1 to 8, specialized per pipeline), `nv_shader_cache.py "
+        "loops`: unrolled four times up to "
+        f"{max(unrolled):.2f} instructions a trip, rolled from "
+        f"{min(rolled):.2f}; the longest unrolled, rounded down, for loops "
+        "that load and hold no selection (E34's limit, "
+        "loop_unroll_max_body, holds for loops without loads, and E35's "
+        "loops, which load the word their branch tests, part at it)")
+    # E35: loops whose trips skip a block behind a branch (and load the
+    # word they test; with a selection, a loop that loads parts at E34's
+    # limit, loop_unroll_max_body).
     d35 = latest_record(vk_dir, "e35-branch-unroll")
     import e35_branch_unroll  # noqa: E402
     s35 = e35_branch_unroll.summary(d35)
     limit = s["longest_unrolled_body"]
+    loads_limit = t["loop_unroll_max_body_loads"]
     straight = {r["size"]: r["unrolled"] for r in s35["rows"]
                 if r["kind"] == "straight"}
     if any(ok != (k <= limit) for k, ok in straight.items()):
@@ -718,7 +776,10 @@ def unroll_limit(vk_dir, t, src):
         f"{s35['smallest_rolled_block']}; the model counts "
         f"{e35_branch_unroll.MODEL_MAIN} instructions of such a trip outside "
         f"the block, so a skipped instruction counts for between {lo:.3f} "
-        f"and {hi:.3f} against loop_unroll_max_body ({limit}): the middle "
+        f"and {hi:.3f} against loop_unroll_max_body ({limit}; these loops "
+        "load the word they test, and part at this limit, not at "
+        f"loop_unroll_max_body_loads, {loads_limit}, which holds for loops "
+        "without a selection): the middle "
         "(e35_branch_unroll.py summary, skipped_weight; its `model` command "
         "checks every loop of the record)")
     t["hoist_invariants"] = True
@@ -886,6 +947,7 @@ def graphics_l1_miss_lines(vk_dir, t, src):
     fit = s["cycles_per_line_fit"]
     if "s1" not in fit:
         fail(f"{rel(record)}: no s1 series")
+    graphics_l2_latency(t, src)
     t.setdefault("memory", {})["graphics_l1_miss_cycles_per_line"] = \
         num(fit["s1"])
     rows = [r for r in s["rows"] if r["variant"].startswith("s1_")]
@@ -1352,7 +1414,12 @@ def predication(vk_dir, t, src):
         "register); the most registers measured predicated")
     # The moves of a predicated side that holds a loop, from the SASS the
     # driver made of E46's scenes.
-    sass = latest_record(vk_dir, "sass")
+    import nv_shader_cache  # noqa: E402
+    sass = nv_shader_cache.latest_with_scene(
+        os.path.join(os.path.dirname(os.path.abspath(vk_dir)), "h100"),
+        "e46_chase_body__" + e46_chase_body.LOOP_SIDES[0])
+    if sass is None:
+        fail("no SASS record of E46's scenes in vulkan_ref/results/h100")
     moves = e46_chase_body.loop_moves(sass)
     per = {moves[v][0] for v in e46_chase_body.LOOP_SIDES}
     if len(per) != 1 or min(per) != int(min(per)):

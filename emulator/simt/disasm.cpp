@@ -132,6 +132,7 @@ std::string DisassembleProgram(const Program& p) {
                            (l.skipped != 0 ? ", " + std::to_string(l.skipped) +
                                                  " in selections"
                                            : std::string()) +
+                           (l.loads ? ", loads" : "") +
                            (l.dont_unroll ? ", DontUnroll)" : ")");
         }
       }

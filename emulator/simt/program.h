@@ -151,6 +151,12 @@ struct UnrolledLoop {
   // whether it is unrolled is the timing model's
   // (TimingConfig::honour_dont_unroll).
   bool dont_unroll = false;
+  // It loads from a buffer or workgroup memory, stores nothing and holds
+  // no selection (`skipped` 0): NVIDIA's compiler unrolls such loops with
+  // longer bodies than others (TimingConfig::loop_unroll_max_body_loads,
+  // from microbench's e5_loads; E35's loops, which load the word their
+  // branch tests, part at loop_unroll_max_body).
+  bool loads = false;
 };
 
 // A structured loop, nested in others or holding others (Program::loops),

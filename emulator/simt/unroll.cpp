@@ -17,8 +17,11 @@
 //   - that branch's condition is an integer comparison of a counter with a
 //     bound that is the same on every trip: a constant, a register the loop
 //     never writes, or what the loop loads from memory it does not write
-//     (glslang reads a uniform bound in the loop's header), but not what
-//     the loop computes from such values with arithmetic: E21
+//     (glslang reads a uniform bound in the loop's header; a uniform
+//     block's word even where the loop stores, as the shader cannot write
+//     it: vulkan_ref/results/h100/sass-2026-12-07b, E41's store loops,
+//     unrolled), but not what the loop computes from such values with
+//     arithmetic: E21
 //     (vulkan_ref/results/h200/e21-loop-bounds-2026-12-03) found `i < u.n`
 //     unrolled and `i < u.n / 2`, `u.n >> 1`, `u.n * 2`, `u.n - 1` in the
 //     header not (the same division before the loop: unrolled);
@@ -27,8 +30,15 @@
 //     also where the allocator moved the counter to another register for
 //     part of the trip (Carries: register_pressure's held1, which the
 //     driver's code unrolls, vulkan_ref/results/h100/sass-2026-12-07).
-// Such a loop is listed with its body's length (UnrolledLoop::body) and
-// whether its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]), for the
+//   - unless its trip count is a constant, it samples no image with
+//     implicit derivatives (GLSL's texture() in a fragment shader: E43's
+//     and E44's such loops are rolled in
+//     vulkan_ref/results/h100/sass-2026-12-07b, the same reads through
+//     textureLod and texelFetch in compute shaders unrolled).
+// Such a loop is listed with its body's length (UnrolledLoop::body),
+// whether it loads from memory and stores none (UnrolledLoop::loads: the
+// driver unrolls such loops with longer bodies, loop_unroll_max_body_loads)
+// and whether its OpLoopMerge asks DontUnroll (GLSL's [[dont_unroll]]), for the
 // timing model to decide: vulkan_ref's E34 found NVIDIA's Vulkan driver
 // unrolling bodies up to a length, whatever the loop control asks, and
 // longer ones not (TimingConfig::loop_unroll_max_body,
@@ -54,6 +64,20 @@
 
 namespace warpsim::simt {
 namespace {
+
+bool IsImplicitLodSample(spv::Op op) {
+  switch (op) {
+    case spv::Op::OpImageSampleImplicitLod:
+    case spv::Op::OpImageSampleProjImplicitLod:
+    case spv::Op::OpImageSampleDrefImplicitLod:
+    case spv::Op::OpImageSampleProjDrefImplicitLod:
+    case spv::Op::OpImageSparseSampleImplicitLod:
+    case spv::Op::OpImageSparseSampleDrefImplicitLod:
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool IsIntegerCompare(spv::Op op) {
   switch (op) {
@@ -255,6 +279,7 @@ class LoopFinder {
     // do not count.)
     bool stores = false;
     bool private_stores = false;
+    bool implicit_lod = false;  // an image sample with implicit derivatives
     for (uint32_t i = begin; i < end; ++i) {
       const Instr& in = p_.code[i];
       if (in.pipe == Pipe::kLsu && in.op != spv::Op::OpLoad) {
@@ -264,6 +289,7 @@ class LoopFinder {
       if (in.pipe == Pipe::kSync || in.op == spv::Op::OpImageWrite) {
         stores = true;
       }
+      implicit_lod = implicit_lod || IsImplicitLodSample(in.op);
     }
     // The value register r holds when instruction `at` reads it is the same
     // on every trip: a constant, a register the loop never writes, or what
@@ -283,9 +309,15 @@ class LoopFinder {
         if (IsBranch(p_, in)) break;  // the block's start
         auto [w, w_end] = Writes(i);
         if (std::find(w, w_end, r) == w_end) continue;
+        // A uniform block's word (a constant-bank operand: read-only to
+        // the shader, so no store of the loop changes it) is the same on
+        // every trip whatever the loop writes.
+        const bool constant_bank =
+            i < p_.register_private.size() && p_.register_private[i] == 3;
         if (in.pipe == Pipe::kBranch || in.pipe == Pipe::kSync ||
-            (in.pipe == Pipe::kLsu && (in.op != spv::Op::OpLoad || stores ||
-                                       (private_stores && PrivateAccess(i)))) ||
+            (in.pipe == Pipe::kLsu && !constant_bank &&
+             (in.op != spv::Op::OpLoad || stores ||
+              (private_stores && PrivateAccess(i)))) ||
             in.pipe == Pipe::kTex) {
           return false;
         }
@@ -333,6 +365,13 @@ class LoopFinder {
       p_.loops[range].constant = full;
       p_.loops[range].trips = trips;
       if (!innermost) return;
+      // A loop that samples an image with implicit derivatives (GLSL's
+      // texture() in a fragment shader) and a run-time trip count stays
+      // rolled in NVIDIA's code: every such loop of
+      // vulkan_ref/results/h100/sass-2026-12-07b (E43's and E44's fragment
+      // draws, 8 of 8), where the same loops reading through textureLod
+      // or texelFetch in compute shaders are unrolled.
+      if (implicit_lod && !full) return;
       const uint32_t index = static_cast<uint32_t>(p_.unrolled_loops.size());
       UnrolledLoop loop;
       loop.exit_branch = exit;
@@ -368,9 +407,25 @@ class LoopFinder {
         p_.hoisted[i] = 1;
       }
       const auto [body, skipped] = BodyLength(begin, end, in_side, same);
+      // A load of a buffer or of workgroup memory a trip issues (a
+      // uniform block's word, a lane's own variable, and what every trip
+      // loads alike, hoisted, are none), in a loop without a selection
+      // (E35's loops, which load the word their branch tests, part at the
+      // limit of loops without loads: UnrolledLoop::loads).
+      bool loads = false;
+      for (uint32_t i = begin; i < end && !stores && skipped == 0; ++i) {
+        const Instr& in = p_.code[i];
+        if (in.pipe == Pipe::kLsu && in.op == spv::Op::OpLoad &&
+            same[i - begin] == 0 && p_.loop_control[i] == 0 &&
+            !PrivateAccess(i) &&
+            !(i < p_.register_private.size() && p_.register_private[i] != 0)) {
+          loads = true;
+        }
+      }
       p_.unrolled_loops.back().body = body;
       p_.unrolled_loops.back().skipped = skipped;
       p_.unrolled_loops.back().dont_unroll = dont_unroll;
+      p_.unrolled_loops.back().loads = loads;
       if (!full && !stores) {
         MarkAheadLoads(begin, end, index + 1, private_stores);
       }

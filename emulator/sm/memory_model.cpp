@@ -280,7 +280,12 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // Per line: which level has it; the sectors of lines that miss a level
   // are what that level's bandwidth carries.
   uint32_t latency = t_.l1_latency;
-  uint32_t l2_level = t_.l2_latency;  // the slowest L2 part a line came from
+  // An L2 hit's latency: a vertex or fragment warp's its own
+  // (graphics_l2_latency, vulkan_ref's E48), a compute warp's l2_latency.
+  const uint32_t l2_hit = graphics && t_.graphics_l2_latency > 0
+                              ? t_.graphics_l2_latency
+                              : t_.l2_latency;
+  uint32_t l2_level = l2_hit;  // the slowest L2 part a line came from
   uint64_t l2_sectors = 0, dram_sectors = 0, l2_lines = 0;
   const uint64_t sectors_per_line =
       std::max<uint64_t>(1, line_bytes / sector_bytes);
@@ -335,7 +340,7 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     l2_sectors += in_line;
     if (l2_.Access(line, true)) {
       ++counters_.l2_hits;
-      latency = std::max(latency, t_.l2_latency);
+      latency = std::max(latency, l2_hit);
       continue;
     }
     if (t_.l2_far_bytes != 0 && l2_far_.Access(line, true)) {

@@ -71,6 +71,10 @@ struct MemoryTiming {
   // such level.
   uint64_t l2_far_bytes = 0;
   uint32_t l2_far_latency = 0;
+  // The latency of an L2 hit (in l2_bytes) for the loads of vertex and
+  // fragment warps, which vulkan_ref's E48 measured longer than a compute
+  // warp's (l2_latency). 0: l2_latency.
+  uint32_t graphics_l2_latency = 0;
   // Sustained bandwidth per SM, bytes per cycle: the GPU's total divided
   // by its SMs (TimingConfig::sms, or graphics_sms where that is more). All
   // SMs' misses queue on the total, so that a few SMs running alone get more
@@ -251,6 +255,10 @@ struct TimingConfig {
   // count that is unrolled; a longer one runs rolled, its control on every
   // trip. 0: no limit.
   uint32_t loop_unroll_max_body = 0;
+  // The same for a loop that loads from memory, stores nothing and holds
+  // no selection (simt::UnrolledLoop::loads): NVIDIA's driver unrolls
+  // those with longer bodies. 0: loop_unroll_max_body.
+  uint32_t loop_unroll_max_body_loads = 0;
   // What an instruction in a side of one of the loop's selections
   // (simt::UnrolledLoop::skipped) counts for against loop_unroll_max_body:
   // the body's length is (body - skipped) + weight * skipped. NVIDIA's

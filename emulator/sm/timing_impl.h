@@ -516,7 +516,10 @@ inline bool Unrolls(const TimingConfig& config,
   const double length =
       static_cast<double>(loop.body - loop.skipped) +
       config.loop_unroll_skipped_weight * static_cast<double>(loop.skipped);
-  return length <= static_cast<double>(config.loop_unroll_max_body);
+  const uint32_t limit = loop.loads && config.loop_unroll_max_body_loads != 0
+                             ? config.loop_unroll_max_body_loads
+                             : config.loop_unroll_max_body;
+  return length <= static_cast<double>(limit);
 }
 
 // Whether the loop-control instruction at `pc` issues on the warp's current

@@ -25,14 +25,25 @@ runner::RunReport RunAmberText(const std::string& amber, uint32_t warp_width) {
   return runner::RunScene(*scene, options);
 }
 
-Result<simt::Program> BuildComputeGlsl(const std::string& source) {
+namespace {
+Result<simt::Program> BuildGlsl(const std::string& source,
+                                spirv::ShaderStage stage,
+                                const std::string& name) {
   constexpr spirv::TargetEnv kEnv = spirv::TargetEnv::kVulkan1_3;
-  auto words =
-      spirv::CompileGlsl(source, spirv::ShaderStage::kCompute, kEnv, "t.comp");
+  auto words = spirv::CompileGlsl(source, stage, kEnv, name);
   if (!words.ok()) return words.error();
-  auto built = runner::BuildProgram(*words, kEnv, "t.comp", {}, {});
+  auto built = runner::BuildProgram(*words, kEnv, name, {}, {});
   if (!built.ok()) return built.error();
   return std::move(built->program);
+}
+}  // namespace
+
+Result<simt::Program> BuildComputeGlsl(const std::string& source) {
+  return BuildGlsl(source, spirv::ShaderStage::kCompute, "t.comp");
+}
+
+Result<simt::Program> BuildFragmentGlsl(const std::string& source) {
+  return BuildGlsl(source, spirv::ShaderStage::kFragment, "t.frag");
 }
 
 std::string Describe(const runner::RunReport& report) {

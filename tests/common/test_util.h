@@ -18,6 +18,8 @@ runner::RunReport RunAmberText(const std::string& amber,
 // Compiles `source`, a GLSL compute shader, for Vulkan 1.3 and builds it
 // as the runner does (legalized, lowered, registers allocated).
 Result<simt::Program> BuildComputeGlsl(const std::string& source);
+// The same for a fragment shader.
+Result<simt::Program> BuildFragmentGlsl(const std::string& source);
 
 // A one-line description of a report (status, diagnostic, failed EXPECTs),
 // for INFO()/CAPTURE in tests.

@@ -239,17 +239,28 @@ TEST_CASE("what every trip computes alike does not count in the body",
   REQUIRE(p.unrolled_loops.size() == 1);
   CHECK(p.unrolled_loops[0].body == 3);
   CHECK(p.unrolled_loops[0].skipped == 1);
-  // The same loop storing to b.v: the load may see another value on every
-  // trip, so the product it feeds counts, and so does the store (its
-  // address, g + 64, is the same on every trip: hoisted).
-  const Program q = Build(
+  // The same loop storing to b.v: a uniform block's word is the same on
+  // every trip whatever the loop stores (the shader cannot write it), so
+  // only the store counts more (its address, g + 64, is the same on every
+  // trip: hoisted).
+  const Program r = Build(
       "  for (int i = 0; i < n; ++i) {\n"
       "    x = x * x + 0.25;\n"
       "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
       "    b.v[g + 64u] = x;\n"
       "  }\n");
+  REQUIRE(r.unrolled_loops.size() == 1);
+  CHECK(r.unrolled_loops[0].body == p.unrolled_loops[0].body + 1);
+  // A limit in b.v itself may change with the store: its load and the
+  // product it feeds count.
+  const Program q = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > b.v[1] * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "    b.v[g + 64u] = x;\n"
+      "  }\n");
   REQUIRE(q.unrolled_loops.size() == 1);
-  CHECK(q.unrolled_loops[0].body == p.unrolled_loops[0].body + 2);
+  CHECK(q.unrolled_loops[0].body >= r.unrolled_loops[0].body + 2);
 }
 
 TEST_CASE("what every trip computes alike is marked hoisted",
@@ -277,12 +288,13 @@ TEST_CASE("what every trip computes alike is marked hoisted",
     CHECK(op != spv::Op::OpFAdd);
     CHECK(op != spv::Op::OpFOrdGreaterThan);
   }
-  // Storing to b.v: the load may differ a trip, so neither it nor the
-  // product is hoisted; the store's address (g + 64) still is.
+  // Storing to b.v, a limit loaded from b.v may differ a trip, so neither
+  // its load nor the product is hoisted; the store's address (g + 64)
+  // still is.
   const Program q = Build(
       "  for (int i = 0; i < n; ++i) {\n"
       "    x = x * x + 0.25;\n"
-      "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "    if (x > b.v[1] * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
       "    b.v[g + 64u] = x;\n"
       "  }\n");
   REQUIRE(q.hoisted.size() == q.code.size());
@@ -294,6 +306,23 @@ TEST_CASE("what every trip computes alike is marked hoisted",
     add = add || q.code[i].op == spv::Op::OpIAdd;
   }
   CHECK(add);
+  // Storing to b.v with the limit in the uniform block: its load and the
+  // product are hoisted still (the shader cannot write a uniform block).
+  const Program u = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * x + 0.25;\n"
+      "    if (x > u.limit * 2.0) {\n      x = x * 0.5 + 1.0;\n    }\n"
+      "    b.v[g + 64u] = x;\n"
+      "  }\n");
+  REQUIRE(u.hoisted.size() == u.code.size());
+  bool load = false, mul = false;
+  for (size_t i = 0; i < u.code.size(); ++i) {
+    if (u.hoisted[i] == 0) continue;
+    load = load || u.code[i].op == spv::Op::OpLoad;
+    mul = mul || u.code[i].op == spv::Op::OpFMul;
+  }
+  CHECK(load);
+  CHECK(mul);
   // A loop whose every instruction depends on the trip marks none.
   const Program r =
       Build("  for (int i = 0; i < n; ++i) x = x * x + float(i);\n");
@@ -464,6 +493,71 @@ TEST_CASE("a variable held in registers adds no instruction to a loop's body",
     // What lies outside the side is the same whatever K.
     CHECK(body - skipped == body1 - skipped1);
   }
+}
+
+TEST_CASE("a loop that loads and holds no selection is marked as loading",
+          "[simt][unroll]") {
+  // UnrolledLoop::loads: the driver unrolls such loops with longer bodies
+  // (TimingConfig::loop_unroll_max_body_loads).
+  const Program p =
+      Build("  for (int i = 0; i < n; ++i) x = x * 0.5 + b.v[g + i];\n");
+  REQUIRE(p.unrolled_loops.size() == 1);
+  CHECK(p.unrolled_loops[0].loads);
+  // A store in the loop, a selection, or only a uniform block's word: no.
+  const Program stores = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    x = x * 0.5 + b.v[g + i];\n    b.v[g + 64u] = x;\n  }\n");
+  REQUIRE(stores.unrolled_loops.size() == 1);
+  CHECK_FALSE(stores.unrolled_loops[0].loads);
+  const Program branch = Build(
+      "  for (int i = 0; i < n; ++i) {\n"
+      "    float w = b.v[g + i];\n"
+      "    if (w > 4.0) {\n      x = x * 0.5 + 1.0;\n    }\n  }\n");
+  REQUIRE(branch.unrolled_loops.size() == 1);
+  CHECK_FALSE(branch.unrolled_loops[0].loads);
+  const Program uniform =
+      Build("  for (int i = 0; i < n; ++i) x = x * 0.5 + u.limit;\n");
+  REQUIRE(uniform.unrolled_loops.size() == 1);
+  CHECK_FALSE(uniform.unrolled_loops[0].loads);
+}
+
+TEST_CASE("a loop that samples with implicit derivatives is not unrolled",
+          "[simt][unroll]") {
+  // NVIDIA's driver keeps such loops rolled (E43's and E44's fragment
+  // loops, vulkan_ref/results/h100/sass-2026-12-07b) and unrolls the same
+  // loop reading through textureLod.
+  const std::string head =
+      "#version 450\n"
+      "layout(location = 0) out vec4 color;\n"
+      "layout(set = 0, binding = 0) uniform U { int n; } u;\n"
+      "layout(set = 0, binding = 1) uniform sampler2D tex;\n"
+      "void main() {\n  vec2 uv = gl_FragCoord.xy * 0.015625;\n"
+      "  vec4 acc = vec4(0.0);\n"
+      "  for (int i = 0; i < u.n; ++i) {\n";
+  const std::string tail = "  }\n  color = acc;\n}\n";
+  auto implicit = testing::BuildFragmentGlsl(
+      head + "    acc += texture(tex, uv + vec2(float(i), 0.0));\n" + tail);
+  REQUIRE(implicit.ok());
+  CHECK(implicit->unrolled_loops.empty());
+  auto lod = testing::BuildFragmentGlsl(
+      head + "    acc += textureLod(tex, uv + vec2(float(i), 0.0), 0.0);\n" +
+      tail);
+  REQUIRE(lod.ok());
+  CHECK(lod->unrolled_loops.size() == 1);
+  // With a constant trip count the loop is unrolled completely all the
+  // same.
+  auto constant = testing::BuildFragmentGlsl(
+      "#version 450\n"
+      "layout(location = 0) out vec4 color;\n"
+      "layout(set = 0, binding = 1) uniform sampler2D tex;\n"
+      "void main() {\n  vec2 uv = gl_FragCoord.xy * 0.015625;\n"
+      "  vec4 acc = vec4(0.0);\n"
+      "  for (int i = 0; i < 4; ++i) {\n"
+      "    acc += texture(tex, uv + vec2(float(i), 0.0));\n" +
+      tail);
+  REQUIRE(constant.ok());
+  REQUIRE(constant->unrolled_loops.size() == 1);
+  CHECK(constant->unrolled_loops[0].full);
 }
 
 }  // namespace

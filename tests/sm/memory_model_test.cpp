@@ -558,3 +558,32 @@ TEST_CASE("TiledTexelOffset: 16x16 tiles of texels in Z order") {
   img.dim = warpsim::simt::ViewDim::kBuffer;
   CHECK(warpsim::sm::TiledTexelOffset(img, 4 * 65) == 4 * 65);
 }
+
+TEST_CASE(
+    "fragment warps' L2 hits take graphics_l2_latency when it is set, compute "
+    "warps' l2_latency") {
+  MemoryTiming t = Unlimited();
+  t.graphics_l2_latency = 450;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t a[32], b[32];
+  for (uint32_t l = 0; l < 32; ++l) {
+    a[l] = base + 4 * l;        // one line
+    b[l] = base + 512 + 4 * l;  // another
+  }
+  // SM 0 brings both lines into the L2 (DRAM misses).
+  CHECK(m.Access(0, 0, a, ~0u, 4, false, false) == 500);
+  CHECK(m.Access(0, 0, b, ~0u, 4, false, false) == 500);
+  // Long after, SM 1 misses its own L1 and hits the L2: a fragment warp's
+  // load at graphics_l2_latency, a compute warp's at l2_latency.
+  CHECK(m.Access(1, 10000, a, ~0u, 4, false, true) == 450);
+  CHECK(m.Access(1, 10000, b, ~0u, 4, false, false) == 200);
+  // Unset (0): graphics loads use l2_latency.
+  t.graphics_l2_latency = 0;
+  MemoryModel plain(t, 2, 2);
+  const uint64_t pbase = plain.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) a[l] = pbase + 4 * l;
+  CHECK(plain.Access(0, 0, a, ~0u, 4, false, false) == 500);
+  CHECK(plain.Access(1, 10000, a, ~0u, 4, false, true) == 200);
+}

@@ -187,6 +187,30 @@ TEST_CASE(
   CHECK(Run(skipping, 1, four).run.unrolled_loop_instructions == 0);
 }
 
+TEST_CASE("a loop that loads has its own limit, loop_unroll_max_body_loads",
+          "[sm][timing]") {
+  // A load and a multiply-add a trip, no selection, no store: over a
+  // limit of 2, rolled, unless loop_unroll_max_body_loads allows it
+  // (NVIDIA's driver unrolls loops that load with longer bodies).
+  const std::string loading =
+      OnX("  for (int k = 0; k < n; ++k) x = x * 0.5 + b.v[k & 31];\n");
+  TimingConfig four = TestConfig();
+  four.loop_unroll = 4;
+  four.loop_unroll_max_body = 2;
+  const Timed rolled = Run(loading, 1, four);
+  CHECK(rolled.run.unrolled_loop_instructions == 0);
+  four.loop_unroll_max_body_loads = 16;
+  const Timed unrolled = Run(loading, 1, four);
+  CHECK(unrolled.run.unrolled_loop_instructions > 0);
+  CHECK(unrolled.buffer == rolled.buffer);
+  // A straight loop without a load keeps loop_unroll_max_body.
+  const std::string straight =
+      OnX("  for (int k = 0; k < n; ++k) {\n"
+          "    x = x * 0.5 + 0.25;\n    x = x * x + 0.5;\n"
+          "    x = x * 0.5 + 0.75;\n  }\n");
+  CHECK(Run(straight, 1, four).run.unrolled_loop_instructions == 0);
+}
+
 TEST_CASE("what a loop computes alike every trip issues once, before it",
           "[sm][timing]") {
   // 16 trips, each converting n to a float and halving it (the same every

@@ -10,6 +10,8 @@ share its SM: memory_loads' coalesced loop at 512, 32 and 8 warps an SM.
       [-o samples/h200/e48_l2_wait/timing-vs-h200.json]
   vulkan_ref/experiments/e48_l2_wait.py model-table RECORD
       [MODEL.json] [--update README.md | --check README.md]
+  vulkan_ref/experiments/e48_l2_wait.py l2-fit RECORD --warpsim BIN
+      [-o samples/h200/e48_l2_wait/l2-fit.json]
 
 Why: samples/timing_families' memory_loads draws its variants that read
 whole lines from the L2 (`coalesced`, 16 loads a pixel, and `coalesced8`,
@@ -42,7 +44,26 @@ coalesced8; vulkan_ref/results/h200 E21). Trips 16 and 48 (n = 32 and
   uniform_64, coalesced_64                64x64, 32 warps an SM, all
       resident at once;
   uniform_32, coalesced_32, rolled_32     32x32, 8 warps an SM, 2 a
-      scheduler: the latency of a trip.
+      scheduler: the latency of a trip;
+
+and, after a first run showed the 32x32 coalesced loop taking twice the
+uniform loop's time a pass of four trips and the rolled loop about
+l2_far_latency a trip:
+
+  rolled_l1_256, rolled_l1_32   the rolled loop reading the same line on
+      every trip (L1 hits from the second; the counter times u.n >> 16,
+      0, in its address): the trip without the L2;
+  spread_256, spread_32         coalesced with a trip's lines 256 KB and
+      one line on from the trip before's (65568 words), not 256 KB: the
+      four lines a warp reads in a pass fall in different L2 sets.
+
+`l2-fit` finds the latency of a fragment warp's L2 hit
+(memory.graphics_l2_latency of the h200 preset, which
+cuda_ref/results/make_timing_preset.py reads from its output): the model
+with the h200 preset and each latency of FIT_LATENCIES on FIT_VARIANT (one
+load a trip, each warp waiting on it: the trip is the latency and the
+loop's few instructions), the one whose cycles per trip are nearest the
+GPU's (RECORD, the mean of its runs), with every candidate's figure.
 
 `summary` gives per variant the SM cycles per trip (time at 48 - time at
 16, over 32, at the SM clock sampled through the run), per warp (that
@@ -87,17 +108,27 @@ void main() {
 
 LINE = "(blk * 32u + lane + uint(i) * 65536u) & %du" % MASK
 WORD = "(uint(i) * 32u) & %du" % MASK
+# A trip's lines 256 KB and one line on from the trip before's.
+SPREAD = "(blk * 32u + lane + uint(i) * 65568u) & %du" % MASK
+# The same line on every trip (L1 hits from the second): u.n >> 16 is 0,
+# which the compiler cannot know, so the load stays in the loop with
+# LINE's address arithmetic (a multiply-add of the counter).
+SAME = "(blk * 32u + lane + uint(i) * (uint(u.n) >> 16)) & %du" % MASK
 
 # name: (rectangle side, loop bound, index)
 VARIANTS = {
     "uniform_256": (256, "u.n", WORD),
     "coalesced_256": (256, "u.n", LINE),
     "rolled_256": (256, "u.n / 2", LINE),
+    "rolled_l1_256": (256, "u.n / 2", SAME),
+    "spread_256": (256, "u.n", SPREAD),
     "uniform_64": (64, "u.n", WORD),
     "coalesced_64": (64, "u.n", LINE),
     "uniform_32": (32, "u.n", WORD),
     "coalesced_32": (32, "u.n", LINE),
     "rolled_32": (32, "u.n / 2", LINE),
+    "rolled_l1_32": (32, "u.n / 2", SAME),
+    "spread_32": (32, "u.n", SPREAD),
 }
 NAMES = list(VARIANTS)
 
@@ -139,29 +170,41 @@ def scene():
     return out
 
 
-def rows_of(times, scale):
-    """Per variant: SM cycles per trip, per warp trip and per warp at no
-    trip; TIMES by pipeline (VARIANT_N), SCALE (a number, or one per
+def rows_of(times, scale, names=NAMES):
+    """Per variant of NAMES: SM cycles per trip, per warp trip and per warp
+    at no trip; TIMES by pipeline (VARIANT_N), SCALE (a number, or one per
     variant) turns them into cycles."""
     by_trips = {}
-    for v in NAMES:
+    for v in names:
         for t in TRIPS:
             by_trips["%s_%d" % (v, t)] = times["%s_%d" % (v, t * per_trip(v))]
-    return access_steps.warp_rows(by_trips, scale, NAMES, TRIPS,
+    return access_steps.warp_rows(by_trips, scale, names, TRIPS,
                                   warps_per_sm)
 
 
+def recorded(record):
+    """The variants RECORD's runs hold (its first run had the first eight)."""
+    return [v for v in NAMES
+            if os.path.exists(os.path.join(record, "run1", v + ".json"))]
+
+
 def summary(record):
-    s = device_clocks.scene_runs(record, NAMES, rows_of, "e48_l2_wait.py")
+    names = recorded(record)
+    s = device_clocks.scene_runs(
+        record, names, lambda t, k: rows_of(t, k, names), "e48_l2_wait.py")
     s["record"] = os.path.relpath(record, ROOT)
     return s
+
+
+READS = {LINE: "a line, 256 KB on", SPREAD: "a line, 256 KB + 128 B on",
+         SAME: "the same line", WORD: "one word"}
 
 
 def describe(v):
     side, bound, index = VARIANTS[v]
     return "%dx%d | %d | %s | %s" % (
-        side, side, warps_per_sm(v), "a line" if index == LINE else
-        "one word", "rolled" if bound != "u.n" else "unrolled")
+        side, side, warps_per_sm(v), READS[index],
+        "rolled" if bound != "u.n" else "unrolled")
 
 
 def table(s):
@@ -209,7 +252,7 @@ def model_table(record, model_json):
            "| variant | warps an SM | GPU per warp trip | model | model / "
            "GPU | GPU at no trip per warp | model | model / GPU |",
            "|---|---|---|---|---|---|---|---|"]
-    for v in NAMES:
+    for v in recorded(record):
         e = mrows[v]
         out.append("| %s | %d | %.3f | %.3f | %.2f | %.1f | %.1f | %.2f |"
                    % (v, warps_per_sm(v), step[v], e["warp_step"],
@@ -218,7 +261,61 @@ def model_table(record, model_json):
     return "\n".join(out) + "\n"
 
 
+FIT_VARIANT = "rolled_32"
+FIT_LATENCIES = range(280, 561, 5)
+L2_FIT = os.path.join(SCENES, "l2-fit.json")
+
+
+def l2_fit(warpsim, record, out):
+    import json
+    import subprocess
+    import tempfile
+    from readme_section import source_commit, write_json
+    gpu = device_clocks.run_mean(summary(record), "cycles_per_step")
+    scene = os.path.join(SCENES, FIT_VARIANT + ".amber")
+    per_trip = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg, rep = os.path.join(tmp, "gpu.json"), os.path.join(tmp, "r.json")
+        for lat in FIT_LATENCIES:
+            with open(cfg, "w") as fh:
+                json.dump({"preset": "h200", "timing": {"memory": {
+                    "graphics_l2_latency": lat}}}, fh)
+            r = subprocess.run([warpsim, "run", scene, "--timing", "--quiet",
+                                "--shader-cache", "off", "--gpu-config", cfg,
+                                "--json", rep], capture_output=True,
+                               text=True)
+            if r.returncode != 0:
+                raise SystemExit("e48_l2_wait.py: %s: exit %d: %s" % (
+                    scene, r.returncode, r.stderr.strip()))
+            with open(rep) as fh:
+                draws = json.load(fh)["draws"]
+            cycles = {d["pipeline"]: d["cycles"] for d in draws}
+            a = cycles["%s_%d" % (FIT_VARIANT, TRIPS[0] * 2)]
+            b = cycles["%s_%d" % (FIT_VARIANT, TRIPS[1] * 2)]
+            per_trip[lat] = round((b - a) / (TRIPS[1] - TRIPS[0]), 3)
+    best = min(per_trip, key=lambda v: (abs(per_trip[v] - gpu[FIT_VARIANT]),
+                                        v))
+    write_json({
+        "generated_by": "vulkan_ref/experiments/e48_l2_wait.py l2-fit",
+        "record": os.path.relpath(record, ROOT),
+        "warpsim_commit": source_commit(ROOT),
+        "variant": FIT_VARIANT,
+        "gpu_cycles_per_trip": round(gpu[FIT_VARIANT], 3),
+        "model_cycles_per_trip": {str(v): c for v, c in per_trip.items()},
+        "graphics_l2_latency": best}, out)
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "l2-fit":
+        import argparse
+        ap = argparse.ArgumentParser(prog="e48_l2_wait.py l2-fit")
+        ap.add_argument("cmd")
+        ap.add_argument("record")
+        ap.add_argument("--warpsim", required=True)
+        ap.add_argument("-o", "--out", default=L2_FIT)
+        a = ap.parse_args()
+        return l2_fit(a.warpsim, a.record, a.out)
     return experiment_main(__doc__, scene, summary, table, "e48",
                            "e48_l2_wait.py", MODEL_JSON, model, model_table)
 
