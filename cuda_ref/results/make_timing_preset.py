@@ -45,9 +45,6 @@ DEFAULT = "not measured: default of sm/timing_config.h"
 # E45's fit of fragment_warp_cycles (e45_divergent_paths.py launch-fit).
 # The SASS record's scene whose loops set loop_unroll_max_body_loads.
 LOADS_SCENE = "microbench__e5_loads"
-# E48's fit of a fragment warp's L2 hit latency
-# (vulkan_ref/experiments/e48_l2_wait.py l2-fit).
-L2_FIT = os.path.join(ROOT, "samples", "h200", "e48_l2_wait", "l2-fit.json")
 LAUNCH_FIT = os.path.join(ROOT, "samples", "h200", "e45_divergent_paths",
                           "launch-fit.json")
 # Sub-partitions (SMSPs) per SM: REFERENCE §1.2 ("Per SM: 4 processing
@@ -531,30 +528,6 @@ def graphics_units(vk_dir, t, src):
         "all discarded")
 
 
-def graphics_l2_latency(t, src):
-    """A fragment warp's L2 hit latency from E48's fit (L2_FIT)."""
-    if not os.path.exists(L2_FIT):
-        fail(f"no {rel(L2_FIT)}: run vulkan_ref/experiments/e48_l2_wait.py "
-             "l2-fit")
-    with open(L2_FIT) as f:
-        fit = json.load(f)
-    best = fit["graphics_l2_latency"]
-    model = fit["model_cycles_per_trip"]
-    t.setdefault("memory", {})["graphics_l2_latency"] = best
-    src["memory.graphics_l2_latency"] = (
-        f"{fit['record']} (E48, vulkan_ref/experiments/e48_l2_wait.py; "
-        f"fitted by its l2-fit, {rel(L2_FIT)}, warpsim "
-        f"{fit['warpsim_commit'][:12]}): {fit['variant']}, a 32x32 draw "
-        "(8 fragment warps an SM) of a rolled loop loading one whole line "
-        "from the L2 a trip, took the GPU "
-        f"{fit['gpu_cycles_per_trip']:.1f} SM cycles a trip; the model, "
-        "with this latency for a fragment warp's L2 hit, "
-        f"{model[str(best)]:.1f} (with l2_latency, the compute warps' "
-        f"chase figure: {model[str(min(map(int, model)))]:.1f} at "
-        f"{min(map(int, model))}); the nearest of "
-        f"{min(map(int, model))} to {max(map(int, model))} in steps of 5")
-
-
 def launch_fit(t):
     """E45's launch fit (LAUNCH_FIT), checked against the preset's
     raster_pixels_per_cycle and loop_entry_slots it was run with."""
@@ -947,7 +920,6 @@ def graphics_l1_miss_lines(vk_dir, t, src):
     fit = s["cycles_per_line_fit"]
     if "s1" not in fit:
         fail(f"{rel(record)}: no s1 series")
-    graphics_l2_latency(t, src)
     t.setdefault("memory", {})["graphics_l1_miss_cycles_per_line"] = \
         num(fit["s1"])
     rows = [r for r in s["rows"] if r["variant"].startswith("s1_")]
