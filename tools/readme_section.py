@@ -160,15 +160,15 @@ def scene_summary_table_main(description, scene, summary, table, section,
                               args.check, args.update)
 
 
-def timing_report(warpsim, path, tool):
-    """The report of `warpsim run PATH --timing --gpu-config h200` (a
-    dict). Exits with a message naming TOOL when warpsim fails."""
+def timing_report(warpsim, path, tool, gpu_config="h200"):
+    """The report of `warpsim run PATH --timing --gpu-config GPU_CONFIG`
+    (a dict). Exits with a message naming TOOL when warpsim fails."""
     import subprocess
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
         rep_path = os.path.join(tmp, "report.json")
         p = subprocess.run([warpsim, "run", path, "--timing",
-                            "--gpu-config", "h200", "--quiet", "--json",
+                            "--gpu-config", gpu_config, "--quiet", "--json",
                             rep_path], capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit("%s: warpsim exited %d on %s: %s"

@@ -268,40 +268,30 @@ L2_FIT = os.path.join(SCENES, "l2-fit.json")
 
 def l2_fit(warpsim, record, out):
     import json
-    import subprocess
     import tempfile
-    from readme_section import source_commit, write_json
+    from readme_section import source_commit, timing_report, write_json
     gpu = device_clocks.run_mean(summary(record), "cycles_per_step")
     scene = os.path.join(SCENES, FIT_VARIANT + ".amber")
-    per_trip = {}
+    model = {}  # latency: the model's cycles per trip
     with tempfile.TemporaryDirectory() as tmp:
-        cfg, rep = os.path.join(tmp, "gpu.json"), os.path.join(tmp, "r.json")
+        cfg = os.path.join(tmp, "gpu.json")
         for lat in FIT_LATENCIES:
             with open(cfg, "w") as fh:
                 json.dump({"preset": "h200", "timing": {"memory": {
                     "graphics_l2_latency": lat}}}, fh)
-            r = subprocess.run([warpsim, "run", scene, "--timing", "--quiet",
-                                "--shader-cache", "off", "--gpu-config", cfg,
-                                "--json", rep], capture_output=True,
-                               text=True)
-            if r.returncode != 0:
-                raise SystemExit("e48_l2_wait.py: %s: exit %d: %s" % (
-                    scene, r.returncode, r.stderr.strip()))
-            with open(rep) as fh:
-                draws = json.load(fh)["draws"]
-            cycles = {d["pipeline"]: d["cycles"] for d in draws}
-            a = cycles["%s_%d" % (FIT_VARIANT, TRIPS[0] * 2)]
-            b = cycles["%s_%d" % (FIT_VARIANT, TRIPS[1] * 2)]
-            per_trip[lat] = round((b - a) / (TRIPS[1] - TRIPS[0]), 3)
-    best = min(per_trip, key=lambda v: (abs(per_trip[v] - gpu[FIT_VARIANT]),
-                                        v))
+            draws = timing_report(warpsim, scene, "e48_l2_wait.py",
+                                  cfg)["draws"]
+            row, = rows_of({d["pipeline"]: d["cycles"] for d in draws}, 1.0,
+                           [FIT_VARIANT])
+            model[lat] = round(row["cycles_per_step"], 3)
+    best = min(model, key=lambda v: (abs(model[v] - gpu[FIT_VARIANT]), v))
     write_json({
         "generated_by": "vulkan_ref/experiments/e48_l2_wait.py l2-fit",
         "record": os.path.relpath(record, ROOT),
         "warpsim_commit": source_commit(ROOT),
         "variant": FIT_VARIANT,
         "gpu_cycles_per_trip": round(gpu[FIT_VARIANT], 3),
-        "model_cycles_per_trip": {str(v): c for v, c in per_trip.items()},
+        "model_cycles_per_trip": {str(v): c for v, c in model.items()},
         "graphics_l2_latency": best}, out)
     return 0
 
