@@ -210,7 +210,7 @@ TEST_CASE("stencil ops, including clamp and wrap at 0 and 255",
   }
 }
 
-TEST_CASE("stencil test masks both sides; write mask keeps other bits",
+TEST_CASE("stencil test masks both sides, write mask keeps other bits",
           "[pipeline][merge]") {
   StencilFaceState f;
   f.compare_op = CompareOp::kEqual;
@@ -607,7 +607,7 @@ TEST_CASE("every blend factor, as source and as destination factor",
              0.8f, 0.6f, 0.4f, 0.5f);
 }
 
-TEST_CASE("blend ops; min and max ignore the factors", "[pipeline][merge]") {
+TEST_CASE("blend ops, min and max ignore the factors", "[pipeline][merge]") {
   const TexelFormat f = Fmt("R32G32B32A32_SFLOAT");
   struct Row {
     BlendOp op;

@@ -90,7 +90,7 @@ TEST_CASE("structs align members and round their size", "[scene]") {
   CHECK(Layout430("d", s).stride == 20);
 }
 
-TEST_CASE("Vulkan formats are packed tightly; PACK formats are words",
+TEST_CASE("Vulkan formats are packed tightly, PACK formats are words",
           "[scene]") {
   auto rgba = ParseVulkanFormat("R8G8B8A8_UNORM");
   REQUIRE(rgba);

@@ -392,7 +392,7 @@ TEST_CASE("derivative operands survive phi copies on the skipping edge",
   CHECK(wrong == 0);
 }
 
-TEST_CASE("helper lanes take part; lanes never launched read as zero",
+TEST_CASE("helper lanes take part, lanes never launched read as zero",
           "[simt][derivative]") {
   const Program program =
       BuildGlsl(Frag("layout(location = 0) out vec4 o;",

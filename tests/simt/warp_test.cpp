@@ -480,7 +480,7 @@ TEST_CASE("a warp of width 8", "[simt][warp]") {
   }
 }
 
-TEST_CASE("lanes that return early retire; the rest reconverge",
+TEST_CASE("lanes that return early retire, the rest reconverge",
           "[simt][warp]") {
   // Hand-written and not legalized: spirv-opt's merge-return pass would
   // turn the early OpReturn into a branch to the end.
@@ -612,7 +612,7 @@ TEST_CASE("a warp reset for a new launch runs like a new warp",
 }
 
 TEST_CASE(
-    "a full-width warp reads the program's constant columns; other widths "
+    "a full-width warp reads the program's constant columns, other widths "
     "and copies read their own",
     "[simt][warp]") {
   const Program p32 = BuildGlsl(kIfElse);

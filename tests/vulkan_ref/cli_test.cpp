@@ -74,7 +74,7 @@ TEST_CASE("cli: a missing file is invalid input (2)", "[vkref]") {
   CHECK(Run("run /nonexistent/x.amber --device lavapipe", &out) == 2);
 }
 
-TEST_CASE("cli: pass writes PNG and report; fail exits 1", "[vkref]") {
+TEST_CASE("cli: pass writes PNG and report, fail exits 1", "[vkref]") {
   if (!warpsim::vkref::testing::HaveLavapipe()) return;
   const fs::path dir = TempDir("pass");
   const std::string file = WriteScene(dir, kScene);
