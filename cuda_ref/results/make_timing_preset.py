@@ -1166,6 +1166,76 @@ def l1_per_run(run, vk_dir, t, src):
         "buffers before it)" + tail)
 
 
+def latest_any_device(run, suffix):
+    """The latest *-SUFFIX run directory of cuda_ref's results for any
+    device (beside RUN_DIR's device directory: h200, h100), by name (its
+    date first)."""
+    found = glob.glob(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(run))), "*", "*-" + suffix))
+    if not found:
+        fail(f"no *-{suffix} run in cuda_ref's results")
+    return max(found, key=os.path.basename)
+
+
+def l2_sides(run, t, src):
+    """The L2's sides (MemoryTiming::l2_sides, l2_side_of_sm,
+    l2_cross_latency, l2_uploads_far, uploads_per_run) from cuda_ref's E49
+    (the latest *-e49-l2-sides record of any device; summarize.e49_sides):
+    the groups of SMs whose reads leave lines at each other's near latency,
+    the median over readers of their chains through lines only the other
+    side read, and whether a chain's first read of lines the host copied is
+    nearer the preset's l2_far_latency than its l2_latency and
+    dram_latency."""
+    d = latest_any_device(run, "e49-l2-sides")
+    try:
+        s = summarize.e49_sides(d)
+    except ValueError as e:
+        fail(f"{rel(d)}: {e}")
+    m = t["memory"]
+    rows = s["rows"]
+    cross = statistics.median(r["read_other"] for r in rows)
+    own = statistics.median(r["read_own"] for r in rows)
+    upload = statistics.median(r["upload"] for r in rows)
+    m["l2_sides"] = s["sides"]
+    m["l2_side_of_sm"] = s["side_of_sm"]
+    m["l2_cross_latency"] = nearest(cross)
+    gaps = {k: abs(upload - m[k]) for k in
+            ("l2_far_latency", "l2_latency", "dram_latency")}
+    m["l2_uploads_far"] = min(gaps, key=gaps.get) == "l2_far_latency"
+    m["uploads_per_run"] = True
+    name = (f"{rel(d)}/e49_l2_sides.json ({s['device'].get('name', '?')}, "
+            "E49; the table in cuda_ref/results/h100/README.md)")
+    counts = " and ".join(str(s["side_of_sm"].count(k))
+                          for k in range(s["sides"]))
+    src["memory.l2_sides"] = (
+        f"{name}: after SM b read a region's lines, one thread's chain "
+        f"through them on SM a took the second lap's latency for the b of "
+        f"one group and more for the others; the readers' groups part the "
+        f"SMs in {s['sides']} ({counts} SMs)")
+    src["memory.l2_side_of_sm"] = (
+        f"{name}: each SM's group (summarize.e49_sides: the SMs whose reads "
+        "left the lines below the midpoint of reader SM a's least and most "
+        "chain, for every reader a; groups numbered by their least SM)")
+    src["memory.l2_cross_latency"] = (
+        f"{name}: {cross:.2f} cycles, the median over readers of each "
+        f"one's median step through lines an SM of the other side read "
+        f"(own side {own:.2f}; per reader: " + ", ".join(
+            f"SM {r['reader_sm']} {r['read_other']:.1f}" for r in rows) +
+        "). Measured on the H100: no H200 record has it")
+    src["memory.l2_uploads_far"] = (
+        f"{name}: the first chain through lines a cudaMemcpy from the host "
+        f"wrote took {upload:.2f} cycles a step (median over readers), "
+        "nearest l2_far_latency of " + ", ".join(
+            f"{k} {m[k]}" for k in gaps) + " (upload's lines are in the L2 "
+        "but on no side)")
+    src["memory.uploads_per_run"] = (
+        "vulkan_ref/vk_runner.cpp: every draw and dispatch, and each of its "
+        "--repeat runs, starts from the scene's inputs (Work::HostBuffer "
+        "copies each buffer it binds into the device's memory before it is "
+        "recorded), so that the H200's and H100's timed draws read lines "
+        "the host has just written")
+
+
 def buffer_address(run, e2, vk_dir, t, src):
     """The figures of an access chain's first step from a storage buffer's
     base by a run-time index (TimingConfig::buffer_address): NVIDIA's code
@@ -1651,6 +1721,7 @@ def generate(run, vk_dir, out_path):
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
     l1_per_run(run, vk_dir, t, src)
+    l2_sides(run, t, src)
     l1_wavefronts(vk_dir, t, src)
     shared_wavefronts(vk_dir, t, src)
     store_path(vk_dir, t, src)

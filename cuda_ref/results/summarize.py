@@ -6,8 +6,8 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section; --e30, --e31, --e32 and --e33 the same
-      for E30, E31, E32 and E33
+      "<!-- table e29 -->" section; --e30, --e31, --e32, --e33 and --e49 the
+      same for E30, E31, E32, E33 and E49
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -551,6 +551,84 @@ def e33_table(run):
     return "\n".join(out)
 
 
+def e49_sides(run):
+    """E49's sides (cuda_ref/src/e49_l2_sides.cu): per reader SM, the SMs
+    whose reads left lines at its own latency (the read sweep below the
+    midpoint of its least and most), and the figures of each group. Raises
+    ValueError when the readers' groups are not one partition of the SMs
+    (every reader's near set one of them)."""
+    d = load(run, "e49_l2_sides")
+    readers = d["results"]["readers"]
+    groups = []
+    rows = []
+    for r in readers:
+        read = r["read"]
+        mid = (min(read) + max(read)) / 2
+        near = frozenset(b for b, v in enumerate(read) if v < mid)
+        if r["reader_sm"] not in near:
+            raise ValueError("E49: SM %d's own reads are not among its "
+                             "near ones" % r["reader_sm"])
+        if near not in groups:
+            groups.append(near)
+        other = [b for b in range(len(read)) if b not in near]
+
+        def med(key, sms):
+            return statistics.median(r[key][b] for b in sms)
+        rows.append({
+            "reader_sm": r["reader_sm"], "near_sms": len(near),
+            "dram": r["dram"], "upload": r["upload"], "lap2": r["lap2"],
+            **{"%s_%s" % (k, g): med(k, sms)
+               for k in ("read", "write", "same")
+               for g, sms in (("own", near), ("other", other))}})
+    sms = d["parameters"]["swept_sms"]
+    if sorted(b for g in groups for b in g) != list(range(sms)):
+        raise ValueError("E49: the readers' near sets do not part the %d "
+                         "SMs into sides" % sms)
+    groups.sort(key=min)
+    side = [next(k for k, g in enumerate(groups) if b in g)
+            for b in range(sms)]
+    return {"device": d.get("device", {}), "rows": rows,
+            "side_of_sm": side, "sides": len(groups)}
+
+
+def e49_table(run):
+    """E49's table: per reader SM the cycles per step of its chain through
+    lines read before by an SM of its side and of the other, and after an
+    upload, from DRAM and on a second lap."""
+    s = e49_sides(run)
+    out = ["Run: `%s` (E49, `cuda_ref/src/e49_l2_sides.cu`, %s); one "
+           "thread's ld.global.cg chain through 4096 lines (512 KB), cycles "
+           "per step; `own`/`other`: the median over the SMs b of the "
+           "reader's side / of the other side of what the chain took after "
+           "SM b read the lines (a kernel before), wrote them, or read them "
+           "in the same kernel. Sides: %d, of %s SMs.\n" % (
+               repo_path(run), s["device"].get("name", "?"), s["sides"],
+               " and ".join(str(s["side_of_sm"].count(k))
+                            for k in range(s["sides"])))]
+    rows = [[r["reader_sm"], "%.1f" % r["dram"], "%.1f" % r["upload"],
+             "%.1f" % r["lap2"]] +
+            ["%.1f" % r["%s_%s" % (k, g)] for k in ("read", "write", "same")
+             for g in ("own", "other")] for r in s["rows"]]
+    table(out, ["reader SM", "DRAM", "upload", "second lap", "read own",
+                "read other", "write own", "write other", "same kernel own",
+                "same kernel other"], rows)
+    out.append("SM b's side (b = 0, 1, ...): `%s`\n" %
+               "".join(str(k) for k in s["side_of_sm"]))
+    d = load(run, "e49_l2_sides")
+    p = d["parameters"]
+    out.append("Ordered walks: %d lines a stride apart, in address order, "
+               "walked by SM %d; cycles per step after the host's copy of "
+               "the walk (8 MB), with every line evicted, after SM %d (the "
+               "other side) read them, after SM %d read them:\n" % (
+                   p["ordered_steps"], p["ordered_reader_sm"],
+                   p["ordered_other_sm"], p["ordered_reader_sm"]))
+    table(out, ["stride", "upload", "DRAM", "other side read", "own read"],
+          [["%d B" % r["stride_bytes"]] +
+           ["%.1f" % r[k] for k in ("upload", "dram", "other", "own")]
+           for r in d["results"]["ordered"]])
+    return "\n".join(out)
+
+
 def render(run):
     out = []
     provenance(run, out)
@@ -573,7 +651,8 @@ def render(run):
 
 
 def main(argv):
-    if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32", "--e33"):
+    if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32", "--e33",
+                            "--e49"):
         # --e29 / --e30 / --e31 / --e32 / --e33 RUN [--update README |
         # --check README]: the experiment's table, in README's
         # <!-- table e29 --> (e30, e31, e32, e33) section.
@@ -583,7 +662,8 @@ def main(argv):
         opts = dict(zip(argv[2::2], argv[3::2]))
         name = argv[0][2:]
         make = {"e29": e29_table, "e30": e30_table, "e31": e31_table,
-                "e32": e32_table, "e33": e33_table}[name]
+                "e32": e32_table, "e33": e33_table,
+                "e49": e49_table}[name]
         return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))

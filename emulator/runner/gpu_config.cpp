@@ -248,9 +248,8 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "l2_ways", .u32 = &m->l2_ways, .lo = 1, .hi = 1u << 16},
       {.name = "l2_far_bytes", .u64 = &m->l2_far_bytes, .hi = 1ull << 40},
       {.name = "l2_far_latency", .u32 = &m->l2_far_latency, .hi = 1u << 20},
-      {.name = "graphics_l2_latency",
-       .u32 = &m->graphics_l2_latency,
-       .hi = 1u << 20},
+      {.name = "l2_sides", .u32 = &m->l2_sides, .lo = 1, .hi = 64},
+      {.name = "l2_cross_latency", .u32 = &m->l2_cross_latency, .hi = 1u << 20},
       {.name = "l2_bytes_per_cycle_per_sm",
        .real = &m->l2_bytes_per_cycle_per_sm},
       {.name = "dram_bytes_per_cycle_per_sm",
@@ -315,6 +314,8 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "l1_sector_fills", .flag = &m->l1_sector_fills},
       {.name = "l1_invalidated_per_run", .flag = &m->l1_invalidated_per_run},
       {.name = "l2_holds_uploads", .flag = &m->l2_holds_uploads},
+      {.name = "l2_uploads_far", .flag = &m->l2_uploads_far},
+      {.name = "uploads_per_run", .flag = &m->uploads_per_run},
       {.name = "global_load_issue_cycles",
        .u32 = &m->global_load_issue_cycles,
        .hi = 1u << 10},
@@ -334,7 +335,40 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
        .u32 = &m->issue_hold_slack_cycles,
        .hi = 1u << 16},
   };
-  if (Status s = SetNumFields(fields, j, prefix, path); !s.ok()) return s;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "l2_side_of_sm") {
+      // Per SM its side: checked against l2_sides below, whatever the
+      // keys' order.
+      std::vector<uint32_t> sides;
+      bool good = value.is_array();
+      for (const auto& v : value) {
+        good = good && v.is_number_unsigned() && v.get<uint64_t>() < 64;
+        if (good) sides.push_back(v.get<uint32_t>());
+      }
+      if (!good) {
+        return InvalidInput(
+            "\"" + prefix + key + "\" must be an array of integers (sides)",
+            SourcePos{path});
+      }
+      m->l2_side_of_sm = std::move(sides);
+      continue;
+    }
+    Status s;
+    if (!SetNumField(fields, key, value, prefix, path, &s)) {
+      return InvalidInput("unknown key \"" + prefix + key + "\" (expected " +
+                              FieldNames(fields, "l2_side_of_sm") + ")",
+                          SourcePos{path});
+    }
+    if (!s.ok()) return s;
+  }
+  for (uint32_t side : m->l2_side_of_sm) {
+    if (side >= m->l2_sides) {
+      return InvalidInput("\"" + prefix +
+                              "l2_side_of_sm\" names a side past l2_sides (" +
+                              std::to_string(m->l2_sides) + ")",
+                          SourcePos{path});
+    }
+  }
   if (m->l2_far_bytes != 0 &&
       (m->l2_far_bytes <= m->l2_bytes || m->l2_far_latency < m->l2_latency)) {
     return InvalidInput(

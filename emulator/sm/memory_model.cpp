@@ -28,6 +28,18 @@ bool LineCache::Access(uint64_t line, bool allocate) {
   return AccessSectors(line, 0xff, allocate) == 0xff;
 }
 
+void LineCache::Invalidate(uint64_t line) {
+  if (entries_ == nullptr) return;
+  uint64_t* e = entries_.get() + (line % sets_) * ways_ * 2;
+  const uint64_t tag = (line + 1) & kTagMask;
+  for (uint32_t w = 0; w < ways_; ++w) {
+    if ((e[2 * w] & kTagMask) == tag) {
+      e[2 * w] = 0;
+      e[2 * w + 1] = 0;
+    }
+  }
+}
+
 uint32_t LineCache::AccessSectors(uint64_t line, uint32_t want, bool allocate) {
   if (entries_ == nullptr) {
     void* p = std::calloc(sets_ * ways_ * 2, sizeof(uint64_t));
@@ -66,7 +78,6 @@ void MemoryModel::InvalidateL1() {
 MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
                          uint32_t bandwidth_sms)
     : t_(timing),
-      l2_(timing.l2_bytes, timing.line_bytes, timing.l2_ways),
       l2_far_(std::max<uint64_t>(1, timing.l2_far_bytes), timing.line_bytes,
               timing.l2_ways),
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
@@ -79,6 +90,34 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
   for (uint32_t s = 0; s < sms; ++s) {
     l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways);
   }
+  const uint32_t sides = std::max(1u, timing.l2_sides);
+  l2_.reserve(sides);
+  for (uint32_t k = 0; k < sides; ++k) {
+    l2_.emplace_back(timing.l2_bytes, timing.line_bytes, timing.l2_ways);
+  }
+  side_.resize(sms);
+  for (uint32_t s = 0; s < sms; ++s) {
+    side_[s] =
+        (s < timing.l2_side_of_sm.size() ? timing.l2_side_of_sm[s] : s) % sides;
+  }
+}
+
+void MemoryModel::Upload(const Block& b, uint64_t host_begin) {
+  const uint64_t line_bytes = std::max(1u, t_.line_bytes);
+  const uint64_t first = b.device / line_bytes;
+  const uint64_t last = (b.device + (b.end - host_begin) - 1) / line_bytes;
+  const uint64_t lines = std::max<uint64_t>(1, t_.l2_bytes / line_bytes);
+  const bool far = t_.l2_uploads_far && t_.l2_far_bytes != 0;
+  for (uint64_t l = last - std::min(last - first, lines - 1); l <= last; ++l) {
+    for (LineCache& side : l2_) {
+      if (far) {
+        side.Invalidate(l);
+      } else {
+        side.Access(l, true);
+      }
+    }
+    if (far) l2_far_.Access(l, true);
+  }
 }
 
 uint64_t MemoryModel::DeviceAddress(const void* host, uint64_t size) {
@@ -87,21 +126,18 @@ uint64_t MemoryModel::DeviceAddress(const void* host, uint64_t size) {
   // The block seen before that starts last at or before `begin`.
   auto it = blocks_.upper_bound(begin);
   if (it != blocks_.begin()) {
-    const auto& [first, block] = *std::prev(it);
-    if (end <= block.end) return block.device + (begin - first);
-  }
-  const uint64_t device = next_device_;
-  blocks_[begin] = {end, device};
-  if (t_.l2_holds_uploads) {
-    const uint64_t line_bytes = std::max(1u, t_.line_bytes);
-    const uint64_t first = device / line_bytes;
-    const uint64_t last = (device + (end - begin) - 1) / line_bytes;
-    const uint64_t lines = std::max<uint64_t>(1, t_.l2_bytes / line_bytes);
-    for (uint64_t l = last - std::min(last - first, lines - 1); l <= last;
-         ++l) {
-      l2_.Access(l, true);
+    auto& [first, block] = *std::prev(it);
+    if (end <= block.end) {
+      if (t_.l2_holds_uploads && t_.uploads_per_run && block.run != run_) {
+        block.run = run_;
+        Upload(block, first);
+      }
+      return block.device + (begin - first);
     }
   }
+  const uint64_t device = next_device_;
+  const Block& block = blocks_[begin] = {end, device, run_};
+  if (t_.l2_holds_uploads) Upload(block, begin);
   next_device_ = (device + (end - begin) + kDeviceAlignment - 1) /
                  kDeviceAlignment * kDeviceAlignment;
   return device;
@@ -280,12 +316,12 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // Per line: which level has it; the sectors of lines that miss a level
   // are what that level's bandwidth carries.
   uint32_t latency = t_.l1_latency;
-  // An L2 hit's latency: a vertex or fragment warp's its own
-  // (graphics_l2_latency, vulkan_ref's E48), a compute warp's l2_latency.
-  const uint32_t l2_hit = graphics && t_.graphics_l2_latency > 0
-                              ? t_.graphics_l2_latency
-                              : t_.l2_latency;
-  uint32_t l2_level = l2_hit;  // the slowest L2 part a line came from
+  uint32_t l2_level = t_.l2_latency;  // the slowest L2 part a line came from
+  const uint32_t side = side_[sm];
+  const uint32_t cross_latency =
+      t_.l2_cross_latency != 0
+          ? t_.l2_cross_latency
+          : (t_.l2_far_bytes != 0 ? t_.l2_far_latency : t_.l2_latency);
   uint64_t l2_sectors = 0, dram_sectors = 0, l2_lines = 0;
   const uint64_t sectors_per_line =
       std::max<uint64_t>(1, line_bytes / sector_bytes);
@@ -338,9 +374,27 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
     if (!store) ++counters_.l1_misses;  // stores do not look in the L1
     ++l2_lines;
     l2_sectors += in_line;
-    if (l2_.Access(line, true)) {
+    const bool near = l2_[side].Access(line, true);
+    bool cross = false;  // another side holds it
+    for (uint32_t k = 0; k < l2_.size() && !near; ++k) {
+      cross = cross || (k != side && l2_[k].Access(line, false));
+    }
+    if (store && l2_.size() > 1) {
+      // The other sides' copies are stale now.
+      for (uint32_t k = 0; k < l2_.size(); ++k) {
+        if (k != side) l2_[k].Invalidate(line);
+      }
+    }
+    if (near) {
       ++counters_.l2_hits;
-      latency = std::max(latency, l2_hit);
+      latency = std::max(latency, t_.l2_latency);
+      continue;
+    }
+    if (cross) {
+      ++counters_.l2_hits;
+      if (t_.l2_far_bytes != 0) l2_far_.Access(line, true);
+      latency = std::max(latency, cross_latency);
+      l2_level = std::max(l2_level, cross_latency);
       continue;
     }
     if (t_.l2_far_bytes != 0 && l2_far_.Access(line, true)) {

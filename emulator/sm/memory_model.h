@@ -49,6 +49,8 @@ class LineCache {
   // `allocate`, they are brought in (the line's tag too, on a miss: its
   // other sectors stay empty until asked for).
   uint32_t AccessSectors(uint64_t line, uint32_t want, bool allocate);
+  // Drops `line` if held.
+  void Invalidate(uint64_t line);
   void Clear();
 
  private:
@@ -150,6 +152,9 @@ class MemoryModel {
   // runs, when no warp waits for them: MemoryTiming::l1_invalidated_per_run);
   // the L2 keeps its lines.
   void InvalidateL1();
+  // A draw or dispatch begins: with MemoryTiming::uploads_per_run, the
+  // blocks it reaches are uploaded again (DeviceAddress).
+  void BeginRun() { ++run_; }
   // The device address of host memory [host, host + size): each block of
   // host memory first seen gets the next free device range, aligned to
   // kDeviceAlignment bytes as a driver aligns allocations, so that cache
@@ -158,8 +163,10 @@ class MemoryModel {
   // one seen before is the same memory (one buffer bound twice, or a
   // part of it), at the same offset; one that overlaps a block seen
   // before without being inside it gets a range of its own.
-  // With MemoryTiming::l2_holds_uploads, a block first seen is brought into
-  // the L2 (its last lines, as many as the L2 holds).
+  // With MemoryTiming::l2_holds_uploads, a block first seen (and, with
+  // uploads_per_run, one first reached in a run) is brought into the L2
+  // (its last lines, as many as the L2 holds): on every side, or with
+  // l2_uploads_far on none.
   uint64_t DeviceAddress(const void* host, uint64_t size);
   static constexpr uint64_t kDeviceAlignment = 512;
 
@@ -167,13 +174,18 @@ class MemoryModel {
   struct Block {
     uint64_t end;     // host
     uint64_t device;  // the device address of the block's first byte
+    uint64_t run;     // the run (BeginRun) it was last uploaded in
   };
+  uint64_t run_ = 0;
+  // Brings the block's lines into the L2 as an upload does.
+  void Upload(const Block& b, uint64_t host_begin);
   std::map<uint64_t, Block> blocks_;  // by first host address
   uint64_t next_device_ = uint64_t{1} << 32;
   MemoryTiming t_;
   std::vector<LineCache> l1_;
-  LineCache l2_;
-  LineCache l2_far_;  // MemoryTiming::l2_far_bytes (unused when 0)
+  std::vector<LineCache> l2_;   // per side (MemoryTiming::l2_sides)
+  std::vector<uint32_t> side_;  // per SM, its side
+  LineCache l2_far_;            // MemoryTiming::l2_far_bytes (unused when 0)
   uint32_t bandwidth_sms_;
   // A bandwidth: the cycle from which it is free again (fractional: bytes
   // per cycle need not be whole) and the latest cycle a request came at.

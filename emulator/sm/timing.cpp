@@ -466,6 +466,7 @@ Status TimingModel::Impl::Drain(pipeline::WarpSource& source,
   next_registers = {};
   run.begin = now;
   if (config.memory.l1_invalidated_per_run) memory.InvalidateL1();
+  memory.BeginRun();
   const MemoryCounters memory_base = memory.counters();
   for (Sm& sm : sms) {
     sm.used_in_run = false;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace warpsim::sm {
 
@@ -71,10 +72,19 @@ struct MemoryTiming {
   // such level.
   uint64_t l2_far_bytes = 0;
   uint32_t l2_far_latency = 0;
-  // The latency of an L2 hit (in l2_bytes) for the loads of vertex and
-  // fragment warps, which vulkan_ref's E48 measured longer than a compute
-  // warp's (l2_latency). 0: l2_latency.
-  uint32_t graphics_l2_latency = 0;
+  // The L2's sides (cuda_ref's E49): an SM sees at l2_latency the lines
+  // its own side holds (each side keeps, in l2_bytes, the lines its SMs
+  // read or wrote); a line only another side holds comes at
+  // l2_cross_latency and is then held by the SM's side too; a line no side
+  // holds (an upload's, with l2_uploads_far, or one past l2_bytes) at
+  // l2_far_latency. A store drops the other sides' copies of its lines.
+  // 1: one side, every SM's.
+  uint32_t l2_sides = 1;
+  // SM s's side: l2_side_of_sm[s] where given (every entry below
+  // l2_sides), else s % l2_sides.
+  std::vector<uint32_t> l2_side_of_sm;
+  // 0: l2_far_latency (l2_latency without a far level).
+  uint32_t l2_cross_latency = 0;
   // Sustained bandwidth per SM, bytes per cycle: the GPU's total divided
   // by its SMs (TimingConfig::sms, or graphics_sms where that is more). All
   // SMs' misses queue on the total, so that a few SMs running alone get more
@@ -164,6 +174,17 @@ struct MemoryTiming {
   // through the L2; the lines past the L2's size are in DRAM). false: the
   // L2 starts empty, and the first access of every line goes to DRAM.
   bool l2_holds_uploads = false;
+  // With l2_holds_uploads and a far level (l2_far_bytes): an upload's lines
+  // are in the L2 but on no side (cuda_ref's E49: a chain's first read of
+  // lines a copy from the host wrote takes about l2_far_latency, one of
+  // lines an SM of its side read before l2_latency). false: on every side.
+  bool l2_uploads_far = false;
+  // With l2_holds_uploads: the host writes every buffer and image a draw or
+  // dispatch reaches again before it (vulkan_ref's runner starts each one,
+  // and each of its repeats, from the scene's inputs), so that its lines
+  // are an upload's again, whatever earlier runs left on the sides.
+  // false: once, when a run first reaches it.
+  bool uploads_per_run = false;
   // Cycles beyond its own issue slot that a compute warp's load/store-pipe
   // instruction holds its sub-partition's issue: no warp there issues for
   // them (the ready ones count as throttled by their pipes), the issuing

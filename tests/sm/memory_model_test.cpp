@@ -559,31 +559,90 @@ TEST_CASE("TiledTexelOffset: 16x16 tiles of texels in Z order") {
   CHECK(warpsim::sm::TiledTexelOffset(img, 4 * 65) == 4 * 65);
 }
 
-TEST_CASE(
-    "fragment warps' L2 hits take graphics_l2_latency when it is set, compute "
-    "warps' l2_latency") {
+// Two L2 sides (SM s on side s % 2 unless l2_side_of_sm says otherwise), a
+// far level, cross-side hits at 350.
+MemoryTiming TwoSides() {
   MemoryTiming t = Unlimited();
-  t.graphics_l2_latency = 450;
+  t.l2_sides = 2;
+  t.l2_cross_latency = 350;
+  t.l2_far_bytes = 2 * t.l2_bytes;
+  t.l2_far_latency = 450;
+  return t;
+}
+
+TEST_CASE("L2 sides: a line another side read comes at l2_cross_latency") {
+  MemoryModel m(TwoSides(), 3, 3);
+  std::vector<uint8_t> buf(1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t a[32];
+  for (uint32_t l = 0; l < 32; ++l) a[l] = base + 4 * l;  // one line
+  CHECK(m.Access(0, 0, a, ~0u, 4, false) == 500);         // DRAM, into side 0
+  CHECK(m.Access(1, 0, a, ~0u, 4, false) == 350);  // side 1: side 0's copy
+  CHECK(m.Access(2, 0, a, ~0u, 4, false) == 200);  // SM 2, side 0: its own
+  m.InvalidateL1();
+  CHECK(m.Access(1, 1000, a, ~0u, 4, false) == 200);  // side 1 holds it now
+  CHECK(m.counters().l2_hits == 3);
+  CHECK(m.counters().l2_misses == 1);
+  // The map puts SM 1 on side 0 beside SM 0: its first read is a near hit.
+  MemoryTiming t = TwoSides();
+  t.l2_side_of_sm = {0, 0, 1};
+  MemoryModel mapped(t, 3, 3);
+  const uint64_t b = mapped.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) a[l] = b + 4 * l;
+  CHECK(mapped.Access(0, 0, a, ~0u, 4, false) == 500);
+  CHECK(mapped.Access(1, 0, a, ~0u, 4, false) == 200);
+  CHECK(mapped.Access(2, 0, a, ~0u, 4, false) == 350);
+}
+
+TEST_CASE("L2 sides: a store drops the other sides' copies") {
+  MemoryModel m(TwoSides(), 2, 2);
+  std::vector<uint8_t> buf(1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t a[32];
+  for (uint32_t l = 0; l < 32; ++l) a[l] = base + 4 * l;
+  CHECK(m.Access(0, 0, a, ~0u, 4, false) == 500);
+  CHECK(m.Access(1, 0, a, ~0u, 4, false) == 350);  // both sides hold it
+  m.Access(1, 100, a, ~0u, 4, true);               // SM 1 writes it
+  m.InvalidateL1();
+  // Side 0's copy went with the store: side 1's is the line now.
+  CHECK(m.Access(0, 1000, a, ~0u, 4, false) == 350);
+  CHECK(m.Access(1, 1000, a, ~0u, 4, false) == 200);
+}
+
+TEST_CASE(
+    "l2_uploads_far: an upload's lines are on no side, uploads_per_run "
+    "uploads them again each run") {
+  MemoryTiming t = TwoSides();
+  t.l2_holds_uploads = true;
+  t.l2_uploads_far = true;
+  t.uploads_per_run = true;
   MemoryModel m(t, 2, 2);
   std::vector<uint8_t> buf(1024);
   const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
-  uint64_t a[32], b[32];
-  for (uint32_t l = 0; l < 32; ++l) {
-    a[l] = base + 4 * l;        // one line
-    b[l] = base + 512 + 4 * l;  // another
-  }
-  // SM 0 brings both lines into the L2 (DRAM misses).
-  CHECK(m.Access(0, 0, a, ~0u, 4, false, false) == 500);
-  CHECK(m.Access(0, 0, b, ~0u, 4, false, false) == 500);
-  // Long after, SM 1 misses its own L1 and hits the L2: a fragment warp's
-  // load at graphics_l2_latency, a compute warp's at l2_latency.
-  CHECK(m.Access(1, 10000, a, ~0u, 4, false, true) == 450);
-  CHECK(m.Access(1, 10000, b, ~0u, 4, false, false) == 200);
-  // Unset (0): graphics loads use l2_latency.
-  t.graphics_l2_latency = 0;
-  MemoryModel plain(t, 2, 2);
-  const uint64_t pbase = plain.DeviceAddress(buf.data(), buf.size());
-  for (uint32_t l = 0; l < 32; ++l) a[l] = pbase + 4 * l;
-  CHECK(plain.Access(0, 0, a, ~0u, 4, false, false) == 500);
-  CHECK(plain.Access(1, 10000, a, ~0u, 4, false, true) == 200);
+  uint64_t a[32];
+  for (uint32_t l = 0; l < 32; ++l) a[l] = base + 4 * l;
+  CHECK(m.Access(0, 0, a, ~0u, 4, false) == 450);  // the far level's
+  CHECK(m.Access(1, 0, a, ~0u, 4, false) == 350);  // side 0 holds it now
+  m.InvalidateL1();
+  CHECK(m.Access(0, 1000, a, ~0u, 4, false) == 200);
+  // The same run reaches the block again (a part of it): no upload.
+  CHECK(m.DeviceAddress(buf.data() + 128, 64) == base + 128);
+  m.InvalidateL1();
+  CHECK(m.Access(0, 2000, a, ~0u, 4, false) == 200);
+  // The next run: the host wrote it again, no side holds it.
+  m.BeginRun();
+  CHECK(m.DeviceAddress(buf.data(), buf.size()) == base);
+  m.InvalidateL1();
+  CHECK(m.Access(0, 3000, a, ~0u, 4, false) == 450);
+  CHECK(m.Access(1, 3000, a, ~0u, 4, false) == 350);
+  // Without uploads_per_run a later run finds what the earlier left.
+  t.uploads_per_run = false;
+  MemoryModel once(t, 2, 2);
+  const uint64_t b = once.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) a[l] = b + 4 * l;
+  CHECK(once.Access(0, 0, a, ~0u, 4, false) == 450);
+  once.BeginRun();
+  once.DeviceAddress(buf.data(), buf.size());
+  once.InvalidateL1();
+  CHECK(once.Access(0, 1000, a, ~0u, 4, false) == 200);
 }

@@ -10,8 +10,6 @@ share its SM: memory_loads' coalesced loop at 512, 32 and 8 warps an SM.
       [-o samples/h200/e48_l2_wait/timing-vs-h200.json]
   vulkan_ref/experiments/e48_l2_wait.py model-table RECORD
       [MODEL.json] [--update README.md | --check README.md]
-  vulkan_ref/experiments/e48_l2_wait.py l2-fit RECORD --warpsim BIN
-      [-o samples/h200/e48_l2_wait/l2-fit.json]
 
 Why: samples/timing_families' memory_loads draws its variants that read
 whole lines from the L2 (`coalesced`, 16 loads a pixel, and `coalesced8`,
@@ -56,14 +54,6 @@ l2_far_latency a trip:
   spread_256, spread_32         coalesced with a trip's lines 256 KB and
       one line on from the trip before's (65568 words), not 256 KB: the
       four lines a warp reads in a pass fall in different L2 sets.
-
-`l2-fit` finds the latency of a fragment warp's L2 hit
-(memory.graphics_l2_latency of the h200 preset, which
-cuda_ref/results/make_timing_preset.py reads from its output): the model
-with the h200 preset and each latency of FIT_LATENCIES on FIT_VARIANT (one
-load a trip, each warp waiting on it: the trip is the latency and the
-loop's few instructions), the one whose cycles per trip are nearest the
-GPU's (RECORD, the mean of its runs), with every candidate's figure.
 
 `summary` gives per variant the SM cycles per trip (time at 48 - time at
 16, over 32, at the SM clock sampled through the run), per warp (that
@@ -261,51 +251,7 @@ def model_table(record, model_json):
     return "\n".join(out) + "\n"
 
 
-FIT_VARIANT = "rolled_32"
-FIT_LATENCIES = range(280, 561, 5)
-L2_FIT = os.path.join(SCENES, "l2-fit.json")
-
-
-def l2_fit(warpsim, record, out):
-    import json
-    import tempfile
-    from readme_section import source_commit, timing_report, write_json
-    gpu = device_clocks.run_mean(summary(record), "cycles_per_step")
-    scene = os.path.join(SCENES, FIT_VARIANT + ".amber")
-    model = {}  # latency: the model's cycles per trip
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = os.path.join(tmp, "gpu.json")
-        for lat in FIT_LATENCIES:
-            with open(cfg, "w") as fh:
-                json.dump({"preset": "h200", "timing": {"memory": {
-                    "graphics_l2_latency": lat}}}, fh)
-            draws = timing_report(warpsim, scene, "e48_l2_wait.py",
-                                  cfg)["draws"]
-            row, = rows_of({d["pipeline"]: d["cycles"] for d in draws}, 1.0,
-                           [FIT_VARIANT])
-            model[lat] = round(row["cycles_per_step"], 3)
-    best = min(model, key=lambda v: (abs(model[v] - gpu[FIT_VARIANT]), v))
-    write_json({
-        "generated_by": "vulkan_ref/experiments/e48_l2_wait.py l2-fit",
-        "record": os.path.relpath(record, ROOT),
-        "warpsim_commit": source_commit(ROOT),
-        "variant": FIT_VARIANT,
-        "gpu_cycles_per_trip": round(gpu[FIT_VARIANT], 3),
-        "model_cycles_per_trip": {str(v): c for v, c in model.items()},
-        "graphics_l2_latency": best}, out)
-    return 0
-
-
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "l2-fit":
-        import argparse
-        ap = argparse.ArgumentParser(prog="e48_l2_wait.py l2-fit")
-        ap.add_argument("cmd")
-        ap.add_argument("record")
-        ap.add_argument("--warpsim", required=True)
-        ap.add_argument("-o", "--out", default=L2_FIT)
-        a = ap.parse_args()
-        return l2_fit(a.warpsim, a.record, a.out)
     return experiment_main(__doc__, scene, summary, table, "e48",
                            "e48_l2_wait.py", MODEL_JSON, model, model_table)
 
