@@ -1167,10 +1167,12 @@ def l1_per_run(run, vk_dir, t, src):
 
 
 def latest_any_device(run, suffix):
-    """The latest *-SUFFIX run directory of cuda_ref's results for any
-    device (beside RUN_DIR's device directory: h200, h100), by name (its
-    date first)."""
-    found = glob.glob(os.path.join(os.path.dirname(os.path.dirname(
+    """The latest *-SUFFIX run directory beside RUN_DIR (its device's), or
+    when there is none the latest of any device's (beside RUN_DIR's device
+    directory: h100), by name (its date first)."""
+    own = glob.glob(os.path.join(os.path.dirname(os.path.abspath(run)),
+                                 "*-" + suffix))
+    found = own or glob.glob(os.path.join(os.path.dirname(os.path.dirname(
         os.path.abspath(run))), "*", "*-" + suffix))
     if not found:
         fail(f"no *-{suffix} run in cuda_ref's results")
@@ -1221,7 +1223,9 @@ def l2_sides(run, t, src):
         f"one's median step through lines an SM of the other side read "
         f"(own side {own:.2f}; per reader: " + ", ".join(
             f"SM {r['reader_sm']} {r['read_other']:.1f}" for r in rows) +
-        "). Measured on the H100: no H200 record has it")
+        ")" + ("" if "H200" in s["device"].get("name", "") else
+               ". Measured on the " + s["device"].get("name", "?") +
+               ": no H200 record has it"))
     src["memory.l2_uploads_far"] = (
         f"{name}: the first chain through lines a cudaMemcpy from the host "
         f"wrote took {upload:.2f} cycles a step (median over readers), "
