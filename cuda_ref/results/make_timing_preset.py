@@ -1240,6 +1240,43 @@ def l2_sides(run, t, src):
         "the host has just written")
 
 
+def upload_latency(vk_dir, t, src):
+    """The first read of a line vulkan_ref's runner has just written
+    (MemoryTiming::l2_upload_latency) from E50 (vulkan_ref/experiments/
+    e50_upload_chase.py; the latest record beside the H200's, else one an
+    H100 took): one thread's chain through a buffer the runner wrote,
+    its first lap against its second (whose lines the first left on the
+    SM's side, at l2_latency): l2_latency plus what the first lap takes
+    more a step, the median over the record's runs. Only with
+    l2_uploads_far (lines no side holds)."""
+    m = t["memory"]
+    if not m.get("l2_uploads_far"):
+        return
+    d = latest_record(vk_dir, "e50-upload-chase")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e50_upload_chase  # noqa: E402
+    s = e50_upload_chase.summary(d)
+    gaps = []
+    for name in sorted(s["runs"]):
+        laps = {r["variant"]: r["cycles_per_step"]
+                for r in s["runs"][name]["rows"]}
+        gaps.append((name, laps["lap1"], laps["lap2"]))
+    more = statistics.median(a - b for _, a, b in gaps)
+    m["l2_upload_latency"] = nearest(m["l2_latency"] + more)
+    src["memory.l2_upload_latency"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}; E50, the table in "
+        f"{rel(os.path.dirname(d))}/README.md): one thread's chain through "
+        "a 512 KB buffer the runner had just written, first lap against "
+        "second in SM cycles a step (" + ", ".join(
+            f"{n} {a:.1f} and {b:.1f}" for n, a, b in gaps) +
+        f"): the first takes {more:.1f} more (median), on top of "
+        f"l2_latency {m['l2_latency']}" +
+        ("" if "H200" in s["device"].get("name", "") else
+         ". Measured on the " + s["device"].get("name", "?") +
+         ": no H200 record has it"))
+
+
 def buffer_address(run, e2, vk_dir, t, src):
     """The figures of an access chain's first step from a storage buffer's
     base by a run-time index (TimingConfig::buffer_address): NVIDIA's code
@@ -1726,6 +1763,7 @@ def generate(run, vk_dir, out_path):
     graphics_l1_miss_lines(vk_dir, t, src)
     l1_per_run(run, vk_dir, t, src)
     l2_sides(run, t, src)
+    upload_latency(vk_dir, t, src)
     l1_wavefronts(vk_dir, t, src)
     shared_wavefronts(vk_dir, t, src)
     store_path(vk_dir, t, src)

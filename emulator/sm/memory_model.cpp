@@ -68,6 +68,24 @@ uint32_t LineCache::AccessSectors(uint64_t line, uint32_t want, bool allocate) {
   return 0;
 }
 
+void LineCache::InvalidateRange(uint64_t first, uint64_t last) {
+  if (entries_ == nullptr || last < first) return;
+  const uint64_t slots = sets_ * ways_;
+  if (last - first < slots) {
+    for (uint64_t l = first; l <= last; ++l) Invalidate(l);
+    return;
+  }
+  const uint64_t lo = (first + 1) & kTagMask, hi = (last + 1) & kTagMask;
+  uint64_t* e = entries_.get();
+  for (uint64_t i = 0; i < slots; ++i) {
+    const uint64_t tag = e[2 * i] & kTagMask;
+    if (tag != 0 && tag >= lo && tag <= hi) {
+      e[2 * i] = 0;
+      e[2 * i + 1] = 0;
+    }
+  }
+}
+
 void LineCache::Clear() { entries_.reset(); }
 
 void MemoryModel::InvalidateL1() {
@@ -80,6 +98,7 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
     : t_(timing),
       l2_far_(std::max<uint64_t>(1, timing.l2_far_bytes), timing.line_bytes,
               timing.l2_ways),
+      l2_uploaded_(timing.l2_bytes, timing.line_bytes, timing.l2_ways),
       bandwidth_sms_(std::max(1u, bandwidth_sms)),
       request_queue_(sms),
       data_queue_(sms),
@@ -108,15 +127,26 @@ void MemoryModel::Upload(const Block& b, uint64_t host_begin) {
   const uint64_t last = (b.device + (b.end - host_begin) - 1) / line_bytes;
   const uint64_t lines = std::max<uint64_t>(1, t_.l2_bytes / line_bytes);
   const bool far = t_.l2_uploads_far && t_.l2_far_bytes != 0;
-  for (uint64_t l = last - std::min(last - first, lines - 1); l <= last; ++l) {
-    for (LineCache& side : l2_) {
-      if (far) {
-        side.Invalidate(l);
-      } else {
-        side.Access(l, true);
-      }
+  const bool uploaded = far && t_.l2_upload_latency != 0;
+  const uint64_t kept = last - std::min(last - first, lines - 1);
+  // The host's writes leave the lines the L2 does not keep in DRAM only
+  // (cuda_ref's E49: of an 8 MB copy only its end stayed in the L2), and
+  // with l2_uploads_far no side a copy of any of the block's lines.
+  for (LineCache& side : l2_) {
+    if (far) {
+      side.InvalidateRange(first, last);
+    } else if (kept > first) {
+      side.InvalidateRange(first, kept - 1);
     }
-    if (far) l2_far_.Access(l, true);
+  }
+  if (kept > first) l2_far_.InvalidateRange(first, kept - 1);
+  for (uint64_t l = kept; l <= last; ++l) {
+    if (far) {
+      l2_far_.Access(l, true);
+      if (uploaded) l2_uploaded_.Access(l, true);
+    } else {
+      for (LineCache& side : l2_) side.Access(l, true);
+    }
   }
 }
 
@@ -385,6 +415,13 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
         if (k != side) l2_[k].Invalidate(line);
       }
     }
+    // An upload's line no side held: its first reader's side holds it now
+    // (Access above), whoever reads it next.
+    const bool uploaded = t_.l2_upload_latency != 0 && !near && !cross &&
+                          l2_uploaded_.Access(line, false);
+    if (t_.l2_upload_latency != 0 && (uploaded || store)) {
+      l2_uploaded_.Invalidate(line);
+    }
     if (near) {
       ++counters_.l2_hits;
       latency = std::max(latency, t_.l2_latency);
@@ -395,6 +432,13 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
       if (t_.l2_far_bytes != 0) l2_far_.Access(line, true);
       latency = std::max(latency, cross_latency);
       l2_level = std::max(l2_level, cross_latency);
+      continue;
+    }
+    if (uploaded) {
+      ++counters_.l2_hits;
+      if (t_.l2_far_bytes != 0) l2_far_.Access(line, true);
+      latency = std::max(latency, t_.l2_upload_latency);
+      l2_level = std::max(l2_level, t_.l2_upload_latency);
       continue;
     }
     if (t_.l2_far_bytes != 0 && l2_far_.Access(line, true)) {

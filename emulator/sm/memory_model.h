@@ -51,6 +51,9 @@ class LineCache {
   uint32_t AccessSectors(uint64_t line, uint32_t want, bool allocate);
   // Drops `line` if held.
   void Invalidate(uint64_t line);
+  // Drops every line in [first, last] it holds (line by line, or through
+  // its entries when the range is longer than the cache).
+  void InvalidateRange(uint64_t first, uint64_t last);
   void Clear();
 
  private:
@@ -166,7 +169,9 @@ class MemoryModel {
   // With MemoryTiming::l2_holds_uploads, a block first seen (and, with
   // uploads_per_run, one first reached in a run) is brought into the L2
   // (its last lines, as many as the L2 holds): on every side, or with
-  // l2_uploads_far on none.
+  // l2_uploads_far on none (every side's copies of all its lines dropped),
+  // and with l2_upload_latency where a first read finds them at that
+  // latency.
   uint64_t DeviceAddress(const void* host, uint64_t size);
   static constexpr uint64_t kDeviceAlignment = 512;
 
@@ -186,6 +191,9 @@ class MemoryModel {
   std::vector<LineCache> l2_;   // per side (MemoryTiming::l2_sides)
   std::vector<uint32_t> side_;  // per SM, its side
   LineCache l2_far_;            // MemoryTiming::l2_far_bytes (unused when 0)
+  // The lines uploads placed on no side, while no side has read them
+  // (MemoryTiming::l2_upload_latency; unused when 0).
+  LineCache l2_uploaded_;
   uint32_t bandwidth_sms_;
   // A bandwidth: the cycle from which it is free again (fractional: bytes
   // per cycle need not be whole) and the latest cycle a request came at.

@@ -179,6 +179,13 @@ struct MemoryTiming {
   // lines a copy from the host wrote takes about l2_far_latency, one of
   // lines an SM of its side read before l2_latency). false: on every side.
   bool l2_uploads_far = false;
+  // With l2_uploads_far: the latency of the first read of a line an upload
+  // placed, before any side holds it (then the reader's side holds it).
+  // The host's writes through a mapped buffer (vulkan_ref's runner) leave
+  // lines nearer than a copy engine's (vulkan_ref's E50: a chain's first
+  // lap through lines the runner had just written takes about the
+  // cross-side latency a step, not the far one). 0: l2_far_latency.
+  uint32_t l2_upload_latency = 0;
   // With l2_holds_uploads: the host writes every buffer and image a draw or
   // dispatch reaches again before it (vulkan_ref's runner starts each one,
   // and each of its repeats, from the scene's inputs), so that its lines

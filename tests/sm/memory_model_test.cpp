@@ -646,3 +646,83 @@ TEST_CASE(
   once.InvalidateL1();
   CHECK(once.Access(0, 1000, a, ~0u, 4, false) == 200);
 }
+
+TEST_CASE(
+    "l2_upload_latency: an upload's line comes at it on its first read, "
+    "then from the reader's side") {
+  MemoryTiming t = TwoSides();
+  t.l2_holds_uploads = true;
+  t.l2_uploads_far = true;
+  t.uploads_per_run = true;
+  t.l2_upload_latency = 300;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(1024);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t a[32];
+  for (uint32_t l = 0; l < 32; ++l) a[l] = base + 4 * l;
+  CHECK(m.Access(0, 0, a, ~0u, 4, false) == 300);  // the upload's
+  CHECK(m.Access(1, 0, a, ~0u, 4, false) == 350);  // side 0 holds it now
+  m.InvalidateL1();
+  CHECK(m.Access(0, 1000, a, ~0u, 4, false) == 200);
+  // A line SM 1 writes is no upload's any more: side 1 holds it.
+  uint64_t w[32];
+  for (uint32_t l = 0; l < 32; ++l) w[l] = base + 128 + 4 * l;
+  m.Access(1, 1000, w, ~0u, 4, true);
+  m.InvalidateL1();
+  CHECK(m.Access(0, 2000, w, ~0u, 4, false) == 350);
+  // The next run uploads the block again.
+  m.BeginRun();
+  m.DeviceAddress(buf.data(), buf.size());
+  m.InvalidateL1();
+  CHECK(m.Access(1, 3000, a, ~0u, 4, false) == 300);
+  CHECK(m.Access(1, 3000, w, ~0u, 4, false) == 300);
+  // Without l2_uploads_far the upload is on every side and the latency
+  // has nothing to do.
+  t.l2_uploads_far = false;
+  MemoryModel near(t, 2, 2);
+  const uint64_t b = near.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) a[l] = b + 4 * l;
+  CHECK(near.Access(1, 0, a, ~0u, 4, false) == 200);
+}
+
+TEST_CASE(
+    "l2_uploads_far: an upload larger than the L2 leaves no side a copy of "
+    "any of its lines") {
+  MemoryTiming t = TwoSides();
+  t.l2_bytes = 4 * 1024;  // 32 lines a side
+  t.l2_ways = 4;
+  t.l2_far_bytes = 8 * 1024;
+  t.l2_holds_uploads = true;
+  t.l2_uploads_far = true;
+  t.uploads_per_run = true;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(16 * 1024);  // 128 lines: four times a side
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t a[32];
+  for (uint32_t l = 0; l < 32; ++l) a[l] = base + 4 * l;  // its first line
+  // Not among the last lines the L2 keeps: DRAM, then on side 0.
+  CHECK(m.Access(0, 0, a, ~0u, 4, false) == 500);
+  m.InvalidateL1();
+  CHECK(m.Access(0, 1000, a, ~0u, 4, false) == 200);
+  // The next run's upload writes it again: side 0's copy is stale.
+  m.BeginRun();
+  m.DeviceAddress(buf.data(), buf.size());
+  m.InvalidateL1();
+  CHECK(m.Access(0, 2000, a, ~0u, 4, false) == 500);
+  // On every side (no l2_uploads_far): the same for the lines it does not
+  // keep.
+  t.l2_uploads_far = false;
+  MemoryModel every(t, 2, 2);
+  const uint64_t b = every.DeviceAddress(buf.data(), buf.size());
+  for (uint32_t l = 0; l < 32; ++l) a[l] = b + 4 * l;
+  CHECK(every.Access(0, 0, a, ~0u, 4, false) == 500);
+  every.InvalidateL1();
+  CHECK(every.Access(0, 1000, a, ~0u, 4, false) == 200);
+  every.BeginRun();
+  every.DeviceAddress(buf.data(), buf.size());
+  every.InvalidateL1();
+  CHECK(every.Access(0, 2000, a, ~0u, 4, false) == 500);
+  // Its last line is the upload's, on every side.
+  for (uint32_t l = 0; l < 32; ++l) a[l] = b + buf.size() - 128 + 4 * l;
+  CHECK(every.Access(1, 2000, a, ~0u, 4, false) == 200);
+}
