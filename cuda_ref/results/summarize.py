@@ -6,8 +6,8 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section; --e30, --e31, --e32, --e33 and --e49 the
-      same for E30, E31, E32, E33 and E49
+      "<!-- table e29 -->" section; --e30, --e31, --e32, --e33, --e49 and
+      --e51 the same for E30, E31, E32, E33, E49 and E51
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -629,6 +629,87 @@ def e49_table(run):
     return "\n".join(out)
 
 
+def e51_table(run):
+    """E51's table: per load kind, placement, warps W and sectors S, one
+    warp's cycles a step while it walks K chains in step (the median over
+    the block's warps)."""
+    d = load(run, "e51_load_parallelism")
+    p = d["parameters"]
+    walks = d["results"]["walks"]
+    chains = sorted({w["chains"] for w in walks})
+    out = ["Run: `%s` (E51, `cuda_ref/src/e51_load_parallelism.cu`, %s); "
+           "one block of W warps on SM %d, each warp walking K chains in "
+           "step (K independent loads issued back to back a step), each "
+           "chain a random cycle through its own %d lines; lane l reads "
+           "word l mod 8S of its line (S sectors). Cycles a step: (a walk "
+           "of %d steps - one of %d) / %d, the median over the warps. "
+           "Placement before each walk: `near` the lines read once by the "
+           "same SM (ld.global.cg, word 0) after every line was evicted; "
+           "`upload` a cudaMemcpy of the chains' lines after the eviction; "
+           "`dram` evicted.\n" % (
+               repo_path(run), d["device"].get("name", "?"), p["sm"],
+               p["slice_lines"], p["steps"], p["steps"] // 2,
+               p["steps"] // 2)]
+    for cache in ("cg", "ca"):
+        out.append("Loads `ld.global.%s`:\n" % cache)
+        rows = []
+        for place in ("near", "upload", "dram"):
+            for warps in sorted({w["warps"] for w in walks}):
+                for sectors in sorted({w["sectors"] for w in walks}):
+                    got = {w["chains"]: w["cycles_per_step"] for w in walks
+                           if (w["cache"], w["place"], w["warps"],
+                               w["sectors"]) == (cache, place, warps,
+                                                 sectors)}
+                    if not got:
+                        continue
+                    rows.append([place, warps, sectors] +
+                                ["%.1f" % got[k] if k in got else "—"
+                                 for k in chains] +
+                                ["%.2f" % (got[4] / got[1])
+                                 if 1 in got and 4 in got else "—"])
+        table(out, ["place", "W", "S"] + ["K = %d" % k for k in chains] +
+              ["K = 4 / K = 1"], rows)
+    out.append(e51_mixture(walks, chains))
+    return "\n".join(out)
+
+
+def e51_mixture(walks, chains):
+    """E51's uploads read as a mixture: a share f of a copy's lines in
+    DRAM, the rest at what one warp's single chain through a copy of one
+    slice takes (W = 1, K = 1: the whole copy kept); f from each W's K = 1
+    step between that and DRAM's; a step of K chains waits for the slowest
+    of K lines, all kept with chance (1 - f)^K: predicted (1 - f)^K fast +
+    (1 - (1 - f)^K) DRAM, against the measured step."""
+    g = {(w["cache"], w["place"], w["warps"], w["sectors"], w["chains"]):
+         w["cycles_per_step"] for w in walks}
+    out = ["Uploads as a mixture (`ld.global.cg`, S = 4): f = (upload K = 1 "
+           "- fast) / (DRAM K = 1 - fast), fast the W = 1, K = 1 upload (a "
+           "copy of one chain's lines); predicted K chains: fast (1 - f)^K "
+           "+ DRAM K = 1 (1 - (1 - f)^K); measured / predicted:\n"]
+    rows = []
+    for warps in sorted({w["warps"] for w in walks}):
+        if warps == 1:
+            continue
+        key = ("cg", "upload", warps, 4)
+        fast = g.get(("cg", "upload", 1, 4, 1))
+        slow = g.get(("cg", "dram", warps, 4, 1))
+        one = g.get(key + (1,))
+        if None in (fast, slow, one):
+            continue
+        f = (one - fast) / (slow - fast)
+        row = [warps, "%.2f" % f]
+        for k in chains:
+            if k == 1 or key + (k,) not in g:
+                continue
+            p = (1 - f) ** k
+            pred = fast * p + slow * (1 - p)
+            row.append("%.1f / %.1f = %.2f" % (g[key + (k,)], pred,
+                                               g[key + (k,)] / pred))
+        rows.append(row)
+    table(out, ["W", "f"] + ["K = %d" % k for k in chains if k != 1], rows)
+    return "\n".join(out)
+
+
 def render(run):
     out = []
     provenance(run, out)
@@ -652,7 +733,7 @@ def render(run):
 
 def main(argv):
     if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32", "--e33",
-                            "--e49"):
+                            "--e49", "--e51"):
         # --e29 / --e30 / --e31 / --e32 / --e33 RUN [--update README |
         # --check README]: the experiment's table, in README's
         # <!-- table e29 --> (e30, e31, e32, e33) section.
@@ -663,7 +744,7 @@ def main(argv):
         name = argv[0][2:]
         make = {"e29": e29_table, "e30": e30_table, "e31": e31_table,
                 "e32": e32_table, "e33": e33_table,
-                "e49": e49_table}[name]
+                "e49": e49_table, "e51": e51_table}[name]
         return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))
