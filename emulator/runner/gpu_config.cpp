@@ -133,7 +133,7 @@ Status ParseSmLimits(const nlohmann::json& j, const std::string& path,
 
 // A numeric field of a JSON object: an unsigned integer in lo..hi (u32 or
 // u64 set), or a finite number above lo (real set; at lo too when
-// lo_closed); or a true/false one (flag set).
+// lo_closed; with share, a number in 0..1); or a true/false one (flag set).
 struct NumField {
   const char* name;
   uint32_t* u32 = nullptr;
@@ -142,6 +142,7 @@ struct NumField {
   bool* flag = nullptr;  // true or false instead of a number
   uint64_t lo = 0, hi = 0;
   bool lo_closed = false;
+  bool share = false;
 };
 
 std::string FieldNames(const std::vector<NumField>& fields,
@@ -172,6 +173,16 @@ bool SetNumField(const std::vector<NumField>& fields, const std::string& key,
       return true;
     }
     *f->flag = value.get<bool>();
+    return true;
+  }
+  if (f->real != nullptr && f->share) {
+    if (!value.is_number() || !(value.get<double>() >= 0) ||
+        !(value.get<double>() <= 1)) {
+      *status =
+          InvalidInput(name + " must be a number in 0..1", SourcePos{path});
+      return true;
+    }
+    *f->real = value.get<double>();
     return true;
   }
   if (f->real != nullptr) {
@@ -253,6 +264,9 @@ Status ParseMemoryTiming(const nlohmann::json& j, const std::string& path,
       {.name = "l2_upload_latency",
        .u32 = &m->l2_upload_latency,
        .hi = 1u << 20},
+      {.name = "upload_dram_share",
+       .real = &m->upload_dram_share,
+       .share = true},
       {.name = "l2_bytes_per_cycle_per_sm",
        .real = &m->l2_bytes_per_cycle_per_sm},
       {.name = "dram_bytes_per_cycle_per_sm",

@@ -121,6 +121,16 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
   }
 }
 
+bool MemoryModel::InDram(uint64_t line, double share) {
+  // splitmix64's finalizer: the line's bits spread over all 64, so that
+  // neighbouring lines are chosen apart.
+  uint64_t z = line + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-53 < share;
+}
+
 void MemoryModel::Upload(const Block& b, uint64_t host_begin) {
   const uint64_t line_bytes = std::max(1u, t_.line_bytes);
   const uint64_t first = b.device / line_bytes;
@@ -140,7 +150,15 @@ void MemoryModel::Upload(const Block& b, uint64_t host_begin) {
     }
   }
   if (kept > first) l2_far_.InvalidateRange(first, kept - 1);
+  const double share = std::clamp(t_.upload_dram_share, 0.0, 1.0);
   for (uint64_t l = kept; l <= last; ++l) {
+    if (share > 0 && InDram(l, share)) {
+      // Only in DRAM: no copy of it anywhere in the L2.
+      for (LineCache& side : l2_) side.Invalidate(l);
+      l2_far_.Invalidate(l);
+      l2_uploaded_.Invalidate(l);
+      continue;
+    }
     if (far) {
       l2_far_.Access(l, true);
       if (uploaded) l2_uploaded_.Access(l, true);

@@ -184,6 +184,9 @@ class MemoryModel {
   uint64_t run_ = 0;
   // Brings the block's lines into the L2 as an upload does.
   void Upload(const Block& b, uint64_t host_begin);
+  // Whether an upload leaves `line` in DRAM only, with chance `share`
+  // (MemoryTiming::upload_dram_share; the same line always the same).
+  static bool InDram(uint64_t line, double share);
   std::map<uint64_t, Block> blocks_;  // by first host address
   uint64_t next_device_ = uint64_t{1} << 32;
   MemoryTiming t_;

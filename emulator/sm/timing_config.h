@@ -186,6 +186,13 @@ struct MemoryTiming {
   // lap through lines the runner had just written takes about the
   // cross-side latency a step, not the far one). 0: l2_far_latency.
   uint32_t l2_upload_latency = 0;
+  // With l2_holds_uploads: the share of an upload's lines (those the L2
+  // keeps) that it leaves in DRAM only, each line chosen on its own by a
+  // hash of its address (cuda_ref's E51: a step of K loads of lines a copy
+  // from the host wrote waits for the slowest, as if each line were in
+  // DRAM with the same chance; vulkan_ref's E52 for the runner's uploads).
+  // 0: every line it keeps is in the L2.
+  double upload_dram_share = 0;
   // With l2_holds_uploads: the host writes every buffer and image a draw or
   // dispatch reaches again before it (vulkan_ref's runner starts each one,
   // and each of its repeats, from the scene's inputs), so that its lines

@@ -726,3 +726,38 @@ TEST_CASE(
   for (uint32_t l = 0; l < 32; ++l) a[l] = b + buf.size() - 128 + 4 * l;
   CHECK(every.Access(1, 2000, a, ~0u, 4, false) == 200);
 }
+
+TEST_CASE(
+    "upload_dram_share: that share of an upload's lines is in DRAM only, "
+    "the same lines every run") {
+  MemoryTiming t = TwoSides();
+  t.l2_holds_uploads = true;
+  t.l2_uploads_far = true;
+  t.uploads_per_run = true;
+  t.l2_upload_latency = 300;
+  t.upload_dram_share = 0.25;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(4096 * 128);  // 4096 lines
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  std::vector<uint32_t> first;
+  uint32_t dram = 0;
+  uint64_t a[32];
+  for (uint64_t line = 0; line < 4096; ++line) {
+    for (uint32_t l = 0; l < 32; ++l) a[l] = base + line * 128 + 4 * l;
+    const uint32_t c = m.Access(0, line * 1000, a, ~0u, 4, false);
+    CHECK((c == 300 || c == 500));  // the upload's, or DRAM's
+    dram += c == 500;
+    first.push_back(c);
+  }
+  // A quarter, within what 4096 independent draws give (sd 28 lines).
+  CHECK(dram > 1024 - 120);
+  CHECK(dram < 1024 + 120);
+  // The next run uploads the block again: the same lines in DRAM.
+  m.BeginRun();
+  m.DeviceAddress(buf.data(), buf.size());
+  m.InvalidateL1();
+  for (uint64_t line = 0; line < 4096; line += 97) {
+    for (uint32_t l = 0; l < 32; ++l) a[l] = base + line * 128 + 4 * l;
+    CHECK(m.Access(1, 10000000 + line, a, ~0u, 4, false) == first[line]);
+  }
+}
