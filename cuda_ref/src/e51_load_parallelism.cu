@@ -239,8 +239,7 @@ int main(int argc, char** argv) {
   }
   CUDA_CHECK(cudaMemcpy(c.data, c.host.data(), words * sizeof(uint32_t),
                         cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(c.starts, starts.data(),
-                        kMaxChains * sizeof(uint32_t),
+  CUDA_CHECK(cudaMemcpy(c.starts, starts.data(), kMaxChains * sizeof(uint32_t),
                         cudaMemcpyHostToDevice));
 
   cuda_ref::WarmUp();
@@ -260,8 +259,8 @@ int main(int argc, char** argv) {
             const uint32_t lane_words = 8u * static_cast<uint32_t>(sectors);
             const auto half = WalkOnce(c, walk, place, warps, warps * k,
                                        lane_words, kSteps / 2);
-            const auto full = WalkOnce(c, walk, place, warps, warps * k,
-                                       lane_words, kSteps);
+            const auto full =
+                WalkOnce(c, walk, place, warps, warps * k, lane_words, kSteps);
             if (half.empty() || full.empty()) {
               all_ok = false;
               continue;
