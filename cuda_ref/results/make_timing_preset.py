@@ -1277,6 +1277,61 @@ def upload_latency(vk_dir, t, src):
          ": no H200 record has it"))
 
 
+def upload_share(vk_dir, t, src):
+    """The share of an upload's lines the L2 does not hold
+    (MemoryTiming::upload_dram_share) from E52 (vulkan_ref/experiments/
+    e52_upload_window.py; the latest record beside the H200's, else one an
+    H100 took): per scene whose 512 KB window lies in the part of its
+    buffer the model keeps (its last l2_bytes), the first lap's step read
+    as a mixture of the kept upload's step (the second lap's plus
+    l2_upload_latency - l2_latency) and DRAM's (the second lap's plus
+    dram_latency - l2_latency); the median over those scenes, within
+    0..1. Only with l2_upload_latency."""
+    m = t["memory"]
+    if not m.get("l2_upload_latency"):
+        return
+    d = latest_record(vk_dir, "e52-upload-window")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import e52_upload_window as e52  # noqa: E402
+    s = e52.summary(d)
+    runs = list(s["runs"].values())
+    kept_words = m["l2_bytes"] // 4
+    shares = []
+    for mb in e52.SIZES_MB:
+        for w in e52.WINDOWS:
+            words = mb * 1024 * 1024 // 4
+            if e52.base_word(mb, w) < words - kept_words:
+                continue
+            n = e52.name(mb, w)
+            rows = [next(r for r in run["rows"] if r["variant"] == n)
+                    for run in runs]
+            lap1 = statistics.mean(r["lap1"] for r in rows)
+            lap2 = statistics.mean(r["lap2"] for r in rows)
+            fast = lap2 + m["l2_upload_latency"] - m["l2_latency"]
+            slow = lap2 + m["dram_latency"] - m["l2_latency"]
+            shares.append((n, min(1.0, max(0.0, (lap1 - fast) /
+                                           (slow - fast)))))
+    if not shares:
+        fail(f"{rel(d)}: no E52 window in the last l2_bytes of its buffer")
+    share = statistics.median(f for _, f in shares)
+    m["upload_dram_share"] = num(share)
+    src["memory.upload_dram_share"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}; E52, the table in "
+        f"{rel(os.path.dirname(d))}/README.md): one thread's chain through "
+        "a 512 KB window of a buffer the runner had just written; per "
+        "window in the buffer's last l2_bytes, (first lap - kept step) / "
+        "(DRAM step - kept step), the kept step the second lap's plus "
+        f"l2_upload_latency - l2_latency ({m['l2_upload_latency']} - "
+        f"{m['l2_latency']}), DRAM's the second lap's plus dram_latency - "
+        f"l2_latency ({m['dram_latency']} - {m['l2_latency']}): " +
+        ", ".join(f"{n} {f:.2f}" for n, f in shares) +
+        f"; the median {share:.3f}" +
+        ("" if "H200" in s["device"].get("name", "") else
+         ". Measured on the " + s["device"].get("name", "?") +
+         ": no H200 record has it"))
+
+
 def buffer_address(run, e2, vk_dir, t, src):
     """The figures of an access chain's first step from a storage buffer's
     base by a run-time index (TimingConfig::buffer_address): NVIDIA's code
@@ -1764,6 +1819,7 @@ def generate(run, vk_dir, out_path):
     l1_per_run(run, vk_dir, t, src)
     l2_sides(run, t, src)
     upload_latency(vk_dir, t, src)
+    upload_share(vk_dir, t, src)
     l1_wavefronts(vk_dir, t, src)
     shared_wavefronts(vk_dir, t, src)
     store_path(vk_dir, t, src)
