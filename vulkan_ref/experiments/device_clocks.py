@@ -156,3 +156,38 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def model_laps(s, model_json, rows_of, names, scenes, root):
+    """A chase experiment's first and second laps (rows with "lap1" and
+    "lap2" by variant) on the GPU, the mean of the runs of summary S, and
+    in the model's record MODEL_JSON (record_model_run's; rows_of(cycles,
+    1.0) its rows), for the variants NAMES, with a caption naming both
+    and the folder SCENES the model ran: (caption, gpu, model)."""
+    laps = {k: run_mean(s, k) for k in ("lap1", "lap2")}
+    gpu = {n: {k: laps[k][n] for k in laps} for n in names}
+    with open(model_json) as f:
+        m = json.load(f)
+    mine = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
+    caption = ("Model: `%s` (warpsim %s, %s; the scenes of `%s` with "
+               "--timing --gpu-config h200); GPU: `%s` (%s), the mean of its "
+               "runs; SM cycles a step.\n" % (
+                   os.path.relpath(model_json, root),
+                   m["warpsim_commit"][:12], m["date"],
+                   os.path.relpath(scenes, root), s["record"],
+                   s["device"].get("name", "?")))
+    return caption, gpu, mine
+
+
+def lap_rows(times, scale, names, steps, lap):
+    """A chase experiment's rows: per variant in NAMES, the SM cycles a
+    step of its first lap and its second, from TIMES by pipeline
+    (NAME_lap_N for N in STEPS: no step, one lap of LAP steps, two) and
+    SCALE (a number, or one per variant) that turns them into cycles."""
+    rows = []
+    for n in names:
+        k = scale[n] if isinstance(scale, dict) else scale
+        t = [times["%s_lap_%d" % (n, s)] * k for s in steps]
+        rows.append({"variant": n, "lap1": (t[1] - t[0]) / lap,
+                     "lap2": (t[2] - t[1]) / lap})
+    return rows

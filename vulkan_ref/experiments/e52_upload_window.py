@@ -112,16 +112,8 @@ def scene():
 
 
 def rows_of(times, scale):
-    """Per scene the laps' SM cycles a step; TIMES by pipeline
-    (SCENE_lap_N), SCALE (a number, or one per scene) turns them into
-    cycles."""
-    rows = []
-    for n in NAMES:
-        k = scale[n] if isinstance(scale, dict) else scale
-        t = [times["%s_lap_%d" % (n, s)] * k for s in STEPS]
-        rows.append({"variant": n, "lap1": (t[1] - t[0]) / LINES,
-                     "lap2": (t[2] - t[1]) / LINES})
-    return rows
+    """Per variant the laps' SM cycles a step (device_clocks.lap_rows)."""
+    return device_clocks.lap_rows(times, scale, NAMES, STEPS, LINES)
 
 
 def summary(record):
@@ -165,24 +157,9 @@ def model(warpsim, out):
 
 
 def model_table(record, model_json):
-    import json
-    s = summary(record)
-    runs = list(s["runs"].values())
-    gpu = {}
-    for r in runs:
-        for row in r["rows"]:
-            g = gpu.setdefault(row["variant"], {"lap1": 0, "lap2": 0})
-            for k in ("lap1", "lap2"):
-                g[k] += row[k] / len(runs)
-    with open(model_json) as f:
-        m = json.load(f)
-    mine = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
-    out = ["Model: `%s` (warpsim %s, %s; the scenes of `%s` with --timing "
-           "--gpu-config h200); GPU: `%s` (%s), the mean of its runs; SM "
-           "cycles a step.\n" % (
-               os.path.relpath(model_json, ROOT), m["warpsim_commit"][:12],
-               m["date"], os.path.relpath(SCENES, ROOT), s["record"],
-               s["device"].get("name", "?")),
+    caption, gpu, mine = device_clocks.model_laps(
+        summary(record), model_json, rows_of, NAMES, SCENES, ROOT)
+    out = [caption,
            "| buffer | window | GPU first lap | model | model / GPU | "
            "GPU second lap | model | model / GPU |",
            "|---|---|---|---|---|---|---|---|"]
