@@ -66,9 +66,18 @@ PASS_WARPS_PER_SM = 8  # 32x32 pixels, 32 a warp, on the H100's 4 graphics SMs
 # (stage, jump in lines, chains)
 CHASES = [(s, j, 1) for s in "cf" for j in (5, 33, 513, 2049, 16385)] + \
     [(s, j, 4) for s in "cf" for j in (5, 2049)]
-# name: (words between a trip's lines and the trip before's, loop bound)
-PASSES = {"pass_256k": (65536, "u.n"), "pass_32k": (8192, "u.n"),
-          "rolled_256k": (65536, "u.n / 2"), "rolled_32k": (8192, "u.n / 2")}
+# name: (words between a trip's lines and the trip before's, loop bound,
+# stage). After the first run (e54-jump-chase-2026-12-07) showed the
+# 256 KB passes twice as long as the 32 KB ones: the gaps between, and the
+# same passes in a compute shader (cpass_*: 4 workgroups of 8 warps).
+PASSES = {"pass_256k": (65536, "u.n", "f"), "pass_32k": (8192, "u.n", "f"),
+          "rolled_256k": (65536, "u.n / 2", "f"),
+          "rolled_32k": (8192, "u.n / 2", "f"),
+          "pass_64k": (16384, "u.n", "f"), "pass_128k": (32768, "u.n", "f"),
+          "rolled_128k": (32768, "u.n / 2", "f"),
+          "cpass_256k": (65536, "u.n", "c"), "cpass_32k": (8192, "u.n", "c"),
+          "crolled_256k": (65536, "u.n / 2", "c")}
+CPASS_GROUPS = 4
 
 
 def chase_name(stage, jump, k):
@@ -163,35 +172,31 @@ def fragment_scene(jump, k):
     return text + "EXPECT frame IDX 0 0 SIZE 1 1 EQ_RGBA %d 0 0 255\n" % red
 
 
-def pass_scene(name):
-    gap, bound = PASSES[name]
-    index = "(blk * 32u + lane + uint(i) * %du) & %du" % (gap, MASK)
-    shader = ("#version 450\n"
-              "layout(location = 0) out vec4 color;\n"
-              "layout(set = 0, binding = 0) uniform Steps { int n; } u;\n"
-              "layout(set = 0, binding = 1) readonly buffer Data "
-              "{ uint d[]; } data;\n\n"
-              "void main() {\n"
-              "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
-              "  uint lane = uint((p.y & 7) * 4 + (p.x & 3));\n"
-              "  uint blk = uint((p.y >> 3) * 64 + (p.x >> 2));\n"
-              "  uint s = 0u;\n"
-              "  for (int i = 0; i < %s; ++i) {\n"
-              "    s += data.d[%s];\n"
-              "  }\n"
-              "  color = vec4(float(s & 255u) / 255.0, 0.0, 0.0, 1.0);\n"
-              "}\n" % (bound, index))
+PASS_INDEX = "(blk * 32u + lane + uint(i) * %du) & %du"
+
+
+def pass_loop(gap, bound):
+    return ("  uint s = 0u;\n"
+            "  for (int i = 0; i < %s; ++i) {\n"
+            "    s += data.d[%s];\n"
+            "  }\n" % (bound, PASS_INDEX % (gap, MASK)))
+
+
+def pass_header(name):
+    gap, bound, stage = PASSES[name]
     per = 2 if bound.endswith("/ 2") else 1
-    text = access_steps.fragment_scene(
-        header("E54 variant %s: E48's %s_32 with a trip's lines %d KB after "
-               "the trip before's (n = %s)." % (
-                   name, "rolled" if per == 2 else "coalesced",
-                   gap * 4 // 1024,
-                   ", ".join(str(t * per) for t in PASS_TRIPS))),
-        name, shader, [t * per for t in PASS_TRIPS], PASS_SIDE,
-        "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1" % WORDS,
-        "data", 1)
-    # Pipelines are named by trips, not by n, whatever the loop's bound.
+    what = ("E48's %s_32" % ("rolled" if per == 2 else "coalesced")
+            if stage == "f" else
+            "%d compute workgroups of 8 warps, each warp its line as E48's "
+            "%s_32's" % (CPASS_GROUPS, "rolled" if per == 2 else "coalesced"))
+    return header("E54 variant %s: %s with a trip's lines %d KB after the "
+                  "trip before's (n = %s)." % (
+                      name, what, gap * 4 // 1024,
+                      ", ".join(str(t * per) for t in PASS_TRIPS)))
+
+
+def trips_named(text, name, per):
+    """Names a pass scene's pipelines by trips, not by n."""
     for t in PASS_TRIPS:
         text = text.replace("%s_%d\n" % (name, t * per),
                             "%s_t%d\n" % (name, t))
@@ -200,13 +205,75 @@ def pass_scene(name):
     return text
 
 
+def pass_scene(name):
+    gap, bound, _ = PASSES[name]
+    shader = ("#version 450\n"
+              "layout(location = 0) out vec4 color;\n"
+              "layout(set = 0, binding = 0) uniform Steps { int n; } u;\n"
+              "layout(set = 0, binding = 1) readonly buffer Data "
+              "{ uint d[]; } data;\n\n"
+              "void main() {\n"
+              "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
+              "  uint lane = uint((p.y & 7) * 4 + (p.x & 3));\n"
+              "  uint blk = uint((p.y >> 3) * 64 + (p.x >> 2));\n" +
+              pass_loop(gap, bound) +
+              "  color = vec4(float(s & 255u) / 255.0, 0.0, 0.0, 1.0);\n"
+              "}\n")
+    per = 2 if bound.endswith("/ 2") else 1
+    text = access_steps.fragment_scene(
+        pass_header(name), name, shader, [t * per for t in PASS_TRIPS],
+        PASS_SIDE,
+        "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1" % WORDS,
+        "data", 1)
+    return trips_named(text, name, per)
+
+
+def cpass_scene(name):
+    """A compute pass: warp w (of CPASS_GROUPS x 8) reads the line of the
+    fragment pass's warp that covers the same block (8 blocks a row)."""
+    gap, bound, _ = PASSES[name]
+    per = 2 if bound.endswith("/ 2") else 1
+    lines = ["#!amber"] + ["# " + h for h in pass_header(name)]
+    lines += ["SHADER compute pass GLSL", "#version 450",
+              "layout(local_size_x = 256) in;",
+              "layout(set = 0, binding = 0) uniform Steps { int n; } u;",
+              "layout(set = 0, binding = 1) readonly buffer Data "
+              "{ uint d[]; } data;",
+              "layout(set = 0, binding = 2) buffer O { uint o[]; } result;",
+              "void main() {",
+              "  uint lane = gl_LocalInvocationID.x % 32u;",
+              "  uint w = gl_WorkGroupID.x * 8u + gl_LocalInvocationID.x / 32u;",
+              "  uint blk = (w / 8u) * 64u + w % 8u;"]
+    lines += pass_loop(gap, bound).rstrip("\n").split("\n")
+    lines += ["  result.o[gl_GlobalInvocationID.x] = s;", "}", "END",
+              "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
+              % WORDS,
+              "BUFFER out DATA_TYPE uint32 SIZE %d FILL 7" % (
+                  CPASS_GROUPS * 256)]
+    lines += ["BUFFER n%d DATA_TYPE int32 DATA %d END" % (t * per, t * per)
+              for t in PASS_TRIPS]
+    for t in PASS_TRIPS:
+        lines += ["PIPELINE compute %s_t%d" % (name, t), "  ATTACH pass",
+                  "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0"
+                  % (t * per),
+                  "  BIND BUFFER data AS storage DESCRIPTOR_SET 0 BINDING 1",
+                  "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2",
+                  "END"]
+    lines += ["RUN %s_t%d %d 1 1" % (name, t, CPASS_GROUPS)
+              for t in PASS_TRIPS]
+    # Invocation 0 (warp 0, lane 0, block 0) summed word i * gap of trip i.
+    last = sum((i * gap) & MASK for i in range(PASS_TRIPS[-1])) & 0xFFFFFFFF
+    lines += ["EXPECT out IDX 0 EQ %d" % last, ""]
+    return "\n".join(lines)
+
+
 def scene():
     out = {}
     for stage, jump, k in CHASES:
         make = compute_scene if stage == "c" else fragment_scene
         out[chase_name(stage, jump, k)] = make(jump, k)
-    for name in PASSES:
-        out[name] = pass_scene(name)
+    for name, (_, _, stage) in PASSES.items():
+        out[name] = (pass_scene if stage == "f" else cpass_scene)(name)
     return out
 
 
@@ -214,12 +281,12 @@ def pipeline(name, n):
     return "%s_t%d" % (name, n) if name in PASSES else "%s_%d" % (name, n)
 
 
-def rows_of(times, scale):
-    """Per variant the SM cycles a step (a trip) over the first and second
-    interval of its step counts; TIMES by pipeline, SCALE (a number, or one
-    per variant) turns them into cycles."""
+def rows_of(times, scale, names=NAMES):
+    """Per variant of NAMES the SM cycles a step (a trip) over the first
+    and second interval of its step counts; TIMES by pipeline, SCALE (a
+    number, or one per variant) turns them into cycles."""
     rows = []
-    for n in NAMES:
+    for n in names:
         k = scale[n] if isinstance(scale, dict) else scale
         s = steps_of(n)
         t = [times[pipeline(n, x)] * k for x in s]
@@ -229,17 +296,29 @@ def rows_of(times, scale):
     return rows
 
 
+def recorded(record):
+    """The variants RECORD's runs hold (its first run had the first
+    eighteen)."""
+    return [n for n in NAMES
+            if os.path.exists(os.path.join(record, "run1", n + ".json"))]
+
+
 def summary(record):
-    s = device_clocks.scene_runs(record, NAMES, rows_of, "e54_jump_chase.py")
+    names = recorded(record)
+    s = device_clocks.scene_runs(
+        record, names, lambda t, k: rows_of(t, k, names), "e54_jump_chase.py")
     s["record"] = os.path.relpath(record, ROOT)
+    s["variants"] = names
     return s
 
 
 def describe(name):
     """(shader, what a step is, how far a step's loads jump)."""
     if name in PASSES:
-        gap, bound = PASSES[name]
-        return ("fragment 32x32, %d warps an SM" % PASS_WARPS_PER_SM,
+        gap, bound, stage = PASSES[name]
+        return ("fragment 32x32, %d warps an SM" % PASS_WARPS_PER_SM
+                if stage == "f" else
+                "compute, %d workgroups of 8 warps" % CPASS_GROUPS,
                 "a trip of the %s loop" % (
                     "rolled" if bound != "u.n" else "unrolled"),
                 "%d KB" % (gap * 4 // 1024))
@@ -264,7 +343,7 @@ def table(s):
                PASS_TRIPS[1], PASS_TRIPS[2]),
            "| variant | shader | a step | jump | first interval | second "
            "interval |", "|---|---|---|---|---|---|"]
-    for n in NAMES:
+    for n in s["variants"]:
         cells = [" / ".join("%.1f" % by[r][n][key] for r in sorted(by))
                  for key in ("step1", "step2")]
         out.append("| %s | %s | %s |" % (n, " | ".join(describe(n)),
@@ -293,7 +372,7 @@ def model_table(record, model_json):
            "| variant | jump | GPU first interval | model | model / GPU | "
            "GPU second interval | model | model / GPU |",
            "|---|---|---|---|---|---|---|---|"]
-    for n in NAMES:
+    for n in s["variants"]:
         cells = []
         for key in ("step1", "step2"):
             g, mm = gpu[key][n], mine[n][key]
