@@ -67,17 +67,26 @@ PASS_WARPS_PER_SM = 8  # 32x32 pixels, 32 a warp, on the H100's 4 graphics SMs
 CHASES = [(s, j, 1) for s in "cf" for j in (5, 33, 513, 2049, 16385)] + \
     [(s, j, 4) for s in "cf" for j in (5, 2049)]
 # name: (words between a trip's lines and the trip before's, loop bound,
-# stage). After the first run (e54-jump-chase-2026-12-07) showed the
-# 256 KB passes twice as long as the 32 KB ones: the gaps between, and the
-# same passes in a compute shader (cpass_*: 4 workgroups of 8 warps).
+# stage: "f" a 32x32 draw, or ("c", workgroups, warps a workgroup, the
+# block warp w reads)). After the first run (e54-jump-chase-2026-12-07)
+# showed the 256 KB passes twice as long as the 32 KB ones: the gaps
+# between and the same passes in a compute shader (cpass_*, 4 workgroups
+# of 8 warps, each warp the block the fragment pass's warp reads); after
+# the second (e54-jump-chase-2026-12-07b) showed those as long: compute
+# passes of 1 to 32 warps on 1 to 16 SMs, warp w reading block w.
+TILE = "(w / 8u) * 64u + w % 8u"
 PASSES = {"pass_256k": (65536, "u.n", "f"), "pass_32k": (8192, "u.n", "f"),
           "rolled_256k": (65536, "u.n / 2", "f"),
           "rolled_32k": (8192, "u.n / 2", "f"),
           "pass_64k": (16384, "u.n", "f"), "pass_128k": (32768, "u.n", "f"),
           "rolled_128k": (32768, "u.n / 2", "f"),
-          "cpass_256k": (65536, "u.n", "c"), "cpass_32k": (8192, "u.n", "c"),
-          "crolled_256k": (65536, "u.n / 2", "c")}
-CPASS_GROUPS = 4
+          "cpass_256k": (65536, "u.n", ("c", 4, 8, TILE)),
+          "cpass_32k": (8192, "u.n", ("c", 4, 8, TILE)),
+          "crolled_256k": (65536, "u.n / 2", ("c", 4, 8, TILE))}
+for _g, _w in ((1, 8), (4, 1), (4, 8), (4, 32), (16, 8)):
+    for _gap in (8192, 65536):
+        PASSES["c_g%dw%d_%dk" % (_g, _w, _gap // 256)] = (
+            _gap, "u.n", ("c", _g, _w, "w"))
 
 
 def chase_name(stage, jump, k):
@@ -185,10 +194,13 @@ def pass_loop(gap, bound):
 def pass_header(name):
     gap, bound, stage = PASSES[name]
     per = 2 if bound.endswith("/ 2") else 1
-    what = ("E48's %s_32" % ("rolled" if per == 2 else "coalesced")
-            if stage == "f" else
-            "%d compute workgroups of 8 warps, each warp its line as E48's "
-            "%s_32's" % (CPASS_GROUPS, "rolled" if per == 2 else "coalesced"))
+    loop = "rolled" if per == 2 else "coalesced"
+    if stage == "f":
+        what = "E48's %s_32" % loop
+    else:
+        what = "%d compute workgroup(s) of %d warp(s), warp w reading the " \
+            "lines of block %s as E48's %s_32's" % (
+                stage[1], stage[2], stage[3], loop)
     return header("E54 variant %s: %s with a trip's lines %d KB after the "
                   "trip before's (n = %s)." % (
                       name, what, gap * 4 // 1024,
@@ -229,27 +241,27 @@ def pass_scene(name):
 
 
 def cpass_scene(name):
-    """A compute pass: warp w (of CPASS_GROUPS x 8) reads the line of the
-    fragment pass's warp that covers the same block (8 blocks a row)."""
-    gap, bound, _ = PASSES[name]
+    """A compute pass: warp w reads the lines of block w (the stage's
+    expression: TILE, the block of the fragment pass's warp w)."""
+    gap, bound, (_, groups, warps, blk) = PASSES[name]
     per = 2 if bound.endswith("/ 2") else 1
     lines = ["#!amber"] + ["# " + h for h in pass_header(name)]
     lines += ["SHADER compute pass GLSL", "#version 450",
-              "layout(local_size_x = 256) in;",
+              "layout(local_size_x = %d) in;" % (32 * warps),
               "layout(set = 0, binding = 0) uniform Steps { int n; } u;",
               "layout(set = 0, binding = 1) readonly buffer Data "
               "{ uint d[]; } data;",
               "layout(set = 0, binding = 2) buffer O { uint o[]; } result;",
               "void main() {",
               "  uint lane = gl_LocalInvocationID.x % 32u;",
-              "  uint w = gl_WorkGroupID.x * 8u + gl_LocalInvocationID.x / 32u;",
-              "  uint blk = (w / 8u) * 64u + w % 8u;"]
+              "  uint w = gl_WorkGroupID.x * %du + gl_LocalInvocationID.x / "
+              "32u;" % warps, "  uint blk = %s;" % blk]
     lines += pass_loop(gap, bound).rstrip("\n").split("\n")
     lines += ["  result.o[gl_GlobalInvocationID.x] = s;", "}", "END",
               "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
               % WORDS,
               "BUFFER out DATA_TYPE uint32 SIZE %d FILL 7" % (
-                  CPASS_GROUPS * 256)]
+                  groups * warps * 32)]
     lines += ["BUFFER n%d DATA_TYPE int32 DATA %d END" % (t * per, t * per)
               for t in PASS_TRIPS]
     for t in PASS_TRIPS:
@@ -259,7 +271,7 @@ def cpass_scene(name):
                   "  BIND BUFFER data AS storage DESCRIPTOR_SET 0 BINDING 1",
                   "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2",
                   "END"]
-    lines += ["RUN %s_t%d %d 1 1" % (name, t, CPASS_GROUPS)
+    lines += ["RUN %s_t%d %d 1 1" % (name, t, groups)
               for t in PASS_TRIPS]
     # Invocation 0 (warp 0, lane 0, block 0) summed word i * gap of trip i.
     last = sum((i * gap) & MASK for i in range(PASS_TRIPS[-1])) & 0xFFFFFFFF
@@ -318,7 +330,9 @@ def describe(name):
         gap, bound, stage = PASSES[name]
         return ("fragment 32x32, %d warps an SM" % PASS_WARPS_PER_SM
                 if stage == "f" else
-                "compute, %d workgroups of 8 warps" % CPASS_GROUPS,
+                "compute, %d workgroup(s) of %d warp(s)%s" % (
+                    stage[1], stage[2],
+                    ", as the fragment pass's" if stage[3] == TILE else ""),
                 "a trip of the %s loop" % (
                     "rolled" if bound != "u.n" else "unrolled"),
                 "%d KB" % (gap * 4 // 1024))
