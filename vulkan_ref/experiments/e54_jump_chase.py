@@ -64,8 +64,12 @@ PASS_TRIPS = (0, 16, 48)
 PASS_SIDE = 32
 PASS_WARPS_PER_SM = 8  # 32x32 pixels, 32 a warp, on the H100's 4 graphics SMs
 # (stage, jump in lines, chains)
+# (stage, jump in lines, chains[, "line": every lane its word of the line,
+# compute only, after the third run showed one warp's passes of whole
+# lines far apart as long as 32 warps')]
 CHASES = [(s, j, 1) for s in "cf" for j in (5, 33, 513, 2049, 16385)] + \
-    [(s, j, 4) for s in "cf" for j in (5, 2049)]
+    [(s, j, 4) for s in "cf" for j in (5, 2049)] + \
+    [("c", j, k, "line") for k in (1, 4) for j in (5, 2049)]
 # name: (words between a trip's lines and the trip before's, loop bound,
 # stage: "f" a 32x32 draw, or ("c", workgroups, warps a workgroup, the
 # block warp w reads)). After the first run (e54-jump-chase-2026-12-07)
@@ -87,10 +91,14 @@ for _g, _w in ((1, 8), (4, 1), (4, 8), (4, 32), (16, 8)):
     for _gap in (8192, 65536):
         PASSES["c_g%dw%d_%dk" % (_g, _w, _gap // 256)] = (
             _gap, "u.n", ("c", _g, _w, "w"))
+# After the third: one warp an SM whose lanes all read word 0 of the line.
+for _gap in (8192, 65536):
+    PASSES["c_g4w1_%dk_word" % (_gap // 256)] = (
+        _gap, "u.n", ("c", 4, 1, "w", "0u"))
 
 
-def chase_name(stage, jump, k):
-    return "%s_j%d_k%d" % (stage, jump, k)
+def chase_name(stage, jump, k, line=""):
+    return "%s_j%d_k%d%s" % (stage, jump, k, "_" + line if line else "")
 
 
 NAMES = [chase_name(*c) for c in CHASES] + list(PASSES)
@@ -107,11 +115,15 @@ def chase_result(jump, k, n):
                for c in range(k)) & 0xFFFFFFFF
 
 
-def chase_body(jump, k):
+def chase_body(jump, k, line=False):
+    """K chains; with LINE every lane reads its word of the line (`lane`
+    declared before), else every lane the same word."""
     body = ["  uint p%d = %du;" % (c, 8 * c * LINE_WORDS) for c in range(k)]
     body.append("  for (uint i = 0u; i < uint(u.n); ++i) {")
-    body += ["    uint v%d = data.d[p%d];" % (c, c) for c in range(k)]
-    body += ["    p%d = v%d & %du;" % (c, c, MASK) for c in range(k)]
+    body += ["    uint v%d = data.d[p%d%s];" % (c, c, " + lane" if line else "")
+             for c in range(k)]
+    body += [("    p%d = (v%d - lane) & %du;" if line else
+              "    p%d = v%d & %du;") % (c, c, MASK) for c in range(k)]
     body += ["  }", "  uint s = %s;" % " + ".join(
         "p%d" % c for c in range(k))]
     return body
@@ -129,19 +141,22 @@ def data_buffer(jump):
         WORDS, jump * LINE_WORDS)
 
 
-def compute_scene(jump, k):
-    n = chase_name("c", jump, k)
+def compute_scene(jump, k, line=""):
+    n = chase_name("c", jump, k, line)
     lines = ["#!amber"] + ["# " + h for h in header(
         "E54 variant %s: one warp of a compute workgroup walking %d "
-        "chain(s) %d lines a step; n = %s steps." % (
-            n, k, jump, ", ".join(str(s) for s in CHASE_STEPS)))]
+        "chain(s) %d lines a step%s; n = %s steps." % (
+            n, k, jump, ", every lane its word of the line" if line else "",
+            ", ".join(str(s) for s in CHASE_STEPS)))]
     lines += ["SHADER compute chase GLSL", "#version 450",
               "layout(local_size_x = 32) in;",
               "layout(set = 0, binding = 0) uniform U { int n; } u;",
               "layout(set = 0, binding = 1) readonly buffer D { uint d[]; } "
               "data;",
               "layout(set = 0, binding = 2) buffer O { uint o[]; } result;",
-              "void main() {"] + chase_body(jump, k) + [
+              "void main() {"] + (
+                  ["  uint lane = gl_LocalInvocationID.x;"] if line else []) + \
+        chase_body(jump, k, bool(line)) + [
         "  result.o[gl_LocalInvocationID.x] = s;", "}", "END",
         data_buffer(jump), "BUFFER out DATA_TYPE uint32 SIZE 32 FILL 7"]
     lines += ["BUFFER n%d DATA_TYPE int32 DATA %d END" % (s, s)
@@ -181,14 +196,14 @@ def fragment_scene(jump, k):
     return text + "EXPECT frame IDX 0 0 SIZE 1 1 EQ_RGBA %d 0 0 255\n" % red
 
 
-PASS_INDEX = "(blk * 32u + lane + uint(i) * %du) & %du"
+PASS_INDEX = "(blk * 32u + %s + uint(i) * %du) & %du"
 
 
-def pass_loop(gap, bound):
+def pass_loop(gap, bound, lane="lane"):
     return ("  uint s = 0u;\n"
             "  for (int i = 0; i < %s; ++i) {\n"
             "    s += data.d[%s];\n"
-            "  }\n" % (bound, PASS_INDEX % (gap, MASK)))
+            "  }\n" % (bound, PASS_INDEX % (lane, gap, MASK)))
 
 
 def pass_header(name):
@@ -198,9 +213,11 @@ def pass_header(name):
     if stage == "f":
         what = "E48's %s_32" % loop
     else:
-        what = "%d compute workgroup(s) of %d warp(s), warp w reading the " \
-            "lines of block %s as E48's %s_32's" % (
-                stage[1], stage[2], stage[3], loop)
+        what = "%d compute workgroup(s) of %d warp(s), warp w reading %s " \
+            "of block %s as E48's %s_32's" % (
+                stage[1], stage[2],
+                "word 0 of the lines" if len(stage) > 4 else "the lines",
+                stage[3], loop)
     return header("E54 variant %s: %s with a trip's lines %d KB after the "
                   "trip before's (n = %s)." % (
                       name, what, gap * 4 // 1024,
@@ -243,7 +260,9 @@ def pass_scene(name):
 def cpass_scene(name):
     """A compute pass: warp w reads the lines of block w (the stage's
     expression: TILE, the block of the fragment pass's warp w)."""
-    gap, bound, (_, groups, warps, blk) = PASSES[name]
+    gap, bound, (_, groups, warps, blk) = PASSES[name][:2] + (
+        PASSES[name][2][:4],)
+    lane = PASSES[name][2][4] if len(PASSES[name][2]) > 4 else "lane"
     per = 2 if bound.endswith("/ 2") else 1
     lines = ["#!amber"] + ["# " + h for h in pass_header(name)]
     lines += ["SHADER compute pass GLSL", "#version 450",
@@ -256,7 +275,7 @@ def cpass_scene(name):
               "  uint lane = gl_LocalInvocationID.x % 32u;",
               "  uint w = gl_WorkGroupID.x * %du + gl_LocalInvocationID.x / "
               "32u;" % warps, "  uint blk = %s;" % blk]
-    lines += pass_loop(gap, bound).rstrip("\n").split("\n")
+    lines += pass_loop(gap, bound, lane).rstrip("\n").split("\n")
     lines += ["  result.o[gl_GlobalInvocationID.x] = s;", "}", "END",
               "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
               % WORDS,
@@ -281,9 +300,9 @@ def cpass_scene(name):
 
 def scene():
     out = {}
-    for stage, jump, k in CHASES:
-        make = compute_scene if stage == "c" else fragment_scene
-        out[chase_name(stage, jump, k)] = make(jump, k)
+    for c in CHASES:
+        make = compute_scene if c[0] == "c" else fragment_scene
+        out[chase_name(*c)] = make(*c[1:])
     for name, (_, _, stage) in PASSES.items():
         out[name] = (pass_scene if stage == "f" else cpass_scene)(name)
     return out
@@ -333,15 +352,18 @@ def describe(name):
                 "compute, %d workgroup(s) of %d warp(s)%s" % (
                     stage[1], stage[2],
                     ", as the fragment pass's" if stage[3] == TILE else ""),
-                "a trip of the %s loop" % (
-                    "rolled" if bound != "u.n" else "unrolled"),
+                "a trip of the %s loop, a %s a warp" % (
+                    "rolled" if bound != "u.n" else "unrolled",
+                    "word" if len(stage) > 4 else "line"),
                 "%d KB" % (gap * 4 // 1024))
-    stage, jump, k = name.split("_")
+    stage, jump, k = name.split("_")[:3]
     jump, k = int(jump[1:]), int(k[1:])
     size = jump * 128
     far = "%d B" % size if size < 4096 else "%d KB + 128 B" % (size // 1024)
     return ("%s, one warp" % ("compute" if stage == "c" else "fragment"),
-            "%d load%s" % (k, "" if k == 1 else "s in flight"), far)
+            "%d load%s of a %s" % (k, "" if k == 1 else "s in flight",
+                                   "line" if name.endswith("_line")
+                                   else "word"), far)
 
 
 def table(s):
