@@ -91,10 +91,13 @@ for _g, _w in ((1, 8), (4, 1), (4, 8), (4, 32), (16, 8)):
     for _gap in (8192, 65536):
         PASSES["c_g%dw%d_%dk" % (_g, _w, _gap // 256)] = (
             _gap, "u.n", ("c", _g, _w, "w"))
-# After the third: one warp an SM whose lanes all read word 0 of the line.
+# After the third: one warp an SM whose lanes all read word 0 of the line,
+# and one warp an SM with gaps between and beyond, powers of two and not.
 for _gap in (8192, 65536):
     PASSES["c_g4w1_%dk_word" % (_gap // 256)] = (
         _gap, "u.n", ("c", 4, 1, "w", "0u"))
+for _kb in (16, 48, 96, 192, 260, 288, 320):
+    PASSES["c_g4w1_%dk" % _kb] = (_kb * 256, "u.n", ("c", 4, 1, "w"))
 
 
 def chase_name(stage, jump, k, line=""):
