@@ -22,8 +22,9 @@
 //     upload  every line evicted (a memset of three times the L2), then a
 //             cudaMemcpy from the host writes the buffer (E49, E51: in the
 //             L2 on no side, a share in DRAM);
-//     near    the same, then a kernel on the walking SM reads every line
-//             once (ld.global.cg): the SM's L2 side holds them (E49).
+//     near    the same, then a kernel on the walking SM reads every word
+//             of every line once (ld.global.cg): the SM's L2 side holds
+//             them whole (E49; E51: a read of one word brings in 64 bytes).
 //   The loads are ld.global.ca (through the L1, as a shader's storage-buffer
 //   loads go; each line is read once a walk). Lane 0 records clock64 around
 //   n steps; a walk runs with n = kSteps / 4 and with n = kSteps (the lines
@@ -89,12 +90,14 @@ __global__ void WalkKernel(const uint32_t* data, uint32_t gap, uint32_t n,
   }
 }
 
-// Reads word 0 of every line (ld.global.cg) on kSm.
+// Reads every word of every line (ld.global.cg) on kSm, a line a warp
+// (all four sectors: E51 found a read of word 0 bringing in 64 bytes).
 __global__ void TouchKernel(const uint32_t* data, uint32_t* sink) {
   if (cuda_ref::SmId() != static_cast<uint32_t>(kSm)) return;
   uint32_t acc = 0;
-  for (uint32_t l = threadIdx.x; l < kWords / 32; l += blockDim.x) {
-    acc += LoadCg(data + l * 32);
+  const uint32_t lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  for (uint32_t l = threadIdx.x / 32; l < kWords / 32; l += warps) {
+    acc += LoadCg(data + l * 32 + lane);
   }
   if (acc == 0xffffffffu) sink[threadIdx.x] = acc;
 }
