@@ -46,9 +46,9 @@ constexpr uint32_t kWords = 4u << 20;  // 16 MB
 constexpr uint32_t kSteps = 12;        // 48 lines: 12 MB at 256 KB
 constexpr int kRepeats = 5;
 constexpr int kSm = 0;
-const uint32_t kGapBytes[] = {1024,       16 << 10,  32 << 10,  64 << 10,
-                              128 << 10,  256 << 10, 260 << 10, 288 << 10,
-                              320 << 10};
+const uint32_t kGapBytes[] = {1024,      16 << 10,  32 << 10,
+                              64 << 10,  128 << 10, 256 << 10,
+                              260 << 10, 288 << 10, 320 << 10};
 
 __device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
   uint32_t v;
@@ -188,9 +188,10 @@ int main(int argc, char** argv) {
       row["min"] = *lo;
       row["max"] = *hi;
       row["over_1k"] = med / first;
-      std::printf("E55 %-6s gap %6u B: %7.1f cycles a step (%.1f-%.1f), "
-                  "%.2f of 1 KB's\n",
-                  places[place], bytes, med, *lo, *hi, med / first);
+      std::printf(
+          "E55 %-6s gap %6u B: %7.1f cycles a step (%.1f-%.1f), "
+          "%.2f of 1 KB's\n",
+          places[place], bytes, med, *lo, *hi, med / first);
       results.push_back(std::move(row));
     }
   }
