@@ -6,8 +6,8 @@
       between "<!-- summary -->" and "<!-- end summary -->" in README
   cuda_ref/results/summarize.py --e29 RUN_DIR [--update README | --check
       README] E29's table (a run of e29_branch_bodies alone), in README's
-      "<!-- table e29 -->" section; --e30, --e31, --e32, --e33, --e49 and
-      --e51 the same for E30, E31, E32, E33, E49 and E51
+      "<!-- table e29 -->" section; --e30, --e31, --e32, --e33, --e49,
+      --e51 and --e55 the same for E30, E31, E32, E33, E49, E51 and E55
 
 RUN_DIR holds what cuda_ref/run_h200.sh wrote (e0_fingerprint.json ...
 e6_divergence.json, provenance.txt). Every number below is computed here
@@ -710,6 +710,43 @@ def e51_mixture(walks, chains):
     return "\n".join(out)
 
 
+def e55_table(run):
+    """E55's table: per placement and gap between a step's four lines, one
+    warp's cycles a step (the median of the repeats) and over the 1 KB
+    gap's."""
+    d = load(run, "e55_load_spacing")
+    p = d["parameters"]
+    commit = "?"
+    with open(os.path.join(run, "provenance.txt")) as f:
+        for line in f:
+            if line.startswith("commit:"):
+                commit = line.split()[1]
+    # The first run's near placement read word 0 of each line only.
+    whole = not commit.startswith("deeb1d26ef2d")
+    out = ["Run: `%s` (E55, `cuda_ref/src/e55_load_spacing.cu` at %s, %s); "
+           "one warp on SM %d, each step four loads of whole lines G bytes "
+           "apart (every lane its word), the next step's 4 G further, its "
+           "address from all four values; a %d MB cudaMalloc buffer. Cycles "
+           "a step: (a walk of %d steps - one of %d) / %d, the median of %d "
+           "(least and most beside it). Placement before each walk: every "
+           "line evicted, then `upload` a cudaMemcpy of the buffer; `near` "
+           "the same, then the walking SM reads %s (ld.global.cg)%s.\n" % (
+               repo_path(run), commit, d["device"].get("name", "?"), p["sm"],
+               p["buffer_bytes"] >> 20, p["steps"], p["steps"] // 4,
+               p["steps"] - p["steps"] // 4, p["repeats"],
+               "every word of every line" if whole else
+               "word 0 of every line",
+               "" if whole else ": E51 found such a read bringing in 64 "
+               "bytes, so that the other half of each line stays in DRAM")]
+    rows = [[w["place"], "%d KB" % (w["gap_bytes"] // 1024),
+             "%.1f" % w["cycles_per_step"],
+             "%.1f-%.1f" % (w["min"], w["max"]), "%.2f" % w["over_1k"]]
+            for w in d["results"]["walks"]]
+    table(out, ["place", "gap G", "cycles a step", "least-most",
+                "over 1 KB"], rows)
+    return "\n".join(out)
+
+
 def render(run):
     out = []
     provenance(run, out)
@@ -733,7 +770,7 @@ def render(run):
 
 def main(argv):
     if argv and argv[0] in ("--e29", "--e30", "--e31", "--e32", "--e33",
-                            "--e49", "--e51"):
+                            "--e49", "--e51", "--e55"):
         # --e29 / --e30 / --e31 / --e32 / --e33 RUN [--update README |
         # --check README]: the experiment's table, in README's
         # <!-- table e29 --> (e30, e31, e32, e33) section.
@@ -744,7 +781,8 @@ def main(argv):
         name = argv[0][2:]
         make = {"e29": e29_table, "e30": e30_table, "e31": e31_table,
                 "e32": e32_table, "e33": e33_table,
-                "e49": e49_table, "e51": e51_table}[name]
+                "e49": e49_table, "e51": e51_table,
+                "e55": e55_table}[name]
         return table_section_main(make(argv[1]) + "\n", name,
                                   "summarize.py", opts.get("--check"),
                                   opts.get("--update"))

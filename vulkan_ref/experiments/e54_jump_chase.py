@@ -403,7 +403,8 @@ def model(warpsim, out):
 def model_table(record, model_json):
     s = summary(record)
     m, caption = access_steps.model_caption(model_json, ROOT)
-    mine = {r["variant"]: r for r in rows_of(m["cycles"], 1.0)}
+    mine = {r["variant"]: r
+            for r in rows_of(m["cycles"], 1.0, s["variants"])}
     gpu = {k: device_clocks.run_mean(s, k) for k in ("step1", "step2")}
     out = ["%s; GPU: `%s` (%s), SM cycles a step at the sampled clock, the "
            "mean of the runs.\n" % (caption, s["record"],
