@@ -730,14 +730,16 @@ def e55_table(run):
            "a step: (a walk of %d steps - one of %d) / %d, the median of %d "
            "(least and most beside it). Placement before each walk: every "
            "line evicted, then `upload` a cudaMemcpy of the buffer; `near` "
-           "the same, then the walking SM reads %s (ld.global.cg)%s.\n" % (
+           "the same, then the walking SM reads %s (ld.global.cg)%s%s.\n" % (
                repo_path(run), commit, d["device"].get("name", "?"), p["sm"],
                p["buffer_bytes"] >> 20, p["steps"], p["steps"] // 4,
                p["steps"] - p["steps"] // 4, p["repeats"],
                "every word of every line" if whole else
                "word 0 of every line",
                "" if whole else ": E51 found such a read bringing in 64 "
-               "bytes, so that the other half of each line stays in DRAM")]
+               "bytes, so that the other half of each line stays in DRAM",
+               "; `other` the same read by SM %d, on the other L2 side (E49)"
+               % p["other_sm"] if "other_sm" in p else "")]
     rows = [[w["place"], "%d KB" % (w["gap_bytes"] // 1024),
              "%.1f" % w["cycles_per_step"],
              "%.1f-%.1f" % (w["min"], w["max"]), "%.2f" % w["over_1k"]]

@@ -24,7 +24,10 @@
 //             L2 on no side, a share in DRAM);
 //     near    the same, then a kernel on the walking SM reads every word
 //             of every line once (ld.global.cg): the SM's L2 side holds
-//             them whole (E49; E51: a read of one word brings in 64 bytes).
+//             them whole (E49; E51: a read of one word brings in 64 bytes);
+//     other   the same, read by SM kOther, on the other L2 side (E49's
+//             side map): every line in the L2 at the other side's
+//             latency, as the runner's uploads come to vulkan_ref (E50).
 //   The loads are ld.global.ca (through the L1, as a shader's storage-buffer
 //   loads go; each line is read once a walk). Lane 0 records clock64 around
 //   n steps; a walk runs with n = kSteps / 4 and with n = kSteps (the lines
@@ -46,6 +49,7 @@ constexpr uint32_t kWords = 4u << 20;  // 16 MB
 constexpr uint32_t kSteps = 12;        // 48 lines: 12 MB at 256 KB
 constexpr int kRepeats = 5;
 constexpr int kSm = 0;
+constexpr int kOther = 2;  // E49: SM 2 is on the other side from SM 0
 const uint32_t kGapBytes[] = {1024,      16 << 10,  32 << 10,
                               64 << 10,  128 << 10, 256 << 10,
                               260 << 10, 288 << 10, 320 << 10};
@@ -90,10 +94,10 @@ __global__ void WalkKernel(const uint32_t* data, uint32_t gap, uint32_t n,
   }
 }
 
-// Reads every word of every line (ld.global.cg) on kSm, a line a warp
+// Reads every word of every line (ld.global.cg) on SM `sm`, a line a warp
 // (all four sectors: E51 found a read of word 0 bringing in 64 bytes).
-__global__ void TouchKernel(const uint32_t* data, uint32_t* sink) {
-  if (cuda_ref::SmId() != static_cast<uint32_t>(kSm)) return;
+__global__ void TouchKernel(const uint32_t* data, uint32_t* sink, uint32_t sm) {
+  if (cuda_ref::SmId() != sm) return;
   uint32_t acc = 0;
   const uint32_t lane = threadIdx.x % 32, warps = blockDim.x / 32;
   for (uint32_t l = threadIdx.x / 32; l < kWords / 32; l += warps) {
@@ -112,15 +116,16 @@ struct Ctx {
   std::vector<uint32_t> host;
 };
 
-// Places the lines (0 upload, 1 near) and walks n steps of gap words;
+// Places the lines (0 upload, 1 near, 2 other) and walks n steps of gap words;
 // returns the span, or -1 when the walk did not run on kSm or ended at
 // the wrong word.
 double WalkOnce(const Ctx& c, int place, uint32_t gap, uint32_t n) {
   CUDA_CHECK(cudaMemset(c.flush, 0x5a, c.flush_bytes));
   CUDA_CHECK(cudaMemcpy(c.data, c.host.data(), size_t{kWords} * 4,
                         cudaMemcpyHostToDevice));
-  if (place == 1) {
-    TouchKernel<<<c.sms, 1024, c.pad>>>(c.data, c.sink);
+  if (place != 0) {
+    TouchKernel<<<c.sms, 1024, c.pad>>>(c.data, c.sink,
+                                        place == 1 ? kSm : kOther);
     CUDA_CHECK_LAUNCH();
   }
   CUDA_CHECK(cudaMemset(c.rec, 0, sizeof(WalkRec)));
@@ -160,10 +165,10 @@ int main(int argc, char** argv) {
 
   cuda_ref::WarmUp();
   const Json before = cuda_ref::ClockReading();
-  const char* places[] = {"upload", "near"};
+  const char* places[] = {"upload", "near", "other"};
   bool all_ok = true;
   Json results = Json::Array();
-  for (int place = 0; place < 2; ++place) {
+  for (int place = 0; place < 3; ++place) {
     double first = 0;  // the 1 KB gap's step
     for (const uint32_t bytes : kGapBytes) {
       const uint32_t gap = bytes / 4;
@@ -197,6 +202,7 @@ int main(int argc, char** argv) {
   }
   Json params = Json::Object();
   params["sm"] = kSm;
+  params["other_sm"] = kOther;
   params["buffer_bytes"] = static_cast<unsigned long long>(kWords) * 4;
   params["steps"] = static_cast<int>(kSteps);
   params["loads_a_step"] = 4;
