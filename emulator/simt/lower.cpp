@@ -144,6 +144,10 @@ const std::vector<ScalarType>& Lowerer::Flat(uint32_t type_id) {
         count = static_cast<uint32_t>(ConstantValue(t.length_id).value_or(0));
       }
       const auto elem = Flat(t.element);  // copy: recursion may rehash
+      if (!elem.empty() && count > kMaxValueScalars / elem.size()) {
+        FlatTooLarge(type_id, uint64_t{count} * elem.size());
+        break;
+      }
       for (uint32_t i = 0; i < count; ++i) {
         out.insert(out.end(), elem.begin(), elem.end());
       }
@@ -152,6 +156,11 @@ const std::vector<ScalarType>& Lowerer::Flat(uint32_t type_id) {
     case TypeKind::kStruct:
       for (uint32_t m : t.members) {
         const auto elem = Flat(m);
+        if (out.size() + elem.size() > kMaxValueScalars) {
+          FlatTooLarge(type_id, out.size() + elem.size());
+          out.clear();
+          break;
+        }
         out.insert(out.end(), elem.begin(), elem.end());
       }
       break;
@@ -162,6 +171,14 @@ const std::vector<ScalarType>& Lowerer::Flat(uint32_t type_id) {
       break;
   }
   return flat_cache_[type_id] = std::move(out);
+}
+
+void Lowerer::FlatTooLarge(uint32_t type_id, uint64_t scalars) {
+  Fail(Unsupported("type %" + std::to_string(type_id) + " holds " +
+                       std::to_string(scalars) +
+                       " scalars or more, over warpsim's limit of " +
+                       std::to_string(kMaxValueScalars) + " for one value",
+                   SourcePos{module_.file(), 0, -1, ""}));
 }
 
 std::shared_ptr<PointerInfo> Lowerer::PointerInfoOf(uint32_t pointer_type) {
@@ -266,6 +283,7 @@ uint32_t Lowerer::BlockIndex(uint32_t label) const {
 
 Status Lowerer::FoldConstant(uint32_t id, const spirv::Constant& c) {
   const auto& flat = Flat(c.type);
+  if (failed()) return status_;
   std::vector<uint64_t> words;
   if (c.is_null) {
     words.assign(flat.size(), 0);

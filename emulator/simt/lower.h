@@ -53,6 +53,11 @@ inline constexpr uint64_t kMaxLanePrivateBytes = 512 * 1024;
 // Workgroup memory of one workgroup: far above any GPU's shared memory
 // (H200: 228 KiB per SM), low enough that offsets never wrap.
 inline constexpr uint64_t kMaxWorkgroupBytes = 16 * 1024 * 1024;
+// The scalars one value (a constant, an SSA result) may hold, as many as
+// fill kMaxLanePrivateBytes with 32-bit words: a type larger than that is
+// unsupported as a value (a diagnostic naming it), not a host allocation
+// of its size.
+inline constexpr uint64_t kMaxValueScalars = kMaxLanePrivateBytes / 4;
 // Register-count model (regalloc_model.cpp): an SSA value of an aggregate type
 // with an array in it and more than this many 32-bit components is held in
 // local memory by NVIDIA's compiler, not in registers.
@@ -197,7 +202,10 @@ class Lowerer {
   Val& Define(uint32_t id, uint32_t type_id);
   // Makes `id` an alias of existing registers (no instruction).
   void Alias(uint32_t id, Val value);
+  // (Empty, and the lowering failed, for a type of more than
+  // kMaxValueScalars scalars: FlatTooLarge.)
   const std::vector<ScalarType>& Flat(uint32_t type_id);
+  void FlatTooLarge(uint32_t type_id, uint64_t scalars);
   // Where a composite index path (literal indices, as in
   // OpCompositeExtract) lands in the flattened components of `type_id`:
   // {first component, type there}.

@@ -679,7 +679,34 @@ TEST_CASE("lowering reports unsupported and invalid input", "[simt]") {
                OpReturn
                OpFunctionEnd
 )";
+  // Found by the spirv_program fuzz target: a null constant of an array
+  // of 134217732 vectors made lowering flatten it to one scalar per
+  // component until the host ran out of memory. A type over
+  // kMaxValueScalars scalars is now unsupported as a value.
+  const std::string huge_constant = R"(
+               OpCapability Shader
+               OpMemoryModel Logical GLSL450
+               OpEntryPoint GLCompute %main "main"
+               OpExecutionMode %main LocalSize 1 1 1
+       %void = OpTypeVoid
+     %fnvoid = OpTypeFunction %void
+      %float = OpTypeFloat 32
+    %v4float = OpTypeVector %float 4
+       %uint = OpTypeInt 32 0
+      %count = OpConstant %uint 134217732
+        %arr = OpTypeArray %v4float %count
+       %null = OpConstantNull %arr
+       %main = OpFunction %void None %fnvoid
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+)";
   const std::vector<Case> cases = {
+      {"null constant of 134217732 vectors", huge_constant, "main",
+       ErrorKind::kUnsupported,
+       "holds 536870928 scalars or more, over warpsim's limit of 131072 for "
+       "one value",
+       spv::Op::OpNop},
       {"interface array of 134217732 elements", huge_input, "main",
        ErrorKind::kUnsupported, "variable %", spv::Op::OpVariable},
       {"Private array past 512 KiB", huge("Private", "32769"), "main",
