@@ -76,6 +76,13 @@ __device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
   asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
+// One ld.global.cg of a word (the L2's: the L1 bypassed), kept in order
+// like LoadCa.
+__device__ __forceinline__ uint32_t LoadCg(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
 // x = x * a + b, one FFMA the compiler neither merges nor drops.
 __device__ __forceinline__ void Ffma(float& x, float a, float b) {
   asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));

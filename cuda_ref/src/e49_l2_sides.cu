@@ -57,6 +57,7 @@
 #include "common.h"
 
 using cuda_ref::Json;
+using cuda_ref::LoadCg;
 
 namespace {
 
@@ -66,12 +67,6 @@ constexpr uint32_t kWords = kLines * kLineWords;
 constexpr int kThreads = 256;
 const int kReaders[] = {0, 1, 2, 66, 131};
 constexpr long long kSpinLimit = 1ll << 26;
-
-__device__ __forceinline__ uint32_t LoadCg(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 
 // What the block on the chasing SM records.
 struct ChaseRec {

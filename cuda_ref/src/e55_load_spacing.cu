@@ -42,6 +42,9 @@
 #include "common.h"
 
 using cuda_ref::Json;
+using cuda_ref::LoadCa;
+using cuda_ref::LoadCg;
+using cuda_ref::Median;
 
 namespace {
 
@@ -53,18 +56,6 @@ constexpr int kOther = 2;  // E49: SM 2 is on the other side from SM 0
 const uint32_t kGapBytes[] = {1024,      16 << 10,  32 << 10,
                               64 << 10,  128 << 10, 256 << 10,
                               260 << 10, 288 << 10, 320 << 10};
-
-__device__ __forceinline__ uint32_t LoadCa(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ uint32_t LoadCg(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 
 struct WalkRec {
   uint32_t ran;
@@ -135,12 +126,6 @@ double WalkOnce(const Ctx& c, int place, uint32_t gap, uint32_t n) {
   CUDA_CHECK(cudaMemcpy(&r, c.rec, sizeof r, cudaMemcpyDeviceToHost));
   if (r.ran != 1 || r.end != n * 4 * gap) return -1;
   return static_cast<double>(r.span);
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 }  // namespace
