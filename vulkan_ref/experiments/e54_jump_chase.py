@@ -63,7 +63,6 @@ CHASE_STEPS = (0, 1024, 2048)
 PASS_TRIPS = (0, 16, 48)
 PASS_SIDE = 32
 PASS_WARPS_PER_SM = 8  # 32x32 pixels, 32 a warp, on the H100's 4 graphics SMs
-# (stage, jump in lines, chains)
 # (stage, jump in lines, chains[, "line": every lane its word of the line,
 # compute only, after the third run showed one warp's passes of whole
 # lines far apart as long as 32 warps')]
@@ -72,7 +71,7 @@ CHASES = [(s, j, 1) for s in "cf" for j in (5, 33, 513, 2049, 16385)] + \
     [("c", j, k, "line") for k in (1, 4) for j in (5, 2049)]
 # name: (words between a trip's lines and the trip before's, loop bound,
 # stage: "f" a 32x32 draw, or ("c", workgroups, warps a workgroup, the
-# block warp w reads)). After the first run (e54-jump-chase-2026-12-07)
+# block warp w reads, the word of the line lane `lane` reads)). After the first run (e54-jump-chase-2026-12-07)
 # showed the 256 KB passes twice as long as the 32 KB ones: the gaps
 # between and the same passes in a compute shader (cpass_*, 4 workgroups
 # of 8 warps, each warp the block the fragment pass's warp reads); after
@@ -84,20 +83,21 @@ PASSES = {"pass_256k": (65536, "u.n", "f"), "pass_32k": (8192, "u.n", "f"),
           "rolled_32k": (8192, "u.n / 2", "f"),
           "pass_64k": (16384, "u.n", "f"), "pass_128k": (32768, "u.n", "f"),
           "rolled_128k": (32768, "u.n / 2", "f"),
-          "cpass_256k": (65536, "u.n", ("c", 4, 8, TILE)),
-          "cpass_32k": (8192, "u.n", ("c", 4, 8, TILE)),
-          "crolled_256k": (65536, "u.n / 2", ("c", 4, 8, TILE))}
+          "cpass_256k": (65536, "u.n", ("c", 4, 8, TILE, "lane")),
+          "cpass_32k": (8192, "u.n", ("c", 4, 8, TILE, "lane")),
+          "crolled_256k": (65536, "u.n / 2", ("c", 4, 8, TILE, "lane"))}
 for _g, _w in ((1, 8), (4, 1), (4, 8), (4, 32), (16, 8)):
     for _gap in (8192, 65536):
         PASSES["c_g%dw%d_%dk" % (_g, _w, _gap // 256)] = (
-            _gap, "u.n", ("c", _g, _w, "w"))
+            _gap, "u.n", ("c", _g, _w, "w", "lane"))
 # After the third: one warp an SM whose lanes all read word 0 of the line,
 # and one warp an SM with gaps between and beyond, powers of two and not.
 for _gap in (8192, 65536):
     PASSES["c_g4w1_%dk_word" % (_gap // 256)] = (
         _gap, "u.n", ("c", 4, 1, "w", "0u"))
 for _kb in (16, 48, 96, 192, 260, 288, 320):
-    PASSES["c_g4w1_%dk" % _kb] = (_kb * 256, "u.n", ("c", 4, 1, "w"))
+    PASSES["c_g4w1_%dk" % _kb] = (_kb * 256, "u.n",
+                                  ("c", 4, 1, "w", "lane"))
 
 
 def chase_name(stage, jump, k, line=""):
@@ -105,6 +105,11 @@ def chase_name(stage, jump, k, line=""):
 
 
 NAMES = [chase_name(*c) for c in CHASES] + list(PASSES)
+
+
+def per_trip(name):
+    """A pass's uniform n over its trips (2 where the bound is u.n / 2)."""
+    return 2 if PASSES[name][1].endswith("/ 2") else 1
 
 
 def steps_of(name):
@@ -202,7 +207,7 @@ def fragment_scene(jump, k):
 PASS_INDEX = "(blk * 32u + %s + uint(i) * %du) & %du"
 
 
-def pass_loop(gap, bound, lane="lane"):
+def pass_loop(gap, bound, lane):
     return ("  uint s = 0u;\n"
             "  for (int i = 0; i < %s; ++i) {\n"
             "    s += data.d[%s];\n"
@@ -210,8 +215,8 @@ def pass_loop(gap, bound, lane="lane"):
 
 
 def pass_header(name):
-    gap, bound, stage = PASSES[name]
-    per = 2 if bound.endswith("/ 2") else 1
+    gap, _, stage = PASSES[name]
+    per = per_trip(name)
     loop = "rolled" if per == 2 else "coalesced"
     if stage == "f":
         what = "E48's %s_32" % loop
@@ -219,7 +224,7 @@ def pass_header(name):
         what = "%d compute workgroup(s) of %d warp(s), warp w reading %s " \
             "of block %s as E48's %s_32's" % (
                 stage[1], stage[2],
-                "word 0 of the lines" if len(stage) > 4 else "the lines",
+                "word 0 of the lines" if stage[4] == "0u" else "the lines",
                 stage[3], loop)
     return header("E54 variant %s: %s with a trip's lines %d KB after the "
                   "trip before's (n = %s)." % (
@@ -239,19 +244,14 @@ def trips_named(text, name, per):
 
 def pass_scene(name):
     gap, bound, _ = PASSES[name]
-    shader = ("#version 450\n"
-              "layout(location = 0) out vec4 color;\n"
-              "layout(set = 0, binding = 0) uniform Steps { int n; } u;\n"
-              "layout(set = 0, binding = 1) readonly buffer Data "
-              "{ uint d[]; } data;\n\n"
-              "void main() {\n"
+    shader = (FRAGMENT_HEAD +
               "  ivec2 p = ivec2(gl_FragCoord.xy);\n"
               "  uint lane = uint((p.y & 7) * 4 + (p.x & 3));\n"
               "  uint blk = uint((p.y >> 3) * 64 + (p.x >> 2));\n" +
-              pass_loop(gap, bound) +
+              pass_loop(gap, bound, "lane") +
               "  color = vec4(float(s & 255u) / 255.0, 0.0, 0.0, 1.0);\n"
               "}\n")
-    per = 2 if bound.endswith("/ 2") else 1
+    per = per_trip(name)
     text = access_steps.fragment_scene(
         pass_header(name), name, shader, [t * per for t in PASS_TRIPS],
         PASS_SIDE,
@@ -263,10 +263,8 @@ def pass_scene(name):
 def cpass_scene(name):
     """A compute pass: warp w reads the lines of block w (the stage's
     expression: TILE, the block of the fragment pass's warp w)."""
-    gap, bound, (_, groups, warps, blk) = PASSES[name][:2] + (
-        PASSES[name][2][:4],)
-    lane = PASSES[name][2][4] if len(PASSES[name][2]) > 4 else "lane"
-    per = 2 if bound.endswith("/ 2") else 1
+    gap, bound, (_, groups, warps, blk, lane) = PASSES[name]
+    per = per_trip(name)
     lines = ["#!amber"] + ["# " + h for h in pass_header(name)]
     lines += ["SHADER compute pass GLSL", "#version 450",
               "layout(local_size_x = %d) in;" % (32 * warps),
@@ -357,7 +355,7 @@ def describe(name):
                     ", as the fragment pass's" if stage[3] == TILE else ""),
                 "a trip of the %s loop, a %s a warp" % (
                     "rolled" if bound != "u.n" else "unrolled",
-                    "word" if len(stage) > 4 else "line"),
+                    "word" if stage != "f" and stage[4] == "0u" else "line"),
                 "%d KB" % (gap * 4 // 1024))
     stage, jump, k = name.split("_")[:3]
     jump, k = int(jump[1:]), int(k[1:])
