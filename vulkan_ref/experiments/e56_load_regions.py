@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""E56, which layout of a warp's loads in flight makes them cost more: how
+many distinct regions they read, how far apart, whether the lines were
+read before, and how many warps share them.
+
+  vulkan_ref/experiments/e56_load_regions.py scene OUT_DIR
+  vulkan_ref/experiments/e56_load_regions.py summary RECORD_DIR [-o OUT.json]
+  vulkan_ref/experiments/e56_load_regions.py table RECORD_DIR
+      [--update README.md | --check README.md]
+  vulkan_ref/experiments/e56_load_regions.py model --warpsim BIN
+      [-o samples/h200/e56_load_regions/timing-vs-h200.json]
+  vulkan_ref/experiments/e56_load_regions.py model-table RECORD
+      [MODEL.json] [--update README.md | --check README.md]
+
+Why: E54 found that one warp an SM whose four loads in flight lie G bytes
+apart in a buffer the runner has just written pays a trip 115 cycles at
+G = 16 KB and 220-235 at 256 KB and beyond, while four loads within 4 KB
+pay 1.1 of one load whatever the jump between steps; cuda_ref's E55 found
+no such rise for lines already on the SM's L2 side. This asks which of the
+loads' layout matters: the span of the loads in flight or the number of
+far regions among them; whether lines read once before (by the same
+workgroups) still pay it; how it grows with the loads in flight (2, 4, 8);
+and whether warps reading the same lines pay it once.
+
+`scene` writes one scene a variant (NAME.amber): G compute workgroups
+(one an SM) of W warps; the loop is written unrolled U times, so a warp
+has U loads in flight, trip i (of n = 0, 16 and 48) reading the line of
+block b at word offset (i / U) * S + R[i % U]; block b is warp w's own
+(`blk w`) or its workgroup's (`blk g`, every warp of a workgroup the same
+lines); `warm` variants first read the 48 trips' lines in a loop of their
+own in the same dispatch (warpsim-vkref uploads a scene's buffers again
+before every dispatch, so a pipeline run before would not do): the timed
+loop then reads lines its own warp has read (the first loop's time, the
+same in the three pipelines, drops out of the intervals).
+
+`summary` gives per variant the SM cycles a trip over the first interval
+of n and over the second, at the SM clock sampled while the scene ran;
+`model` runs the scenes in timing mode with the h200 preset;
+`model-table` puts the model's figures beside the GPU's.
+
+Standard library only.
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
+import access_steps  # noqa: E402
+import device_clocks  # noqa: E402
+from readme_section import experiment_main, record_model_run  # noqa: E402
+
+WORDS = 4 << 20  # 16 MB, as E54's: kept in the L2 whole (E52)
+MASK = WORDS - 1
+TRIPS = (0, 16, 48)
+KB = 256  # words
+MB = 1024 * KB
+
+# name: (workgroups, warps a workgroup, block ("w" or "g"), in-pass word
+# offsets R (U = len(R) loads in flight), pass stride S in words, warm).
+VARIANTS = {
+    # E54's c_g4w1_32k and c_g4w1_256k written unrolled (the same lines in
+    # the same order): the anchors.
+    "span32k_s128k": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], 128 * KB,
+                      False),
+    "span256k": (4, 1, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB, False),
+    # The same spans with passes 1 MB apart (the run's footprint as the
+    # 256 KB one's, 12 MB).
+    "span32k": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], MB, False),
+    "near4": (4, 1, "w", [0, 1 * KB, 2 * KB, 3 * KB], MB, False),
+    # Regions: two pairs 256 KB or 768 KB apart; three near and one far.
+    "pairs256k": (4, 1, "w", [0, 1 * KB, 256 * KB, 257 * KB], MB, False),
+    "pairs768k": (4, 1, "w", [0, 1 * KB, 768 * KB, 769 * KB], MB, False),
+    "onefar256k": (4, 1, "w", [0, 1 * KB, 2 * KB, 256 * KB], MB, False),
+    # Loads in flight: 2 and 8.
+    "two256k": (4, 1, "w", [0, 256 * KB], 512 * KB, False),
+    "two1k": (4, 1, "w", [0, 1 * KB], MB, False),
+    "eight256k": (4, 1, "w", [k * 256 * KB for k in range(8)], 2 * MB,
+                  False),
+    "eight32k": (4, 1, "w", [k * 32 * KB for k in range(8)], MB, False),
+    # Lines read once before by the same workgroups.
+    "span256k_warm": (4, 1, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB,
+                      True),
+    "span32k_warm": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], MB, True),
+    "near4_warm": (4, 1, "w", [0, 1 * KB, 2 * KB, 3 * KB], MB, True),
+    # Eight warps an SM, each its own lines or all the workgroup's.
+    "span256k_w8": (4, 8, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB,
+                    False),
+    "span256k_w8same": (4, 8, "g", [0, 256 * KB, 512 * KB, 768 * KB], MB,
+                        False),
+}
+NAMES = list(VARIANTS)
+
+
+def offset(name, i):
+    """Trip i's word offset of block 0's line."""
+    _, _, _, r, s, _ = VARIANTS[name]
+    return (i // len(r)) * s + r[i % len(r)]
+
+
+def scene_text(name):
+    groups, warps, blk, r, s, warm = VARIANTS[name]
+    u = len(r)
+    what = ("E56 variant %s: %d compute workgroup(s) of %d warp(s), %s, "
+            "%d loads in flight at word offsets %s of passes %d words apart"
+            "%s; n = %s trips." % (
+                name, groups, warps,
+                "warp w reading block w" if blk == "w" else
+                "every warp of workgroup g reading block g", u,
+                ", ".join(str(x) for x in r), s,
+                ", after a loop reading the %d trips' lines" % TRIPS[-1]
+                if warm else "",
+                ", ".join(str(t) for t in TRIPS)))
+    lines = ["#!amber",
+             "# Generated by vulkan_ref/experiments/e56_load_regions.py "
+             "scene: do not edit.", "# " + what,
+             "# Runs with warpsim run --timing and warpsim-vkref run; "
+             "vulkan_ref/results/h100/README.md, E56.",
+             "SHADER compute pass GLSL", "#version 450",
+             "layout(local_size_x = %d) in;" % (32 * warps),
+             "layout(set = 0, binding = 0) uniform Steps { int n;%s } u;"
+             % (" int w;" if warm else ""),
+             "layout(set = 0, binding = 1) readonly buffer Data "
+             "{ uint d[]; } data;",
+             "layout(set = 0, binding = 2) buffer O { uint o[]; } result;",
+             "void main() {",
+             "  uint lane = gl_LocalInvocationID.x % 32u;",
+             "  uint w = gl_WorkGroupID.x * %du + gl_LocalInvocationID.x / "
+             "32u;" % warps,
+             "  uint blk = %s;" % ("w" if blk == "w" else "gl_WorkGroupID.x"),
+             "  uint base = blk * 32u + lane;",
+             "  uint s = 0u;"]
+    for bound in (["u.w"] if warm else []) + ["u.n"]:
+        lines += ["  for (int i = 0; i < %s; i += %d) {" % (bound, u),
+                  "    uint at = base + uint(i / %d) * %du;" % (u, s)]
+        lines += ["    uint v%d = data.d[(at + %du) & %du];" % (
+            k, r[k], MASK) for k in range(u)]
+        lines += ["    s += %s;" % " + ".join("v%d" % k for k in range(u)),
+                  "  }"]
+    lines += ["  result.o[gl_GlobalInvocationID.x] = s;", "}", "END",
+              "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
+              % WORDS,
+              "BUFFER out DATA_TYPE uint32 SIZE %d FILL 7" % (
+                  groups * warps * 32)]
+    lines += ["BUFFER n%d DATA_TYPE int32 DATA %d%s END" % (
+        t, t, " %d" % TRIPS[-1] if warm else "") for t in TRIPS]
+    for t in TRIPS:
+        lines += ["PIPELINE compute %s_t%d" % (name, t), "  ATTACH pass",
+                  "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0"
+                  % t,
+                  "  BIND BUFFER data AS storage DESCRIPTOR_SET 0 BINDING 1",
+                  "  BIND BUFFER out AS storage DESCRIPTOR_SET 0 BINDING 2",
+                  "END"]
+    lines += ["RUN %s_t%d %d 1 1" % (name, t, groups) for t in TRIPS]
+    # Invocation 0 (block 0, lane 0) summed the word offsets it read
+    # (twice where a first loop read them before).
+    last = sum(offset(name, i) & MASK
+               for i in range(TRIPS[-1])) * (2 if warm else 1) & 0xFFFFFFFF
+    lines += ["EXPECT out IDX 0 EQ %d" % last, ""]
+    return "\n".join(lines)
+
+
+def scene():
+    return {n: scene_text(n) for n in NAMES}
+
+
+def rows_of(times, scale, names=NAMES):
+    """Per variant the SM cycles a trip over the first and second interval
+    of TRIPS; TIMES by pipeline, SCALE (a number, or one per variant) turns
+    them into cycles."""
+    rows = []
+    for n in names:
+        k = scale[n] if isinstance(scale, dict) else scale
+        t = [times["%s_t%d" % (n, x)] * k for x in TRIPS]
+        rows.append({"variant": n,
+                     "step1": (t[1] - t[0]) / (TRIPS[1] - TRIPS[0]),
+                     "step2": (t[2] - t[1]) / (TRIPS[2] - TRIPS[1])})
+    return rows
+
+
+def recorded(record):
+    return [n for n in NAMES
+            if os.path.exists(os.path.join(record, "run1", n + ".json"))]
+
+
+def summary(record):
+    names = recorded(record)
+    s = device_clocks.scene_runs(
+        record, names, lambda t, k: rows_of(t, k, names),
+        "e56_load_regions.py")
+    s["record"] = os.path.relpath(record, ROOT)
+    s["variants"] = names
+    return s
+
+
+def kb(words):
+    return "%g KB" % (words / KB) if words < MB else "%g MB" % (words / MB)
+
+
+def describe(name):
+    """(warps, the loads in flight: their offsets from the first, passes'
+    stride, lines read before)."""
+    groups, warps, blk, r, s, warm = VARIANTS[name]
+    return ("%d x %d%s" % (groups, warps, ", one block a workgroup"
+                           if blk == "g" else ""),
+            "%d: %s" % (len(r), ", ".join(kb(x) if x else "0" for x in r)),
+            kb(s), "yes" if warm else "no")
+
+
+def table(s):
+    runs = s["runs"]
+    by = {r: {row["variant"]: row for row in runs[r]["rows"]} for r in runs}
+    out = ["Device: %s, driver %s; `%s`. SM cycles a trip (one load a warp) "
+           "at the SM clock sampled while the scene ran (%s); run1 / run2; "
+           "trips %d-%d and %d-%d.\n" % (
+               s["device"].get("name", "?"),
+               s["device"].get("driver_info", "?"), s["record"],
+               device_clocks.note(runs), TRIPS[0], TRIPS[1], TRIPS[1],
+               TRIPS[2]),
+           "| variant | workgroups x warps | loads in flight | passes apart "
+           "| read before | first interval | second interval |",
+           "|---|---|---|---|---|---|---|"]
+    for n in s["variants"]:
+        cells = [" / ".join("%.1f" % by[r][n][key] for r in sorted(by))
+                 for key in ("step1", "step2")]
+        out.append("| %s | %s | %s |" % (n, " | ".join(describe(n)),
+                                         " | ".join(cells)))
+    return "\n".join(out) + "\n"
+
+
+SCENES = os.path.join(ROOT, "samples", "h200", "e56_load_regions")
+MODEL_JSON = os.path.join(SCENES, "timing-vs-h200.json")
+
+
+def model(warpsim, out):
+    return record_model_run(
+        warpsim, [os.path.join(SCENES, n + ".amber") for n in NAMES], out,
+        "e56_load_regions.py", ROOT)
+
+
+def model_table(record, model_json):
+    s = summary(record)
+    m, caption = access_steps.model_caption(model_json, ROOT)
+    mine = {r["variant"]: r
+            for r in rows_of(m["cycles"], 1.0, s["variants"])}
+    gpu = {k: device_clocks.run_mean(s, k) for k in ("step1", "step2")}
+    out = ["%s; GPU: `%s` (%s), SM cycles a trip at the sampled clock, the "
+           "mean of the runs.\n" % (caption, s["record"],
+                                    s["device"].get("name", "?")),
+           "| variant | loads in flight | GPU first interval | model | "
+           "model / GPU | GPU second interval | model | model / GPU |",
+           "|---|---|---|---|---|---|---|---|"]
+    for n in s["variants"]:
+        cells = []
+        for key in ("step1", "step2"):
+            g, mm = gpu[key][n], mine[n][key]
+            cells.append("%.1f | %.1f | %.2f" % (g, mm, mm / g))
+        out.append("| %s | %s | %s |" % (n, describe(n)[1],
+                                         " | ".join(cells)))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    return experiment_main(__doc__, scene, summary, table, "e56",
+                           "e56_load_regions.py", MODEL_JSON, model,
+                           model_table)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
