@@ -58,38 +58,71 @@ KB = 256  # words
 MB = 1024 * KB
 
 # name: (workgroups, warps a workgroup, block ("w" or "g"), in-pass word
-# offsets R (U = len(R) loads in flight), pass stride S in words, warm).
+# offsets R (U = len(R) loads in flight), pass stride S in words, flags:
+# "warm" a first loop reads the lines, "dep" each pass's addresses depend
+# on the pass before's loads, "coh" the buffer is coherent).
 VARIANTS = {
     # E54's c_g4w1_32k and c_g4w1_256k written unrolled (the same lines in
     # the same order): the anchors.
     "span32k_s128k": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], 128 * KB,
-                      False),
-    "span256k": (4, 1, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB, False),
+                      ""),
+    "span256k": (4, 1, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB, ""),
     # The same spans with passes 1 MB apart (the run's footprint as the
     # 256 KB one's, 12 MB).
-    "span32k": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], MB, False),
-    "near4": (4, 1, "w", [0, 1 * KB, 2 * KB, 3 * KB], MB, False),
+    "span32k": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], MB, ""),
+    "near4": (4, 1, "w", [0, 1 * KB, 2 * KB, 3 * KB], MB, ""),
     # Regions: two pairs 256 KB or 768 KB apart; three near and one far.
-    "pairs256k": (4, 1, "w", [0, 1 * KB, 256 * KB, 257 * KB], MB, False),
-    "pairs768k": (4, 1, "w", [0, 1 * KB, 768 * KB, 769 * KB], MB, False),
-    "onefar256k": (4, 1, "w", [0, 1 * KB, 2 * KB, 256 * KB], MB, False),
+    "pairs256k": (4, 1, "w", [0, 1 * KB, 256 * KB, 257 * KB], MB, ""),
+    "pairs768k": (4, 1, "w", [0, 1 * KB, 768 * KB, 769 * KB], MB, ""),
+    "onefar256k": (4, 1, "w", [0, 1 * KB, 2 * KB, 256 * KB], MB, ""),
     # Loads in flight: 2 and 8.
-    "two256k": (4, 1, "w", [0, 256 * KB], 512 * KB, False),
-    "two1k": (4, 1, "w", [0, 1 * KB], MB, False),
+    "two256k": (4, 1, "w", [0, 256 * KB], 512 * KB, ""),
+    "two1k": (4, 1, "w", [0, 1 * KB], MB, ""),
     "eight256k": (4, 1, "w", [k * 256 * KB for k in range(8)], 2 * MB,
-                  False),
-    "eight32k": (4, 1, "w", [k * 32 * KB for k in range(8)], MB, False),
+                  ""),
+    "eight32k": (4, 1, "w", [k * 32 * KB for k in range(8)], MB, ""),
     # Lines read once before by the same workgroups.
     "span256k_warm": (4, 1, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB,
-                      True),
-    "span32k_warm": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], MB, True),
-    "near4_warm": (4, 1, "w", [0, 1 * KB, 2 * KB, 3 * KB], MB, True),
+                      "warm"),
+    "span32k_warm": (4, 1, "w", [0, 32 * KB, 64 * KB, 96 * KB], MB, "warm"),
+    "near4_warm": (4, 1, "w", [0, 1 * KB, 2 * KB, 3 * KB], MB, "warm"),
     # Eight warps an SM, each its own lines or all the workgroup's.
     "span256k_w8": (4, 8, "w", [0, 256 * KB, 512 * KB, 768 * KB], MB,
-                    False),
+                    ""),
     "span256k_w8same": (4, 8, "g", [0, 256 * KB, 512 * KB, 768 * KB], MB,
-                        False),
+                        ""),
 }
+# After the first run (e56-load-regions-2026-12-07): the driver unrolls
+# such loops four passes a pass of its own (loops that load, up to 30
+# instructions a trip: loop_unroll_max_body_loads), so a warp had 16 (8
+# for the two-load loops) loads in flight, not U. The "d" variants make
+# each pass's addresses depend on the loads of the pass before (s & z, z
+# = 0 from the uniform buffer), so a warp has exactly U loads in flight
+# however the driver unrolls, and a trip times U is one pass's latency.
+for _name, _r, _s in (
+        ("d1", [0], MB), ("d2_1k", [0, KB], MB),
+        ("d2_256k", [0, 256 * KB], MB),
+        ("d4_near", [0, KB, 2 * KB, 3 * KB], MB),
+        ("d4_16k", [0, 16 * KB, 32 * KB, 48 * KB], MB),
+        ("d4_32k", [0, 32 * KB, 64 * KB, 96 * KB], MB),
+        ("d4_64k", [0, 64 * KB, 128 * KB, 192 * KB], MB),
+        ("d4_128k", [0, 128 * KB, 256 * KB, 384 * KB], MB),
+        ("d4_256k", [0, 256 * KB, 512 * KB, 768 * KB], MB),
+        ("d4_384k", [0, 384 * KB, 768 * KB, 1152 * KB], 1280 * KB),
+        ("d4_pairs256k", [0, KB, 256 * KB, 257 * KB], MB),
+        ("d4_onefar256k", [0, KB, 2 * KB, 256 * KB], MB),
+        ("d8_1k", [k * KB for k in range(8)], MB),
+        ("d8_32k", [k * 32 * KB for k in range(8)], MB),
+        ("d8_128k", [k * 128 * KB for k in range(8)], MB)):
+    VARIANTS[_name] = (4, 1, "w", _r, _s, "dep")
+for _w, _b in ((8, "w"), (8, "g"), (32, "w")):
+    VARIANTS["d4_256k_w%d%s" % (_w, "same" if _b == "g" else "")] = (
+        4, _w, _b, [0, 256 * KB, 512 * KB, 768 * KB], MB, "dep")
+# Coherent loads (not kept in the L1), of lines read once before or not.
+for _name, _r in (("d1", [0]), ("d4_near", [0, KB, 2 * KB, 3 * KB]),
+                  ("d4_256k", [0, 256 * KB, 512 * KB, 768 * KB])):
+    for _f in ("dep coh", "dep coh warm"):
+        VARIANTS[_name + _f[3:].replace(" ", "_")] = (4, 1, "w", _r, MB, _f)
 NAMES = list(VARIANTS)
 
 
@@ -100,17 +133,21 @@ def offset(name, i):
 
 
 def scene_text(name):
-    groups, warps, blk, r, s, warm = VARIANTS[name]
+    groups, warps, blk, r, s, flags = VARIANTS[name]
+    warm, dep, coh = ("warm" in flags, "dep" in flags, "coh" in flags)
     u = len(r)
     what = ("E56 variant %s: %d compute workgroup(s) of %d warp(s), %s, "
-            "%d loads in flight at word offsets %s of passes %d words apart"
+            "%d loads a pass at word offsets %s, passes %d words apart"
             "%s; n = %s trips." % (
                 name, groups, warps,
                 "warp w reading block w" if blk == "w" else
                 "every warp of workgroup g reading block g", u,
                 ", ".join(str(x) for x in r), s,
-                ", after a loop reading the %d trips' lines" % TRIPS[-1]
-                if warm else "",
+                "".join(x for x, on in (
+                    (", each pass's addresses after the pass before's loads",
+                     dep), (", a coherent buffer", coh),
+                    (", after a loop reading the %d trips' lines" % TRIPS[-1],
+                     warm)) if on),
                 ", ".join(str(t) for t in TRIPS)))
     lines = ["#!amber",
              "# Generated by vulkan_ref/experiments/e56_load_regions.py "
@@ -119,10 +156,10 @@ def scene_text(name):
              "vulkan_ref/results/h100/README.md, E56.",
              "SHADER compute pass GLSL", "#version 450",
              "layout(local_size_x = %d) in;" % (32 * warps),
-             "layout(set = 0, binding = 0) uniform Steps { int n;%s } u;"
-             % (" int w;" if warm else ""),
-             "layout(set = 0, binding = 1) readonly buffer Data "
-             "{ uint d[]; } data;",
+             "layout(set = 0, binding = 0) uniform Steps { int n;%s%s } u;"
+             % (" int w;" if warm else "", " uint z;" if dep else ""),
+             "layout(set = 0, binding = 1) %sreadonly buffer Data "
+             "{ uint d[]; } data;" % ("coherent " if coh else ""),
              "layout(set = 0, binding = 2) buffer O { uint o[]; } result;",
              "void main() {",
              "  uint lane = gl_LocalInvocationID.x % 32u;",
@@ -133,7 +170,9 @@ def scene_text(name):
              "  uint s = 0u;"]
     for bound in (["u.w"] if warm else []) + ["u.n"]:
         lines += ["  for (int i = 0; i < %s; i += %d) {" % (bound, u),
-                  "    uint at = base + uint(i / %d) * %du;" % (u, s)]
+                  "    uint at = base + uint(i / %d) * %du%s;" % (
+                      u, s, " + (s & u.z)" if dep and bound == "u.n"
+                      else "")]
         lines += ["    uint v%d = data.d[(at + %du) & %du];" % (
             k, r[k], MASK) for k in range(u)]
         lines += ["    s += %s;" % " + ".join("v%d" % k for k in range(u)),
@@ -143,8 +182,9 @@ def scene_text(name):
               % WORDS,
               "BUFFER out DATA_TYPE uint32 SIZE %d FILL 7" % (
                   groups * warps * 32)]
-    lines += ["BUFFER n%d DATA_TYPE int32 DATA %d%s END" % (
-        t, t, " %d" % TRIPS[-1] if warm else "") for t in TRIPS]
+    lines += ["BUFFER n%d DATA_TYPE int32 DATA %d%s%s END" % (
+        t, t, " %d" % TRIPS[-1] if warm else "", " 0" if dep else "")
+        for t in TRIPS]
     for t in TRIPS:
         lines += ["PIPELINE compute %s_t%d" % (name, t), "  ATTACH pass",
                   "  BIND BUFFER n%d AS uniform DESCRIPTOR_SET 0 BINDING 0"
@@ -201,11 +241,13 @@ def kb(words):
 def describe(name):
     """(warps, the loads in flight: their offsets from the first, passes'
     stride, lines read before)."""
-    groups, warps, blk, r, s, warm = VARIANTS[name]
+    groups, warps, blk, r, s, flags = VARIANTS[name]
     return ("%d x %d%s" % (groups, warps, ", one block a workgroup"
                            if blk == "g" else ""),
             "%d: %s" % (len(r), ", ".join(kb(x) if x else "0" for x in r)),
-            kb(s), "yes" if warm else "no")
+            kb(s), "yes" if "warm" in flags else "no",
+            "yes" if "dep" in flags else "no",
+            "yes" if "coh" in flags else "no")
 
 
 def table(s):
@@ -218,9 +260,10 @@ def table(s):
                s["device"].get("driver_info", "?"), s["record"],
                device_clocks.note(runs), TRIPS[0], TRIPS[1], TRIPS[1],
                TRIPS[2]),
-           "| variant | workgroups x warps | loads in flight | passes apart "
-           "| read before | first interval | second interval |",
-           "|---|---|---|---|---|---|---|"]
+           "| variant | workgroups x warps | a pass's loads | passes apart "
+           "| read before | passes in turn | coherent | first interval | "
+           "second interval |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for n in s["variants"]:
         cells = [" / ".join("%.1f" % by[r][n][key] for r in sorted(by))
                  for key in ("step1", "step2")]
