@@ -1166,6 +1166,45 @@ def l1_per_run(run, vk_dir, t, src):
         "buffers before it)" + tail)
 
 
+def l1_sets(vk_dir, t, src):
+    """Whether the L1's set of a line mixes in its higher bits
+    (MemoryTiming::l1_hashed_sets), from vulkan_ref's E56 (the latest
+    e56-load-regions-* record): one warp an SM reads 48 lines after a loop
+    of its own has read them, four a pass, the lines of a pass 1 KB
+    (near4_warm), 32 KB (span32k_warm) or 256 KB (span256k_warm) apart and
+    passes 1 MB apart. Were the set the line modulo the set count, the
+    lines 32 KB or 256 KB apart (multiples of 256 lines) would share three
+    of the L1's sets and most would miss; the flag holds when those rows'
+    trips (the second interval, the mean of both) cost nearer the 1 KB
+    row's than the same lines read without the first loop (span256k: the
+    L2's)."""
+    d = latest_record(vk_dir, "e56-load-regions")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import device_clocks  # noqa: E402
+    import e56_load_regions  # noqa: E402
+    s = e56_load_regions.summary(d)
+    trip = device_clocks.run_mean(s, "step2")
+    near, cold = trip["near4_warm"], trip["span256k"]
+    far = [trip[n] for n in ("span32k_warm", "span256k_warm")]
+    m = t["memory"]
+    ways = m.get("l1_ways", 4)  # sm/timing_config.h's default
+    sets = m["l1_bytes"] // m["line_bytes"] // ways
+    shared = sorted({sets // math.gcd(kb * 1024 // m["line_bytes"], sets)
+                     for kb in (32, 256)})
+    m["l1_hashed_sets"] = all(
+        abs(f - near) < abs(f - cold) for f in far)
+    src["memory.l1_hashed_sets"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}, E56): one warp an SM "
+        "reading 48 lines a loop of its own read before, cycles a trip "
+        f"(trips 16-48, the runs' mean): lines of a pass 1 KB apart "
+        f"{near:.1f}, 32 KB apart {far[0]:.1f}, 256 KB apart {far[1]:.1f}; "
+        f"the 256 KB lines without the first loop {cold:.1f}: lines "
+        "32 or 256 KB apart stay in the L1 as lines 1 KB apart do, where "
+        f"the line modulo the L1's {sets} sets would give them "
+        f"{' or '.join(str(x) for x in shared)} sets of {ways} ways")
+
+
 def latest_any_device(run, suffix):
     """The latest *-SUFFIX run directory beside RUN_DIR (its device's), or
     when there is none the latest of any device's (beside RUN_DIR's device
@@ -1817,6 +1856,7 @@ def generate(run, vk_dir, out_path):
     l1_miss_lines(run, t, src)
     graphics_l1_miss_lines(vk_dir, t, src)
     l1_per_run(run, vk_dir, t, src)
+    l1_sets(vk_dir, t, src)
     l2_sides(run, t, src)
     upload_latency(vk_dir, t, src)
     upload_share(vk_dir, t, src)

@@ -8,11 +8,23 @@
 
 namespace warpsim::sm {
 
-LineCache::LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways)
+LineCache::LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways,
+                     bool hashed)
     : ways_(std::max(1u, ways)) {
   const uint64_t lines =
       std::max<uint64_t>(1, bytes / std::max(1u, line_bytes));
   sets_ = std::max<uint64_t>(1, lines / ways_);
+  hashed_ = hashed;
+}
+
+uint64_t LineCache::SetOf(uint64_t line) const {
+  if (!hashed_) return line % sets_;
+  // Each aligned window of sets_ lines is turned by its own amount (the
+  // window's number times 2^64 / the golden ratio, its top 24 bits): the
+  // window's lines keep distinct sets, and lines a multiple of sets_ apart
+  // (the same place in other windows) mostly do not share one.
+  const uint64_t turn = ((line / sets_) * 0x9E3779B97F4A7C15ull) >> 40;
+  return (line + turn) % sets_;
 }
 
 void LineCache::Free::operator()(uint64_t* p) const { std::free(p); }
@@ -30,7 +42,7 @@ bool LineCache::Access(uint64_t line, bool allocate) {
 
 void LineCache::Invalidate(uint64_t line) {
   if (entries_ == nullptr) return;
-  uint64_t* e = entries_.get() + (line % sets_) * ways_ * 2;
+  uint64_t* e = entries_.get() + SetOf(line) * ways_ * 2;
   const uint64_t tag = (line + 1) & kTagMask;
   for (uint32_t w = 0; w < ways_; ++w) {
     if ((e[2 * w] & kTagMask) == tag) {
@@ -46,7 +58,7 @@ uint32_t LineCache::AccessSectors(uint64_t line, uint32_t want, bool allocate) {
     if (p == nullptr) throw std::bad_alloc();
     entries_.reset(static_cast<uint64_t*>(p));
   }
-  const uint64_t set = line % sets_;
+  const uint64_t set = SetOf(line);
   uint64_t* e = entries_.get() + set * ways_ * 2;
   const uint64_t tag = (line + 1) & kTagMask;
   want &= 0xff;
@@ -107,7 +119,8 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
       fills_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
-    l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways);
+    l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways,
+                     timing.l1_hashed_sets);
   }
   const uint32_t sides = std::max(1u, timing.l2_sides);
   l2_.reserve(sides);

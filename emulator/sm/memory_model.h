@@ -40,7 +40,10 @@ namespace warpsim::sm {
 // only tags (the data lives in the emulator's memory).
 class LineCache {
  public:
-  LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways);
+  // With `hashed`, a line's set mixes in its higher bits
+  // (MemoryTiming::l1_hashed_sets); else it is the line modulo the sets.
+  LineCache(uint64_t bytes, uint32_t line_bytes, uint32_t ways,
+            bool hashed = false);
   // Looks up `line` (address / line_bytes); returns whether it hit. With
   // `allocate`, a miss brings the line in.
   bool Access(uint64_t line, bool allocate);
@@ -65,8 +68,10 @@ class LineCache {
   struct Free {
     void operator()(uint64_t* p) const;
   };
+  uint64_t SetOf(uint64_t line) const;
   uint32_t ways_;
   uint64_t sets_;
+  bool hashed_ = false;  // MemoryTiming::l1_hashed_sets
   std::unique_ptr<uint64_t[], Free> entries_;
   uint64_t clock_ = 0;
 };

@@ -169,6 +169,14 @@ struct MemoryTiming {
   // one repeated, read them). false: the L1 keeps its lines from one to
   // the next.
   bool l1_invalidated_per_run = false;
+  // The L1's set of a line mixes in the line's higher address bits: each
+  // aligned window of as many lines as the L1 has sets is turned by an
+  // amount of its own (LineCache), so that lines a multiple of the set
+  // count apart (a large power of two, often) spread over the sets as
+  // neighbouring lines do, and a window's lines still take distinct sets.
+  // false: the set is the line number modulo the set count, and lines a
+  // multiple of the set count apart share one set.
+  bool l1_hashed_sets = false;
   // The memory a run's shaders reach (buffers, images) is in the L2 when a
   // run first reaches it: the host wrote it there (an upload's copy goes
   // through the L2; the lines past the L2's size are in DRAM). false: the

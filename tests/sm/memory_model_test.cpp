@@ -761,3 +761,33 @@ TEST_CASE(
     CHECK(m.Access(1, 10000000 + line, a, ~0u, 4, false) == first[line]);
   }
 }
+
+TEST_CASE("LineCache: hashed sets keep lines a multiple of the sets apart") {
+  using warpsim::sm::LineCache;
+  // 48 lines of 128 bytes, 4 ways: 12 sets.
+  constexpr uint64_t kBytes = 48 * 128;
+  // Eight lines 768 apart (a multiple of the set count): modulo sets put
+  // all in set 0, whose 4 ways keep the last four; hashed sets spread them
+  // (over 5 sets, none holding more than 2: the windows' turns).
+  std::vector<uint64_t> lines;
+  for (uint64_t i = 0; i < 8; ++i) lines.push_back(i * 768);
+  LineCache modulo(kBytes, 128, 4), hashed(kBytes, 128, 4, true);
+  for (uint64_t l : lines) {
+    CHECK_FALSE(modulo.Access(l, true));
+    CHECK_FALSE(hashed.Access(l, true));
+  }
+  int modulo_hits = 0, hashed_hits = 0;
+  for (uint64_t l : lines) {
+    modulo_hits += modulo.Access(l, false);
+    hashed_hits += hashed.Access(l, false);
+  }
+  CHECK(modulo_hits == 4);
+  CHECK(hashed_hits == 8);
+  // 48 neighbouring lines from a window's start (line 1200 = 100 * 12):
+  // each window of 12 takes the 12 sets, so all 48 stay.
+  LineCache whole(kBytes, 128, 4, true);
+  for (uint64_t l = 1200; l < 1248; ++l) CHECK_FALSE(whole.Access(l, true));
+  int whole_hits = 0;
+  for (uint64_t l = 1200; l < 1248; ++l) whole_hits += whole.Access(l, false);
+  CHECK(whole_hits == 48);
+}
