@@ -262,11 +262,15 @@ def table(s):
                TRIPS[2]),
            "| variant | workgroups x warps | a pass's loads | passes apart "
            "| read before | passes in turn | coherent | first interval | "
-           "second interval |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "second interval | a pass, first / second (mean) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    mean = {k: device_clocks.run_mean(s, k) for k in ("step1", "step2")}
     for n in s["variants"]:
         cells = [" / ".join("%.1f" % by[r][n][key] for r in sorted(by))
                  for key in ("step1", "step2")]
+        u = len(VARIANTS[n][3])
+        cells.append("%.0f / %.0f" % (mean["step1"][n] * u,
+                                      mean["step2"][n] * u))
         out.append("| %s | %s | %s |" % (n, " | ".join(describe(n)),
                                          " | ".join(cells)))
     return "\n".join(out) + "\n"

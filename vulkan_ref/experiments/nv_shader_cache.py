@@ -664,6 +664,14 @@ KNOWN_UNROLL = {
         "the chase loops step by 16 (`i += 16u`, 16 steps written out a "
         "trip): the driver unrolls them four times, the model only loops "
         "stepped by one"),
+    "e56_load_regions__*": (
+        "the loops step by U, U loads written out a trip (`i += U`): the "
+        "driver's counter steps by 4 U where it unrolled the loop four "
+        "times (U = 2 and 4 over a plain buffer: 8 and 16 loads a pass of "
+        "its code) and by U where it kept one copy (U = 8, and U = 4 over a "
+        "coherent buffer), which this check reads alike as unrolled; the "
+        "model only unrolls loops stepped by one (its U = 1 loops it "
+        "unrolls as the driver does)"),
     "e47_held_moves__scalar_k8": (
         "the driver keeps this loop (32 floats loaded one by one, then "
         "added to in a branch nobody takes) rolled, with its counter in a "
