@@ -1205,6 +1205,37 @@ def l1_sets(vk_dir, t, src):
         f"{' or '.join(str(x) for x in shared)} sets of {ways} ways")
 
 
+def coherent_loads(vk_dir, t, src):
+    """Whether a load of a Coherent or Volatile buffer passes the L1 by
+    (MemoryTiming::coherent_bypasses_l1), from vulkan_ref's E56 (the latest
+    e56-load-regions-* record): one warp an SM, one load a pass, each pass
+    waiting on the one before, passes 1 MB apart, so that the 48 trips' last
+    32 re-read the first 16's lines (the 16 MB buffer wraps): over a plain
+    buffer (d1) those re-reads are L1 hits; the flag holds when over a
+    coherent buffer (d1_coh) they cost nearer what lines read before cost
+    from the L2 (d1_coh_warm: a loop of the warp's own read them first)
+    than the plain buffer's L1 hits. The record's SASS
+    (sass-2026-12-07d) has the coherent loads as LDG.E.STRONG.GPU."""
+    d = latest_record(vk_dir, "e56-load-regions")
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import device_clocks  # noqa: E402
+    import e56_load_regions  # noqa: E402
+    s = e56_load_regions.summary(d)
+    trip = device_clocks.run_mean(s, "step2")
+    plain, coh, l2 = trip["d1"], trip["d1_coh"], trip["d1_coh_warm"]
+    t["memory"]["coherent_bypasses_l1"] = abs(coh - l2) < abs(coh - plain)
+    src["memory.coherent_bypasses_l1"] = (
+        f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+        f"{s['device'].get('driver_info', '?')}, E56): one warp an SM "
+        "re-reading lines it read earlier in the dispatch, one load a pass "
+        f"(trips 16-48, the runs' mean): a plain buffer {plain:.1f} cycles a "
+        f"trip (L1 hits), a coherent one {coh:.1f}, against {l2:.1f} for "
+        "the coherent buffer's lines read before from the L2: the coherent "
+        "loads do not find them in the L1 (the record's SASS, "
+        "vulkan_ref/results/h100/sass-2026-12-07d, reads a coherent buffer "
+        "with LDG.E.STRONG.GPU and a plain one with LDG.E.CONSTANT)")
+
+
 def latest_any_device(run, suffix):
     """The latest *-SUFFIX run directory beside RUN_DIR (its device's), or
     when there is none the latest of any device's (beside RUN_DIR's device
@@ -1857,6 +1888,7 @@ def generate(run, vk_dir, out_path):
     graphics_l1_miss_lines(vk_dir, t, src)
     l1_per_run(run, vk_dir, t, src)
     l1_sets(vk_dir, t, src)
+    coherent_loads(vk_dir, t, src)
     l2_sides(run, t, src)
     upload_latency(vk_dir, t, src)
     upload_share(vk_dir, t, src)

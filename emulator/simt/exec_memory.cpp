@@ -425,6 +425,10 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
                 .value_or(0);
         next_info.row_major =
             m.HasMemberDecoration(type, mi, spv::Decoration::RowMajor);
+        next_info.coherent =
+            info.coherent ||
+            m.HasMemberDecoration(type, mi, spv::Decoration::Coherent) ||
+            m.HasMemberDecoration(type, mi, spv::Decoration::Volatile);
         if (info.explicit_layout) {
           member_offset =
               m.MemberDecorationValue(type, mi, spv::Decoration::Offset)

@@ -147,6 +147,10 @@ struct PointerInfo {
   // (an access chain's first such step is the one NVIDIA's code computes
   // the 64-bit address with: simt::kBufferAddressExt).
   bool addressed = false;
+  // The variable, or a block member on the way, is decorated Coherent or
+  // Volatile: NVIDIA's code reads such a buffer past the L1
+  // (LDG.E.STRONG.GPU; Lowerer::coherent_loads()).
+  bool coherent = false;
 };
 
 // Register-count model (regalloc_model.cpp): a lane-private variable that
@@ -314,6 +318,7 @@ class Lowerer {
   // register-count model's hoisted loads (BatchedLoads, regalloc_model.cpp).
   std::vector<uint32_t> buffer_loads_;
   std::vector<uint32_t> constant_loads_;
+  std::vector<uint32_t> coherent_loads_;
   std::map<uint32_t, uint32_t> id_types_;  // result id -> type id
   const spirv::Function* function_ = nullptr;
   // Per SPIR-V id of function_: 1 when it may differ between the lanes of
@@ -353,6 +358,11 @@ class Lowerer {
   const std::vector<uint32_t>& constant_loads() const {
     return constant_loads_;
   }
+  // The loads of buffers through a Coherent or Volatile pointer
+  // (PointerInfo::coherent), in Program::code.
+  const std::vector<uint32_t>& coherent_loads() const {
+    return coherent_loads_;
+  }
   // The memory a load or store reaches, by the storage class of its pointer
   // (the block scheduling's: schedule.h).
   enum MemoryClass : uint8_t {
@@ -389,6 +399,12 @@ class Lowerer {
       buffer_loads_.push_back(at);
     }
     if (info.constant_bank && info.root_known) constant_loads_.push_back(at);
+    if (info.coherent &&
+        (info.storage == spv::StorageClass::StorageBuffer ||
+         info.storage == spv::StorageClass::PhysicalStorageBuffer ||
+         info.storage == spv::StorageClass::Uniform)) {
+      coherent_loads_.push_back(at);
+    }
   }
 };
 

@@ -202,6 +202,8 @@ Status Lowerer::CollectGlobals() {
     info->pointee_type = pointee;
     info->storage = v.storage;
     info->explicit_layout = IsExplicitLayoutStorage(v.storage);
+    info->coherent = module_.HasDecoration(v.id, spv::Decoration::Coherent) ||
+                     module_.HasDecoration(v.id, spv::Decoration::Volatile);
     Val val;
     val.type_id = v.type;
     val.ptr = info;

@@ -317,6 +317,13 @@ struct Program {
   // there at once, and the access chain as no instruction
   // (TimingConfig::free_register_moves).
   std::vector<uint8_t> register_private;
+  // Per instruction (empty when none): 1 for a load of a buffer through a
+  // pointer decorated Coherent or Volatile (on its variable or a block
+  // member on the way), which NVIDIA's code reads past the L1
+  // (LDG.E.STRONG.GPU: vulkan_ref's sass-2026-12-07d); the timing model
+  // neither looks it up in the L1 nor keeps its lines there
+  // (MemoryTiming::coherent_bypasses_l1).
+  std::vector<uint8_t> l1_bypass;
   // Every structured loop, innermost or not (unroll.cpp), in header order.
   std::vector<LoopRange> loops;
   // Per instruction: 1 when it repeats an earlier arithmetic instruction of

@@ -503,6 +503,13 @@ Status AllocateRegisters(Lowerer& lowerer, Program* program) {
       if (i < program->code.size()) program->register_private[i] = 3;
     }
   }
+  // Loads of Coherent or Volatile buffers: past the L1 in NVIDIA's code.
+  if (!lowerer.coherent_loads().empty()) {
+    program->l1_bypass.assign(program->code.size(), 0);
+    for (uint32_t i : lowerer.coherent_loads()) {
+      if (i < program->code.size()) program->l1_bypass[i] = 1;
+    }
+  }
   MarkUnrolledLoops(program);
   Entities virtual_ent = ent;
   virtual_ent.defs_uses = [&](uint32_t i, std::vector<uint32_t>& defs,

@@ -596,8 +596,10 @@ void ApplyBlockOrder(Lowerer& lowerer, Program* program,
                    });
   for (uint32_t& i : lowerer.buffer_loads_) i = at[i];
   for (uint32_t& i : lowerer.constant_loads_) i = at[i];
+  for (uint32_t& i : lowerer.coherent_loads_) i = at[i];
   std::sort(lowerer.buffer_loads_.begin(), lowerer.buffer_loads_.end());
   std::sort(lowerer.constant_loads_.begin(), lowerer.constant_loads_.end());
+  std::sort(lowerer.coherent_loads_.begin(), lowerer.coherent_loads_.end());
 }
 
 }  // namespace warpsim::simt

@@ -335,7 +335,7 @@ uint64_t TiledTexelOffset(const simt::ImageDesc& image, uint64_t linear) {
 uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
                              const uint64_t* addresses, uint32_t lanes,
                              uint32_t bytes, bool store, bool graphics,
-                             const TextureRead* texture) {
+                             const TextureRead* texture, bool past_l1) {
   const uint64_t line_bytes = std::max(1u, t_.line_bytes);
   const uint64_t sector_bytes = std::max(1u, t_.sector_bytes);
   const uint64_t size = std::max(1u, bytes);
@@ -405,7 +405,12 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
       ++k;
     }
     in_line = std::min(in_line, sectors_per_line);
-    if (!store) {
+    if (!store && past_l1) {
+      // Past the L1: no lookup, nothing kept, no fill for later hits.
+      if (sectored) {
+        in_line = static_cast<uint64_t>(std::popcount(want));
+      }
+    } else if (!store) {
       uint32_t held = 0;
       if (sectored) {
         held = l1_[sm].AccessSectors(line, want, true);

@@ -144,9 +144,12 @@ class MemoryModel {
   // than MemoryTiming::store_queue_cycles of work (0: within it, or not a
   // store).
   uint32_t StoreThrottle() const { return store_throttle_; }
+  // `past_l1`: a load that neither looks in the SM's L1 nor leaves its
+  // lines there (MemoryTiming::coherent_bypasses_l1): every line is a miss.
   uint32_t Access(uint32_t sm, uint64_t now, const uint64_t* addresses,
                   uint32_t lanes, uint32_t bytes, bool store,
-                  bool graphics = false, const TextureRead* texture = nullptr);
+                  bool graphics = false, const TextureRead* texture = nullptr,
+                  bool past_l1 = false);
   // A workgroup (shared) memory load or store by SM `sm` at cycle `now`:
   // `addresses[l]` (offsets in the workgroup's memory) for the lanes in
   // `lanes`, each `bytes` long. Returns the cycles until a load's data is

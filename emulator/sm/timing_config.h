@@ -177,6 +177,11 @@ struct MemoryTiming {
   // false: the set is the line number modulo the set count, and lines a
   // multiple of the set count apart share one set.
   bool l1_hashed_sets = false;
+  // A load of a buffer through a Coherent or Volatile pointer
+  // (simt::Program::l1_bypass) neither looks in the L1 nor keeps its lines
+  // there: NVIDIA's code reads such a buffer with LDG.E.STRONG.GPU.
+  // false: it is cached as any load.
+  bool coherent_bypasses_l1 = false;
   // The memory a run's shaders reach (buffers, images) is in the L2 when a
   // run first reaches it: the host wrote it there (an upload's copy goes
   // through the L2; the lines past the L2's size are in DRAM). false: the

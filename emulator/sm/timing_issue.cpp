@@ -477,10 +477,13 @@ uint32_t TimingModel::Impl::MemoryLatency(WarpState& w,
           std::max<uint32_t>(texture.component_bits, f.comps[k].bits);
     }
   }
+  const auto& bypass = w.warp->program().l1_bypass;
+  const bool past_l1 = config.memory.coherent_bypasses_l1 && !store &&
+                       rec.pc < bypass.size() && bypass[rec.pc] != 0;
   uint32_t lat = memory.Access(
       w.sm, at, device, rec.active & simt::LowLanes(width), rec.access_bytes,
       store, st.item->kind != pipeline::WorkKind::kComputeWorkgroup,
-      rec.pipe == simt::Pipe::kTex && !store ? &texture : nullptr);
+      rec.pipe == simt::Pipe::kTex && !store ? &texture : nullptr, past_l1);
   if (store) store_throttle = memory.StoreThrottle();
   if (simt::IsAtomic(rec.op)) lat = std::max(lat, config.memory.l2_latency);
   return lat;

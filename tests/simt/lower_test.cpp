@@ -796,3 +796,32 @@ TEST_CASE("lowering picks the entry point by name and model", "[simt]") {
 
 }  // namespace
 }  // namespace warpsim::simt
+
+namespace warpsim::simt {
+namespace {
+
+// Program::l1_bypass: the loads of a coherent buffer, not a plain one's.
+TEST_CASE("lowering marks loads of coherent buffers as past the L1", "[simt]") {
+  const Program p = BuildGlsl(R"(#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) coherent readonly buffer C { uint c[]; } co;
+layout(set = 0, binding = 1) readonly buffer P { uint d[]; } pl;
+layout(set = 0, binding = 2) buffer O { uint o[]; } result;
+void main() {
+  uint i = gl_LocalInvocationID.x;
+  result.o[i] = co.c[i] + pl.d[i];
+}
+)");
+  REQUIRE(p.l1_bypass.size() == p.code.size());
+  int marked = 0, loads = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    if (p.code[i].op != spv::Op::OpLoad) continue;
+    ++loads;
+    marked += p.l1_bypass[i];
+  }
+  CHECK(loads >= 2);  // the buffers' (and any input's)
+  CHECK(marked == 1);
+}
+
+}  // namespace
+}  // namespace warpsim::simt

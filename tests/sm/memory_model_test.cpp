@@ -791,3 +791,23 @@ TEST_CASE("LineCache: hashed sets keep lines a multiple of the sets apart") {
   for (uint64_t l = 1200; l < 1248; ++l) whole_hits += whole.Access(l, false);
   CHECK(whole_hits == 48);
 }
+
+TEST_CASE("past_l1: a coherent load neither finds nor leaves lines in L1") {
+  MemoryModel m(Unlimited(), 1, 1);
+  std::vector<uint8_t> buf(4096);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  uint64_t addr[32];
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = base + 4 * l;  // one line
+  const bool kPastL1 = true;
+  CHECK(m.Access(0, 0, addr, ~0u, 4, false, false, nullptr, kPastL1) == 500);
+  // Read again past the L1: the L2's line, not an L1 hit.
+  CHECK(m.Access(0, 1000, addr, ~0u, 4, false, false, nullptr, kPastL1) == 200);
+  // A plain load finds nothing in the L1 either (the coherent loads kept
+  // nothing there), then keeps the line: the next plain load hits.
+  CHECK(m.Access(0, 2000, addr, ~0u, 4, false) == 200);
+  CHECK(m.Access(0, 3000, addr, ~0u, 4, false) == 30);
+  // A coherent load of a line the L1 holds still goes to the L2.
+  CHECK(m.Access(0, 4000, addr, ~0u, 4, false, false, nullptr, kPastL1) == 200);
+  CHECK(m.counters().l1_hits == 1);
+  CHECK(m.counters().l1_misses == 4);
+}
