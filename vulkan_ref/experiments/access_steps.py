@@ -139,6 +139,32 @@ def model_table(s, model_json, root, rows_of_model, what):
     return "\n".join(out) + "\n"
 
 
+def interval_model_table(s, model_json, root, rows_of, what, heading,
+                         cell):
+    """The model's SM cycles a step over a record's two intervals beside
+    the GPU's (summary S, the mean of its runs), a row a variant of S:
+    ROWS_OF(cycles, 1.0, variants) gives the model's rows (`step1`,
+    `step2`); WHAT names a step in the caption ("step", "trip"); HEADING
+    and CELL(variant) the second column (E54, E56)."""
+    m, caption = model_caption(model_json, root)
+    mine = {r["variant"]: r
+            for r in rows_of(m["cycles"], 1.0, s["variants"])}
+    gpu = {k: device_clocks.run_mean(s, k) for k in ("step1", "step2")}
+    out = ["%s; GPU: `%s` (%s), SM cycles a %s at the sampled clock, the "
+           "mean of the runs.\n" % (caption, s["record"],
+                                    s["device"].get("name", "?"), what),
+           "| variant | %s | GPU first interval | model | model / GPU | "
+           "GPU second interval | model | model / GPU |" % heading,
+           "|---|---|---|---|---|---|---|---|"]
+    for n in s["variants"]:
+        cells = []
+        for key in ("step1", "step2"):
+            g, mm = gpu[key][n], mine[n][key]
+            cells.append("%.1f | %.1f | %.2f" % (g, mm, mm / g))
+        out.append("| %s | %s | %s |" % (n, cell(n), " | ".join(cells)))
+    return "\n".join(out) + "\n"
+
+
 def slope_fit(s, bound):
     """The least-squares slope through 0 of the SM cycles per warp step
     (the mean over the runs of summary S) against the wavefronts, over

@@ -325,25 +325,9 @@ def model(warpsim, out):
 
 
 def model_table(record, model_json):
-    s = summary(record)
-    m, caption = access_steps.model_caption(model_json, ROOT)
-    mine = {r["variant"]: r
-            for r in rows_of(m["cycles"], 1.0, s["variants"])}
-    gpu = {k: device_clocks.run_mean(s, k) for k in ("step1", "step2")}
-    out = ["%s; GPU: `%s` (%s), SM cycles a trip at the sampled clock, the "
-           "mean of the runs.\n" % (caption, s["record"],
-                                    s["device"].get("name", "?")),
-           "| variant | loads in flight | GPU first interval | model | "
-           "model / GPU | GPU second interval | model | model / GPU |",
-           "|---|---|---|---|---|---|---|---|"]
-    for n in s["variants"]:
-        cells = []
-        for key in ("step1", "step2"):
-            g, mm = gpu[key][n], mine[n][key]
-            cells.append("%.1f | %.1f | %.2f" % (g, mm, mm / g))
-        out.append("| %s | %s | %s |" % (n, describe(n)[1],
-                                         " | ".join(cells)))
-    return "\n".join(out) + "\n"
+    return access_steps.interval_model_table(
+        summary(record), model_json, ROOT, rows_of, "trip", "loads in flight",
+        lambda n: describe(n)[1])
 
 
 def main():
