@@ -133,7 +133,10 @@ std::string DisassembleProgram(const Program& p) {
                                                  " in selections"
                                            : std::string()) +
                            (l.loads ? ", loads" : "") +
-                           (l.dont_unroll ? ", DontUnroll)" : ")");
+                           (l.dont_unroll ? ", DontUnroll" : "") +
+                           (l.stride != 1 && l.stride != -1
+                                ? ", step " + std::to_string(l.stride) + ")"
+                                : std::string(")"));
         }
       }
       out += "\n";

@@ -123,6 +123,7 @@ struct UnrolledLoop {
   uint32_t exit_branch = 0;  // its conditional branch to the merge block
   uint32_t compare = 0;      // the comparison the branch tests
   uint32_t step = 0;         // the instruction that steps its counter
+  int32_t stride = 1;        // what that instruction adds to the counter
   uint32_t merge_pc = 0;     // the first instruction after the loop
   // Its trip count is a constant (a constant bound, a constant start): the
   // compiler unrolls it completely, and none of its control issues.
@@ -155,7 +156,9 @@ struct UnrolledLoop {
   // no selection (`skipped` 0): NVIDIA's compiler unrolls such loops with
   // longer bodies than others (TimingConfig::loop_unroll_max_body_loads,
   // from microbench's e5_loads; E35's loops, which load the word their
-  // branch tests, part at loop_unroll_max_body).
+  // branch tests, part at loop_unroll_max_body; not a loop that loads from
+  // a Coherent or Volatile buffer, Program::l1_bypass: E56's such loops
+  // part at loop_unroll_max_body).
   bool loads = false;
 };
 

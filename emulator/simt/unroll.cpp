@@ -8,9 +8,12 @@
 // same number of copies of its body whatever the body's length, up to the
 // 16 steps measured and with an if/else in it (U in the unrolled main loop,
 // U - 1 for the remainder; TimingConfig::loop_unroll is U); the same loop
-// with a `break`, a `while` loop on a computed value, a loop stepping by 2
-// and a loop that holds another loop are not unrolled. A loop is taken as
-// unrolled when
+// with a `break`, a `while` loop on a computed value and a loop that holds
+// another loop are not unrolled (nor was its loop stepping by 2, whose
+// bound `2 * n` the header computes: E21 found such a bound keeps a loop
+// rolled by itself; loops stepped by 2 to 1024 against a plain bound are
+// unrolled in vulkan_ref/results/h100/sass-2026-12-07b and -07d). A loop
+// is taken as unrolled when
 //   - it holds no other loop;
 //   - it leaves only through one conditional branch to its merge block (no
 //     break, return, kill or terminate inside);
@@ -25,8 +28,9 @@
 //     (vulkan_ref/results/h200/e21-loop-bounds-2026-12-03) found `i < u.n`
 //     unrolled and `i < u.n / 2`, `u.n >> 1`, `u.n * 2`, `u.n - 1` in the
 //     header not (the same division before the loop: unrolled);
-//   - the counter is stepped once per trip by one, up or down (an IAdd or
-//     ISub with constant 1), directly or through the back edge's phi copy,
+//   - the counter is stepped once per trip by a constant, up or down (an
+//     IAdd or ISub with a constant: 1, or any but 0 when the comparison is
+//     an ordered one), directly or through the back edge's phi copy,
 //     also where the allocator moved the counter to another register for
 //     part of the trip (Carries: register_pressure's held1, which the
 //     driver's code unrolls, vulkan_ref/results/h100/sass-2026-12-07).
@@ -377,6 +381,7 @@ class LoopFinder {
       loop.exit_branch = exit;
       loop.compare = compare;
       loop.step = update;
+      loop.stride = StepOf(p_.code[update]);
       loop.merge_pc = end;
       loop.full = full;
       loop.trips = trips;
@@ -412,7 +417,13 @@ class LoopFinder {
       // loads alike, hoisted, are none), in a loop without a selection
       // (E35's loops, which load the word their branch tests, part at the
       // limit of loops without loads: UnrolledLoop::loads).
+      // A load of a Coherent or Volatile buffer (Program::l1_bypass) makes
+      // none: E56's loop of four such loads a trip (24 instructions) is
+      // rolled in vulkan_ref/results/h100/sass-2026-12-07d where the same
+      // loop over a plain buffer is unrolled four times, and its loop of
+      // one such load (9) unrolled: at the limit of loops without loads.
       bool loads = false;
+      bool coherent = false;
       for (uint32_t i = begin; i < end && !stores && skipped == 0; ++i) {
         const Instr& in = p_.code[i];
         if (in.pipe == Pipe::kLsu && in.op == spv::Op::OpLoad &&
@@ -420,8 +431,11 @@ class LoopFinder {
             !PrivateAccess(i) &&
             !(i < p_.register_private.size() && p_.register_private[i] != 0)) {
           loads = true;
+          coherent =
+              coherent || (i < p_.l1_bypass.size() && p_.l1_bypass[i] != 0);
         }
       }
+      loads = loads && !coherent;
       p_.unrolled_loops.back().body = body;
       p_.unrolled_loops.back().skipped = skipped;
       p_.unrolled_loops.back().dont_unroll = dont_unroll;
@@ -797,23 +811,33 @@ class LoopFinder {
         (!IsBranch(p_, in) || !Keeps(counter, compare, begin))) {
       return kNoReg;
     }
-    auto unit_step = [&](const Instr& s, uint32_t from) {
+    // A step by a constant: by one (up or down) for any comparison; by
+    // any other constant but 0 for an ordered one (<, <=, >, >=), whose
+    // trip count a compiler can count: vulkan_ref/results/h100/sass-*
+    // hold such loops stepped by 2, 4, 16 and 1024 unrolled four times
+    // (E56's `i += U`, the microbench chases' `i += 16u`, E40's fill loop);
+    // a test for (in)equality a larger step may jump past.
+    const spv::Op test = p_.code[compare].op;
+    const bool ordered =
+        test != spv::Op::OpIEqual && test != spv::Op::OpINotEqual;
+    auto step_by = [&](uint32_t c) {
+      return c == 1u || c == 0xffffffffu || (ordered && c != 0u);
+    };
+    auto const_step = [&](const Instr& s, uint32_t from) {
       if (s.width != 32) return false;
       if (s.op == spv::Op::OpIAdd) {
         for (int k = 0; k < 2; ++k) {
           if (s.src[k] == from && IsConstant(s.src[1 - k])) {
-            const uint32_t c = Constant(s.src[1 - k]);
-            return c == 1u || c == 0xffffffffu;
+            return step_by(Constant(s.src[1 - k]));
           }
         }
         return false;
       }
       return s.op == spv::Op::OpISub && s.src[0] == from &&
-             IsConstant(s.src[1]) &&
-             (Constant(s.src[1]) == 1u || Constant(s.src[1]) == 0xffffffffu);
+             IsConstant(s.src[1]) && step_by(Constant(s.src[1]));
     };
     // counter = counter +- 1.
-    if (in.dst == counter && unit_step(in, counter)) return w;
+    if (in.dst == counter && const_step(in, counter)) return w;
     if (IsBranch(p_, in)) {
       // The back edge copies sum -> counter, sum = counter +- 1.
       const BranchInfo& b = p_.branches[in.aux];
@@ -828,14 +852,14 @@ class LoopFinder {
           uint32_t s = written(e.src) == 1 ? writer[e.src] : kNoReg;
           if (s == kNoReg) s = LastWriteInBlock(e.src, w);
           if (s == kNoReg) continue;
-          if (written(counter) == 1 && unit_step(p_.code[s], counter)) {
+          if (written(counter) == 1 && const_step(p_.code[s], counter)) {
             return s;
           }
           // The step reads a copy of the counter made on the trip.
           for (int k = 0; k < 2; ++k) {
             const uint32_t from = p_.code[s].src[k];
             if (from == kNoReg || IsConstant(from)) continue;
-            if (unit_step(p_.code[s], from) &&
+            if (const_step(p_.code[s], from) &&
                 Carries(from, s, counter, begin, end, 8)) {
               return s;
             }
@@ -849,7 +873,7 @@ class LoopFinder {
     for (int k = 0; k < 2; ++k) {
       const uint32_t from = in.src[k];
       if (from == kNoReg || IsConstant(from) || written(from) != 1) continue;
-      if (!unit_step(in, from) || in.dst != counter) continue;
+      if (!const_step(in, from) || in.dst != counter) continue;
       const Instr& copier = p_.code[writer[from]];
       if (!IsBranch(p_, copier)) continue;
       for (const auto& [first, count] : p_.branches[copier.aux].copies) {

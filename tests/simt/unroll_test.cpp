@@ -1,10 +1,11 @@
 // Tests of emulator/simt/unroll.cpp: which loops the timing model issues as
 // NVIDIA's compiler unrolls them (vulkan_ref's E16): countable loops with a
 // run-time trip count, completely when the trip count is a constant; not a
-// loop with a break, a while loop on a computed value, a loop stepping by 2,
-// a loop holding another loop, one whose bound it computes with arithmetic
-// (E21). A loop marked [[dont_unroll]] is listed as such, never as unrolled
-// completely, and every listed loop with its body's length (E34).
+// loop with a break, a while loop on a computed value, a loop holding
+// another loop, one whose bound it computes with arithmetic (E21), one
+// stepping by more than one to an (in)equality. A loop marked [[dont_unroll]]
+// is listed as such, never as unrolled completely, and every listed loop with
+// its body's length (E34).
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -63,6 +64,24 @@ TEST_CASE("countable loops with a run-time trip count are unrolled",
   size_t marked = 0;
   for (uint32_t tag : hoist.loop_control) marked += tag != 0;
   CHECK(marked == 4);
+  // Stepped by another constant to an ordered bound (E40's `k += 1024u`,
+  // E56's `i += U`: unrolled four times in the driver's code); the step is
+  // listed.
+  const Program two =
+      Build("  for (int i = 0; i < n; i += 2) x = x * x + 0.25;\n");
+  CHECK(Unrolled(two) == P{1, 0});
+  CHECK(two.unrolled_loops[0].stride == 2);
+  const Program down =
+      Build("  for (int i = n; i >= 0; i -= 16) x = x * x + 0.25;\n");
+  CHECK(Unrolled(down) == P{1, 0});
+  CHECK(down.unrolled_loops[0].stride == -16);
+  CHECK(Unrolled(Build("  for (uint k = g; k < 8192u; k += 1024u) "
+                       "x = x * x;\n")) == P{1, 0});
+  // By one, also to an inequality.
+  const Program ne =
+      Build("  for (int i = 0; i != n; ++i) x = x * x + 0.25;\n");
+  CHECK(Unrolled(ne) == P{1, 0});
+  CHECK(ne.unrolled_loops[0].stride == 1);
   // Computed from the uniform before the loop: unrolled (E21).
   CHECK(Unrolled(Build("  int m = u.n / 2;\n"
                        "  for (int i = 0; i < m; ++i) x = x * x;\n")) ==
@@ -136,6 +155,9 @@ TEST_CASE("a completely unrolled loop knows its trip count", "[simt][unroll]") {
   CHECK(Trips("  for (int i = 10; i > 0; --i) x = x * x + 0.25;\n") == 10);
   CHECK(Trips("  for (int i = -256; i < 256; ++i) x = x * x + 0.25;\n") == 512);
   CHECK(Trips("  for (uint i = 0u; i < 7u; ++i) x = x * x + 0.25;\n") == 7);
+  CHECK(Trips("  for (int i = 0; i < 16; i += 4) x = x * x + 0.25;\n") == 4);
+  CHECK(Trips("  for (int i = 1; i < 16; i += 4) x = x * x + 0.25;\n") == 4);
+  CHECK(Trips("  for (int i = 15; i >= 0; i -= 2) x = x * x + 0.25;\n") == 8);
   // The loop's range: its first instruction before its merge.
   const Program p = Build("  for (int i = 0; i < 16; ++i) x = x * x + 0.25;\n");
   REQUIRE(p.loops.size() == 1);
@@ -152,8 +174,8 @@ TEST_CASE("loops that are not unrolled", "[simt][unroll]") {
                        "    if (x > u.limit) break;\n  }\n")) == P{0, 0});
   // A while loop on a computed value.
   CHECK(Unrolled(Build("  while (x < u.limit) x = x * x + 1.0;\n")) == P{0, 0});
-  // A step of 2.
-  CHECK(Unrolled(Build("  for (int i = 0; i < n; i += 2) x = x * x;\n")) ==
+  // A step of 2 to an inequality the counter may jump past.
+  CHECK(Unrolled(Build("  for (int i = 0; i != n; i += 2) x = x * x;\n")) ==
         P{0, 0});
   // A bound the loop changes.
   CHECK(Unrolled(Build("  int m = n;\n"
@@ -519,6 +541,20 @@ TEST_CASE("a loop that loads and holds no selection is marked as loading",
       Build("  for (int i = 0; i < n; ++i) x = x * 0.5 + u.limit;\n");
   REQUIRE(uniform.unrolled_loops.size() == 1);
   CHECK_FALSE(uniform.unrolled_loops[0].loads);
+  // Loads of a coherent buffer (past the L1): no. E56's loop of four such
+  // loads a trip is rolled where the same over a plain buffer is unrolled
+  // (vulkan_ref/results/h100/sass-2026-12-07d).
+  auto coherent = testing::BuildComputeGlsl(
+      "#version 450\nlayout(local_size_x = 32) in;\n"
+      "layout(set = 0, binding = 0) coherent buffer B { float v[]; } b;\n"
+      "layout(set = 0, binding = 1) uniform U { int n; } u;\n"
+      "void main() {\n  uint g = gl_GlobalInvocationID.x;\n"
+      "  float x = 0.0;\n"
+      "  for (int i = 0; i < u.n; ++i) x = x * 0.5 + b.v[g + i];\n"
+      "  b.v[g] = x;\n}\n");
+  REQUIRE(coherent.ok());
+  REQUIRE(coherent->unrolled_loops.size() == 1);
+  CHECK_FALSE(coherent->unrolled_loops[0].loads);
 }
 
 TEST_CASE("a loop that samples with implicit derivatives is not unrolled",

@@ -608,7 +608,8 @@ def model_loops(warpsim, path, timing):
     model with the h200 preset's figures (TIMING) issues it: "full"
     (unrolled completely), "unrolled" (loop_unroll trips a pass) or
     "rolled", from the annotation on its exit branch (the loop's body as
-    sm's Unrolls weighs it)."""
+    sm's Unrolls weighs it), with what a trip adds to its counter (1 where
+    the annotation names no step)."""
     out = subprocess.run([warpsim, "disasm", path], capture_output=True,
                          text=True, check=False).stdout
     shaders, cur = {}, None
@@ -624,7 +625,7 @@ def model_loops(warpsim, path, timing):
         m = re.match(r"block\d+ .*merge=block(\d+) continue=block\d+", line)
         if m:
             shaders[cur].append({"merge": int(m.group(1)), "how": "rolled",
-                                 "open": True})
+                                 "step": 1, "open": True})
         head = re.match(r"block(\d+) ", line)
         for lp in shaders[cur]:
             if not lp["open"]:
@@ -642,36 +643,30 @@ def model_loops(warpsim, path, timing):
                 b = re.match(r"body (\d+)(?:, (\d+) in selections)?"
                              r"(, loads)?", a.group(1))
                 body, skipped = int(b.group(1)), int(b.group(2) or 0)
+                st = re.search(r"step (-?\d+)", a.group(1))
+                lp["step"] = abs(int(st.group(1))) if st else 1
                 weighed = body - skipped + \
                     timing["loop_unroll_skipped_weight"] * skipped
                 limit = timing["loop_unroll_max_body"]
                 if b.group(3) and timing.get("loop_unroll_max_body_loads"):
                     limit = timing["loop_unroll_max_body_loads"]
                 lp["how"] = "unrolled" if weighed <= limit else "rolled"
-    return {k: [lp["how"] for lp in v] for k, v in shaders.items()}
+    return {k: [(lp["how"], lp["step"]) for lp in v]
+            for k, v in shaders.items()}
 
 
 # Scenes (fnmatch patterns of a record's tags) whose loops the model
 # issues otherwise than the driver's code, and why; `unroll-check` fails
 # when one of them agrees (its entry is then to go).
 KNOWN_UNROLL = {
-    "e40_shared_banks__*": (
-        "the loop that fills workgroup memory, `for (k = t; k < 8192u; k "
-        "+= 1024u)`, steps by 1024: the driver unrolls it four times (its "
-        "counter steps by 4096), the model only loops stepped by one "
-        "(vulkan_ref's E16 found a fragment loop stepping by 2 rolled)"),
-    "microbench__e2_*_chase": (
-        "the chase loops step by 16 (`i += 16u`, 16 steps written out a "
-        "trip): the driver unrolls them four times, the model only loops "
-        "stepped by one"),
-    "e56_load_regions__*": (
-        "the loops step by U, U loads written out a trip (`i += U`): the "
-        "driver's counter steps by 4 U where it unrolled the loop four "
-        "times (U = 2 and 4 over a plain buffer: 8 and 16 loads a pass of "
-        "its code) and by U where it kept one copy (U = 8, and U = 4 over a "
-        "coherent buffer), which this check reads alike as unrolled; the "
-        "model only unrolls loops stepped by one (its U = 1 loops it "
-        "unrolls as the driver does)"),
+    "microbench__e2_shared_chase": (
+        "the chase through workgroup memory (16 steps written out a trip, "
+        "`i += 16u`) and the one through a buffer weigh alike in the model "
+        "(a body of 32, over loop_unroll_max_body_loads: both rolled); the "
+        "driver's code of the buffer chase holds a compare a load (52 "
+        "instructions a trip: rolled), that of the workgroup one 32.75 a "
+        "trip, unrolled four times, longer than any loop of e5_loads "
+        "unrolled (the preset's limit)"),
     "e47_held_moves__scalar_k8": (
         "the driver keeps this loop (32 floats loaded one by one, then "
         "added to in a branch nobody takes) rolled, with its counter in a "
@@ -694,9 +689,10 @@ def specialized(path, pipeline):
 def unroll_check(record_dir, warpsim):
     """Whether the timing model unrolls each loop of each scene's fragment
     and compute shaders as the driver's code does: a loop of the SASS is
-    unrolled when its counter steps by 4 or more a pass (the model's
-    loop_unroll, 4 in the h200 preset), the model's loops unrolled
-    completely leave none. Exits 1 naming the shaders that differ."""
+    unrolled when its counter steps by 4 (the model's loop_unroll, 4 in the
+    h200 preset) times the source's step or more a pass, the model's loops
+    unrolled completely leave none. Exits 1 naming the shaders that
+    differ."""
     with open(os.path.join(ROOT, "emulator", "runner", "presets",
                            "h200_timing.json")) as f:
         preset = json.load(f)
@@ -720,10 +716,18 @@ def unroll_check(record_dir, warpsim):
                 skipped += 1
                 continue
             shaders += 1
-            sass = ["unrolled" if (lp["step"] or 0) >= timing["loop_unroll"]
+            listed = [lp for lp in model.get(p["shader"], [])
+                      if lp[0] != "full"]
+            mine = [how for how, _ in listed]
+            # A trip of the source adds `step` to the counter (the model's
+            # annotation; 1 for a loop it does not list): unrolled, a pass
+            # of the driver's code adds loop_unroll times that.
+            sass = ["unrolled"
+                    if (lp["step"] or 0) >= timing["loop_unroll"] * (
+                        listed[k][1] if k < len(listed) else 1)
                     else "rolled"
-                    for lp in pipeline_loops(record_dir, tag, p["name"])]
-            mine = [h for h in model.get(p["shader"], []) if h != "full"]
+                    for k, lp in enumerate(
+                        pipeline_loops(record_dir, tag, p["name"]))]
             pattern = next((k for k in KNOWN_UNROLL
                             if fnmatch.fnmatchcase(tag, k)), None)
             if pattern is not None:
