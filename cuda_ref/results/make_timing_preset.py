@@ -665,17 +665,23 @@ def loops(vk_dir, t, src):
     unroll_limit(vk_dir, t, src)
 
 
-def latest_record(vk_dir, prefix):
+def latest_record(vk_dir, prefix, needs=()):
     """The latest PREFIX-* record under vk_dir, else beside it in h100
     (vulkan_ref/results/h100: records an H100 took, the same sm_90 target
-    and driver, whose code sizes are the compiler's)."""
-    found = sorted(glob.glob(os.path.join(vk_dir, prefix + "-*")))
+    and driver, whose code sizes are the compiler's); with NEEDS, the
+    latest that timed each of those variants (run1/NAME.json)."""
+    def fits(d):
+        return all(os.path.exists(os.path.join(d, "run1", n + ".json"))
+                   for n in needs)
+    found = [d for d in sorted(glob.glob(os.path.join(vk_dir, prefix + "-*")))
+             if fits(d)]
     if not found:
-        found = sorted(glob.glob(os.path.join(
+        found = [d for d in sorted(glob.glob(os.path.join(
             os.path.dirname(os.path.abspath(vk_dir)), "h100",
-            prefix + "-*")))
+            prefix + "-*"))) if fits(d)]
     if not found:
-        fail(f"no {prefix}-* under {rel(vk_dir)} or beside it in h100")
+        fail(f"no {prefix}-* under {rel(vk_dir)} or beside it in h100"
+             + (" with " + ", ".join(needs) if needs else ""))
     return found[-1]
 
 
@@ -1178,7 +1184,9 @@ def l1_sets(vk_dir, t, src):
     trips (the second interval, the mean of both) cost nearer the 1 KB
     row's than the same lines read without the first loop (span256k: the
     L2's)."""
-    d = latest_record(vk_dir, "e56-load-regions")
+    d = latest_record(vk_dir, "e56-load-regions",
+                      ("near4_warm", "span256k", "span32k_warm",
+                       "span256k_warm"))
     sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
     import device_clocks  # noqa: E402
     import e56_load_regions  # noqa: E402
@@ -1216,7 +1224,8 @@ def coherent_loads(vk_dir, t, src):
     from the L2 (d1_coh_warm: a loop of the warp's own read them first)
     than the plain buffer's L1 hits. The record's SASS
     (sass-2026-12-07d) has the coherent loads as LDG.E.STRONG.GPU."""
-    d = latest_record(vk_dir, "e56-load-regions")
+    d = latest_record(vk_dir, "e56-load-regions",
+                      ("d1", "d1_coh", "d1_coh_warm"))
     sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
     import device_clocks  # noqa: E402
     import e56_load_regions  # noqa: E402
@@ -1234,6 +1243,61 @@ def coherent_loads(vk_dir, t, src):
         "loads do not find them in the L1 (the record's SASS, "
         "vulkan_ref/results/h100/sass-2026-12-07d, reads a coherent buffer "
         "with LDG.E.STRONG.GPU and a plain one with LDG.E.CONSTANT)")
+
+
+def translation(vk_dir, t, src):
+    """Address translation (MemoryTiming::translation_region_bytes,
+    translation_miss_cycles, translation_per_run) from vulkan_ref's E56
+    (the latest e56-load-regions-* record with its region variants): one
+    warp an SM, one load a pass, each pass waiting on the one before,
+    passes 1 MB apart through a 16 MB buffer the runner had just written
+    (d1), the same after a first loop that reads one word every 64 KB of
+    the buffer (d1_touch64k) or every 2 MB (d1_touch2m), in lines the
+    passes do not read; the first interval (trips 0-16, every pass a new
+    MB). The miss: d1's pass less d1_touch64k's. The region: 2 MB times
+    the share of the miss the 2 MB touches took away (they reach one
+    region in 2 MB / region), to the nearest power of two. Per run: each
+    of E56's dispatches (every repeat) pays it anew, the runner's buffers
+    bound anew (memory.uploads_per_run)."""
+    names = ("d1", "d1_touch64k", "d1_touch2m")
+    d = latest_record(vk_dir, "e56-load-regions", names)
+    sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
+    import device_clocks  # noqa: E402
+    import e56_load_regions  # noqa: E402
+    s = e56_load_regions.summary(d)
+    trip = device_clocks.run_mean(s, "step1")
+    cold, touched, half = (trip[n] for n in names)
+    miss = cold - touched
+    if miss <= 0:
+        fail(f"{rel(d)}: d1 ({cold:.1f}) costs no more a pass than "
+             f"d1_touch64k ({touched:.1f})")
+    share = (cold - half) / miss
+    if not 0 < share <= 1.5:
+        fail(f"{rel(d)}: the 2 MB touches took {share:.2f} of the miss away")
+    region = 1 << nearest(math.log2(2 * 1024 * 1024 * share))
+    m = t["memory"]
+    m["translation_region_bytes"] = region
+    m["translation_miss_cycles"] = nearest(miss)
+    m["translation_per_run"] = True
+    where = (f"{rel(d)} ({s['device'].get('name', '?')}, driver "
+             f"{s['device'].get('driver_info', '?')}, E56; the table in "
+             "vulkan_ref/results/h100/README.md): one warp an SM, one load a "
+             "pass waiting on the pass before, passes 1 MB apart through a "
+             "16 MB buffer the runner had just written, trips 0-16, the "
+             f"runs' mean: {cold:.1f} cycles a pass (d1); {touched:.1f} after "
+             "a first loop read one word every 64 KB of the buffer "
+             f"(d1_touch64k); {half:.1f} after one read a word every 2 MB "
+             "(d1_touch2m)")
+    src["memory.translation_miss_cycles"] = (
+        f"{where}: the touched regions' pass {miss:.1f} cycles less")
+    src["memory.translation_region_bytes"] = (
+        f"{where}: the 2 MB touches took {share:.2f} of the miss away, so a "
+        f"region is about {share * 2:.2f} MB: {region} bytes, the nearest "
+        "power of two")
+    src["memory.translation_per_run"] = (
+        f"{where}: every dispatch of the scene (each of its repeats, whose "
+        "buffers the runner binds anew, memory.uploads_per_run) pays the "
+        "misses again")
 
 
 def latest_any_device(run, suffix):
@@ -1889,6 +1953,7 @@ def generate(run, vk_dir, out_path):
     l1_per_run(run, vk_dir, t, src)
     l1_sets(vk_dir, t, src)
     coherent_loads(vk_dir, t, src)
+    translation(vk_dir, t, src)
     l2_sides(run, t, src)
     upload_latency(vk_dir, t, src)
     upload_share(vk_dir, t, src)

@@ -65,7 +65,8 @@ void AddRunTiming(const sm::RunTiming& t, nlohmann::json* out) {
                  {"l2_misses", t.memory.l2_misses},
                  {"wavefronts", t.memory.wavefronts},
                  {"shared_requests", t.memory.shared_requests},
-                 {"shared_wavefronts", t.memory.shared_wavefronts}};
+                 {"shared_wavefronts", t.memory.shared_wavefronts},
+                 {"translation_misses", t.memory.translation_misses}};
 }
 
 }  // namespace
@@ -304,7 +305,7 @@ std::string TimingRunsCsv(const RunReport& report) {
       "selection_move_instructions" +
       StallHeader() +
       ",memory_requests,memory_sectors,l1_hits,l1_misses,l2_hits,l2_misses,"
-      "wavefronts,shared_requests,shared_wavefronts\n";
+      "wavefronts,shared_requests,shared_wavefronts,translation_misses\n";
   auto row = [&](const char* kind, size_t i, const std::string& pipeline,
                  const sm::RunTiming& t) {
     out +=
@@ -338,7 +339,8 @@ std::string TimingRunsCsv(const RunReport& report) {
         std::to_string(t.memory.l2_misses) + "," +
         std::to_string(t.memory.wavefronts) + "," +
         std::to_string(t.memory.shared_requests) + "," +
-        std::to_string(t.memory.shared_wavefronts) + "\n";
+        std::to_string(t.memory.shared_wavefronts) + "," +
+        std::to_string(t.memory.translation_misses) + "\n";
   };
   // API order: draws and dispatches interleave in the run; their first
   // cycles order them.

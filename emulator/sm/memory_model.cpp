@@ -100,6 +100,34 @@ void LineCache::InvalidateRange(uint64_t first, uint64_t last) {
 
 void LineCache::Clear() { entries_.reset(); }
 
+void MemoryModel::BeginRun() {
+  ++run_;
+  if (t_.translation_per_run) {
+    for (auto& regions : translated_) regions.clear();
+  }
+}
+
+double MemoryModel::Translate(uint32_t sm, double at) {
+  if (t_.translation_region_bytes == 0 || sm >= translated_.size()) return 0;
+  const uint64_t line_bytes = std::max(1u, t_.line_bytes);
+  const uint64_t region_bytes = t_.translation_region_bytes;
+  auto& regions = translated_[sm];
+  double wait = 0;
+  uint64_t last = ~uint64_t{0};
+  for (uint64_t line : lines_) {
+    const uint64_t region = line * line_bytes / region_bytes;
+    if (region == last) continue;  // lines_ is sorted
+    last = region;
+    auto [it, fresh] = regions.try_emplace(region, 0.0);
+    if (fresh) {
+      ++counters_.translation_misses;
+      it->second = at + t_.translation_miss_cycles;
+    }
+    wait = std::max(wait, it->second - at);
+  }
+  return wait;
+}
+
 void MemoryModel::InvalidateL1() {
   for (LineCache& l1 : l1_) l1.Clear();
   for (auto& fills : fills_) fills.clear();
@@ -116,7 +144,8 @@ MemoryModel::MemoryModel(const MemoryTiming& timing, uint32_t sms,
       data_queue_(sms),
       store_queue_(sms),
       texture_queue_(sms),
-      fills_(sms) {
+      fills_(sms),
+      translated_(sms) {
   l1_.reserve(sms);
   for (uint32_t s = 0; s < sms; ++s) {
     l1_.emplace_back(timing.l1_bytes, timing.line_bytes, timing.l1_ways,
@@ -390,6 +419,8 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   // lines of at most 8 sectors; otherwise whole lines.
   const bool sectored = t_.l1_sector_fills && sectors_per_line <= 8;
   const double at = static_cast<double>(now);
+  // The wait for the regions' translations (none once the SM has them).
+  const double translate = Translate(sm, at);
   double pending = at;     // the latest fill a hit waits for
   uint64_t in_flight = 0;  // hit lines still on their way
   auto& fills = fills_[sm];
@@ -523,6 +554,8 @@ uint32_t MemoryModel::Access(uint32_t sm, uint64_t now,
   queue(l2_queue_, l2_sectors, t_.l2_bytes_per_cycle_per_sm, l2_level);
   queue(dram_queue_, dram_sectors, t_.dram_bytes_per_cycle_per_sm,
         t_.dram_latency);
+  // The request leaves once its addresses are translated.
+  ready += translate;
   // The lines this load asked the L2 for are on their way until `ready`;
   // hits on lines still coming wait for them.
   for (const auto& [line, sectors] : filled_) {

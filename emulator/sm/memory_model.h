@@ -90,6 +90,8 @@ struct MemoryCounters {
   // (MemoryTiming::shared_wavefront_cycles; 0 without it): more than the
   // requests where their words pile up in a bank (bank conflicts).
   uint64_t shared_requests = 0, shared_wavefronts = 0;
+  // Regions an SM translated first (MemoryTiming::translation_region_bytes).
+  uint64_t translation_misses = 0;
   // What happened since `base` (an earlier copy of the same counters).
   MemoryCounters operator-(const MemoryCounters& base) const {
     MemoryCounters d;
@@ -102,6 +104,7 @@ struct MemoryCounters {
     d.wavefronts = wavefronts - base.wavefronts;
     d.shared_requests = shared_requests - base.shared_requests;
     d.shared_wavefronts = shared_wavefronts - base.shared_wavefronts;
+    d.translation_misses = translation_misses - base.translation_misses;
     return d;
   }
 };
@@ -165,7 +168,7 @@ class MemoryModel {
   void InvalidateL1();
   // A draw or dispatch begins: with MemoryTiming::uploads_per_run, the
   // blocks it reaches are uploaded again (DeviceAddress).
-  void BeginRun() { ++run_; }
+  void BeginRun();
   // The device address of host memory [host, host + size): each block of
   // host memory first seen gets the next free device range, aligned to
   // kDeviceAlignment bytes as a driver aligns allocations, so that cache
@@ -259,6 +262,13 @@ class MemoryModel {
     uint32_t sectors = 0;
   };
   std::vector<std::unordered_map<uint64_t, Fill>> fills_;
+  // Per SM: the regions it has translated (MemoryTiming::
+  // translation_region_bytes), each with the cycle its translation is
+  // done.
+  std::vector<std::unordered_map<uint64_t, double>> translated_;
+  // The cycles from `at` until SM `sm` has translated every region of
+  // lines_ (starting the translation of those it has not).
+  double Translate(uint32_t sm, double at);
   MemoryCounters counters_;
   std::vector<uint64_t> lines_, sectors_, words_;      // scratch
   std::vector<uint32_t> bank_words_;                   // scratch

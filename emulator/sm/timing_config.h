@@ -182,6 +182,21 @@ struct MemoryTiming {
   // there: NVIDIA's code reads such a buffer with LDG.E.STRONG.GPU.
   // false: it is cached as any load.
   bool coherent_bypasses_l1 = false;
+  // Address translation: an SM translates a global access's addresses
+  // region by region (translation_region_bytes each, aligned); the first
+  // access to a region the SM has not translated waits
+  // translation_miss_cycles more (a fill every later access to the region
+  // on the SM waits for until it is done), and with
+  // translation_per_run every SM starts each draw or dispatch with none
+  // translated (vulkan_ref's E56: one warp's dependent loads 1 MB apart in
+  // a buffer the runner had just written cost about two L2 latencies a
+  // load, loads 64 KB apart one, and a first loop touching one word every
+  // 64 KB of the buffer took the difference away: the runner binds its
+  // buffers anew each dispatch). The SM keeps every region it translated
+  // (E56's 16 regions an SM all stayed). 0 bytes: no translation cost.
+  uint32_t translation_region_bytes = 0;
+  uint32_t translation_miss_cycles = 0;
+  bool translation_per_run = false;
   // The memory a run's shaders reach (buffers, images) is in the L2 when a
   // run first reaches it: the host wrote it there (an upload's copy goes
   // through the L2; the lines past the L2's size are in DRAM). false: the

@@ -25,8 +25,10 @@ FFMA_LOOPS = 16        # x 256: 4096 dependent FFMA per thread, as E5
 # before their launches (the h200 preset uploads a run's buffers before
 # each run, as vulkan_ref's runner does: memory.uploads_per_run), so that
 # the first of two identical dispatches leaves the second its lines.
-ONE_SM = {"preset": "h200", "timing": {"sms": 1, "graphics_sms": 1,
-                                       "memory": {"uploads_per_run": False}}}
+ONE_SM = {"preset": "h200",
+          "timing": {"sms": 1, "graphics_sms": 1,
+                     "memory": {"uploads_per_run": False,
+                                "translation_per_run": False}}}
 
 
 def _pipeline(name, attach, buffers):

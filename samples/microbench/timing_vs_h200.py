@@ -89,9 +89,12 @@ def sass_count(name, function, mnemonic):
 # launch on every SM, which leaves its lines on every side of the L2;
 # vulkan_ref's runner writes a draw's or dispatch's buffers before each one,
 # and their first reads find them on no side (the preset's
-# memory.uploads_per_run and l2_uploads_far: cuda_ref's E49).
+# memory.uploads_per_run and l2_uploads_far: cuda_ref's E49) and each SM
+# translating their addresses anew (memory.translation_per_run: vulkan_ref's
+# E56); a CUDA program's warm-up launch leaves its SMs the translations.
 CUDA_TIMING = {"honour_dont_unroll": True,
                "memory": {"uploads_per_run": False,
+                          "translation_per_run": False,
                           "l2_uploads_far": False}}
 
 

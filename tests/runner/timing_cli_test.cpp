@@ -378,17 +378,20 @@ TEST_CASE("timing CSV files: one row per SM and per run (--csv)",
       std::to_string(report["dispatches"][0]["fma_pipe_adds"].get<uint64_t>()));
   // The memory counters come last.
   const size_t last = runs[0].size() - 1;
-  CHECK(runs[0][last - 8] == "memory_requests");
-  CHECK(runs[0][last - 3] == "l2_misses");
-  CHECK(runs[0][last] == "shared_wavefronts");
+  CHECK(runs[0][last - 9] == "memory_requests");
+  CHECK(runs[0][last - 4] == "l2_misses");
+  CHECK(runs[0][last - 1] == "shared_wavefronts");
+  CHECK(runs[0][last] == "translation_misses");
   for (size_t i = 1; i < runs.size(); ++i) {
     const auto& m = report["dispatches"][i - 1]["memory"];
-    CHECK(runs[i][last - 8] == std::to_string(m["requests"].get<uint64_t>()));
-    CHECK(runs[i][last - 7] == std::to_string(m["sectors"].get<uint64_t>()));
-    CHECK(runs[i][last - 3] == std::to_string(m["l2_misses"].get<uint64_t>()));
-    CHECK(runs[i][last - 2] == std::to_string(m["wavefronts"].get<uint64_t>()));
-    CHECK(runs[i][last] ==
+    CHECK(runs[i][last - 9] == std::to_string(m["requests"].get<uint64_t>()));
+    CHECK(runs[i][last - 8] == std::to_string(m["sectors"].get<uint64_t>()));
+    CHECK(runs[i][last - 4] == std::to_string(m["l2_misses"].get<uint64_t>()));
+    CHECK(runs[i][last - 3] == std::to_string(m["wavefronts"].get<uint64_t>()));
+    CHECK(runs[i][last - 1] ==
           std::to_string(m["shared_wavefronts"].get<uint64_t>()));
+    CHECK(runs[i][last] ==
+          std::to_string(m["translation_misses"].get<uint64_t>()));
   }
 }
 

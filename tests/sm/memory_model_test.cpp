@@ -811,3 +811,44 @@ TEST_CASE("past_l1: a coherent load neither finds nor leaves lines in L1") {
   CHECK(m.counters().l1_hits == 1);
   CHECK(m.counters().l1_misses == 4);
 }
+
+TEST_CASE("translation: a region's first access on an SM waits for it") {
+  MemoryTiming t = Unlimited();
+  t.translation_region_bytes = 1 << 20;
+  t.translation_miss_cycles = 300;
+  t.translation_per_run = true;
+  MemoryModel m(t, 2, 2);
+  std::vector<uint8_t> buf(3 << 20);
+  const uint64_t base = m.DeviceAddress(buf.data(), buf.size());
+  // The region of the buffer's first line, and one 1 MB further.
+  const uint64_t region = (base >> 20) << 20;
+  uint64_t addr[32];
+  auto at = [&](uint64_t a) {
+    for (uint32_t l = 0; l < 32; ++l) addr[l] = a + 4 * l;  // one line
+    return addr;
+  };
+  // The first access of the region: DRAM and the translation.
+  CHECK(m.Access(0, 0, at(region + 1024), ~0u, 4, false) == 500 + 300);
+  // Another line of it, once translated: the L2 or DRAM alone.
+  CHECK(m.Access(0, 1000, at(region + 4096), ~0u, 4, false) == 500);
+  // While a region's translation is on its way, its other accesses wait
+  // for what is left of it.
+  CHECK(m.Access(0, 2000, at(region + (1 << 20)), ~0u, 4, false) == 800);
+  CHECK(m.Access(0, 2100, at(region + (1 << 20) + 512), ~0u, 4, false) ==
+        500 + 200);
+  // The other SM translates for itself.
+  CHECK(m.Access(1, 3000, at(region + 1024), ~0u, 4, false) == 200 + 300);
+  CHECK(m.counters().translation_misses == 3);
+  // A new run starts with none translated.
+  m.BeginRun();
+  CHECK(m.Access(0, 4000, at(region + 4096), ~0u, 4, false) == 30 + 300);
+  CHECK(m.counters().translation_misses == 4);
+  // Without translation_per_run, the SM keeps them.
+  t.translation_per_run = false;
+  MemoryModel k(t, 1, 1);
+  const uint64_t kb = k.DeviceAddress(buf.data(), buf.size());
+  const uint64_t kr = (kb >> 20) << 20;
+  CHECK(k.Access(0, 0, at(kr + 1024), ~0u, 4, false) == 800);
+  k.BeginRun();
+  CHECK(k.Access(0, 1000, at(kr + 4096), ~0u, 4, false) == 500);
+}
