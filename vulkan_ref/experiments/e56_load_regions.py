@@ -36,7 +36,9 @@ same in the three pipelines, drops out of the intervals).
 `summary` gives per variant the SM cycles a trip over the first interval
 of n and over the second, at the SM clock sampled while the scene ran;
 `model` runs the scenes in timing mode with the h200 preset;
-`model-table` puts the model's figures beside the GPU's.
+`model-table` puts the model's figures beside the GPU's;
+`regions-table RECORD [--update README | --check README]` writes the
+table of the region-size runs (section e56-regions).
 
 Standard library only.
 """
@@ -49,7 +51,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, HERE)
 import access_steps  # noqa: E402
 import device_clocks  # noqa: E402
-from readme_section import experiment_main, record_model_run  # noqa: E402
+from readme_section import (experiment_main, record_model_run,  # noqa: E402
+                            table_section_main)
 
 WORDS = 4 << 20  # 16 MB, as E54's: kept in the L2 whole (E52)
 MASK = WORDS - 1
@@ -136,6 +139,14 @@ for _name, _r in (("d1", [0]), ("d4_256k", [0, 256 * KB, 512 * KB,
     for _t, _w in (("2m", 2 * MB), ("64k", 64 * KB)):
         VARIANTS["%s_touch%s" % (_name, _t)] = (
             4, 1, "w", _r, MB, "dep touch=%d" % _w)
+# After the third (e56-load-regions-2026-12-07c) found a word touched
+# every 64 KB taking the whole cost away and one every 2 MB half of it,
+# and the cost growing with the passes' distance up to 1 MB: passes 128 KB
+# and 2 MB apart, and a word touched every 512 KB and 1 MB.
+for _kb in (128, 2048):
+    VARIANTS["d1_s%dk" % _kb] = (4, 1, "w", [0], _kb * KB, "dep")
+for _t, _w in (("1m", MB), ("512k", 512 * KB)):
+    VARIANTS["d1_touch%s" % _t] = (4, 1, "w", [0], MB, "dep touch=%d" % _w)
 NAMES = list(VARIANTS)
 TOUCH_AT = 512  # words past the block's line: a line the passes skip
 
@@ -331,6 +342,19 @@ def model_table(record, model_json):
 
 
 def main():
+    # The third run's record and later ones (the region-size variants): a
+    # table of their own, section e56-regions.
+    if len(sys.argv) >= 2 and sys.argv[1] == "regions-table":
+        import argparse
+        ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+        ap.add_argument("cmd")
+        ap.add_argument("record")
+        ap.add_argument("--update")
+        ap.add_argument("--check")
+        args = ap.parse_args()
+        return table_section_main(table(summary(args.record)), "e56-regions",
+                                  "e56_load_regions.py", args.check,
+                                  args.update)
     return experiment_main(__doc__, scene, summary, table, "e56",
                            "e56_load_regions.py", MODEL_JSON, model,
                            model_table)

@@ -235,7 +235,9 @@ def match_pipelines(report, codes):
     """Each pipeline stage's code among the cache's objects (in the order
     the driver compiled them: per pipeline its fragment or compute shader,
     then its vertex shader, a shader the driver compiled before for an
-    earlier pipeline not again). The code of a graphics stage is its
+    earlier pipeline not again, nor one it compiled alike for another
+    pipeline before: that one's code, by shader and size). The code of a
+    graphics stage is its
     "Binary Size" less the 128-byte program header; a compute shader's is
     all of it. Returns per report pipeline entry its SASS (or None)."""
     by_name = collections.defaultdict(list)
@@ -262,9 +264,11 @@ def match_pipelines(report, codes):
         if at < len(codes) and fits(codes[at]):
             out[k] = codes[at][2]
             at += 1
-        elif (p.get("shader"), kind) in seen and fits(
-                seen[(p.get("shader"), kind)]):
-            out[k] = seen[(p.get("shader"), kind)][2]
+        elif any(fits(c) for c in seen.get((p.get("shader"), kind), [])):
+            # The driver compiled this shader so before (the same
+            # specialization for another pipeline: no new object).
+            out[k] = next(c for c in reversed(seen[(p.get("shader"), kind)])
+                          if fits(c))[2]
         else:
             j = next((j for j in range(at, len(codes)) if fits(codes[j])),
                      None)
@@ -272,7 +276,9 @@ def match_pipelines(report, codes):
                 continue
             out[k] = codes[j][2]
             at = j + 1
-        seen[(p.get("shader"), kind)] = (want, kind, out[k])
+        if out[k] is not None:
+            seen.setdefault((p.get("shader"), kind), []).append(
+                (want, kind, out[k]))
     return out
 
 
