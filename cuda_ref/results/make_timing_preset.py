@@ -1251,30 +1251,33 @@ def translation(vk_dir, t, src):
     (the latest e56-load-regions-* record with its region variants): one
     warp an SM, one load a pass, each pass waiting on the one before,
     passes 1 MB apart through a 16 MB buffer the runner had just written
-    (d1), the same after a first loop that reads one word every 64 KB of
-    the buffer (d1_touch64k) or every 2 MB (d1_touch2m), in lines the
-    passes do not read; the first interval (trips 0-16, every pass a new
-    MB). The miss: d1's pass less d1_touch64k's. The region: 2 MB times
-    the share of the miss the 2 MB touches took away (they reach one
-    region in 2 MB / region), to the nearest power of two. Per run: each
-    of E56's dispatches (every repeat) pays it anew, the runner's buffers
-    bound anew (memory.uploads_per_run)."""
-    names = ("d1", "d1_touch64k", "d1_touch2m")
+    (d1), the same after a first loop that reads one word every W of the
+    buffer (d1_touchW: 64 KB, 512 KB, 1 MB, 2 MB), in lines the passes do
+    not read; the first interval (trips 0-16, every pass a new MB). The
+    miss: d1's pass less d1_touch64k's. The region: the largest W whose
+    touches took 90 % of the miss away or more (a larger W reaches only
+    part of the regions: one in W / region). Per run: each of E56's
+    dispatches (every repeat) pays it anew, the runner's buffers bound
+    anew (memory.uploads_per_run)."""
+    touches = (("64k", 64 << 10), ("512k", 512 << 10), ("1m", 1 << 20),
+               ("2m", 2 << 20))
+    names = ["d1"] + ["d1_touch" + k for k, _ in touches]
     d = latest_record(vk_dir, "e56-load-regions", names)
     sys.path.insert(0, os.path.join(ROOT, "vulkan_ref", "experiments"))
     import device_clocks  # noqa: E402
     import e56_load_regions  # noqa: E402
     s = e56_load_regions.summary(d)
     trip = device_clocks.run_mean(s, "step1")
-    cold, touched, half = (trip[n] for n in names)
+    cold, touched = trip["d1"], trip["d1_touch64k"]
     miss = cold - touched
     if miss <= 0:
         fail(f"{rel(d)}: d1 ({cold:.1f}) costs no more a pass than "
              f"d1_touch64k ({touched:.1f})")
-    share = (cold - half) / miss
-    if not 0 < share <= 1.5:
-        fail(f"{rel(d)}: the 2 MB touches took {share:.2f} of the miss away")
-    region = 1 << nearest(math.log2(2 * 1024 * 1024 * share))
+    share = {k: (cold - trip["d1_touch" + k]) / miss for k, _ in touches}
+    region = max((w for k, w in touches if share[k] >= 0.9), default=0)
+    if region == 0 or region == touches[-1][1]:
+        fail(f"{rel(d)}: no touch spacing, or the largest, took the miss "
+             "away: the region is not within the record's spacings")
     m = t["memory"]
     m["translation_region_bytes"] = region
     m["translation_miss_cycles"] = nearest(miss)
@@ -1284,16 +1287,16 @@ def translation(vk_dir, t, src):
              "vulkan_ref/results/h100/README.md): one warp an SM, one load a "
              "pass waiting on the pass before, passes 1 MB apart through a "
              "16 MB buffer the runner had just written, trips 0-16, the "
-             f"runs' mean: {cold:.1f} cycles a pass (d1); {touched:.1f} after "
-             "a first loop read one word every 64 KB of the buffer "
-             f"(d1_touch64k); {half:.1f} after one read a word every 2 MB "
-             "(d1_touch2m)")
+             f"runs' mean: {cold:.1f} cycles a pass (d1), after a first loop "
+             "read one word every 64 KB, 512 KB, 1 MB or 2 MB of the buffer "
+             + ", ".join("%.1f" % trip["d1_touch" + k] for k, _ in touches))
     src["memory.translation_miss_cycles"] = (
-        f"{where}: the touched regions' pass {miss:.1f} cycles less")
+        f"{where}: the 64 KB touches' pass {miss:.1f} cycles less")
     src["memory.translation_region_bytes"] = (
-        f"{where}: the 2 MB touches took {share:.2f} of the miss away, so a "
-        f"region is about {share * 2:.2f} MB: {region} bytes, the nearest "
-        "power of two")
+        f"{where}: the touches took "
+        + ", ".join("%.2f" % share[k] for k, _ in touches)
+        + f" of the miss away: {region} bytes, the largest spacing that "
+        "took 0.9 or more (every region touched)")
     src["memory.translation_per_run"] = (
         f"{where}: every dispatch of the scene (each of its repeats, whose "
         "buffers the runner binds anew, memory.uploads_per_run) pays the "
