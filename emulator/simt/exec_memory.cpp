@@ -420,34 +420,14 @@ bool LowerAccessChain(Lowerer& l, const spirv::Inst& inst, bool has_element) {
         }
         const uint32_t mi = static_cast<uint32_t>(*cidx);
         next = t.members[mi];
-        next_info.matrix_stride =
-            m.MemberDecorationValue(type, mi, spv::Decoration::MatrixStride)
-                .value_or(0);
-        next_info.row_major =
-            m.HasMemberDecoration(type, mi, spv::Decoration::RowMajor);
-        next_info.coherent =
-            info.coherent ||
-            m.HasMemberDecoration(type, mi, spv::Decoration::Coherent) ||
-            m.HasMemberDecoration(type, mi, spv::Decoration::Volatile);
-        if (info.explicit_layout) {
-          member_offset =
-              m.MemberDecorationValue(type, mi, spv::Decoration::Offset)
-                  .value_or(0);
-        } else {
-          // Natural layout: sum of the preceding members, 4-byte aligned.
-          uint32_t off = 0;
-          for (uint32_t k = 0; k < mi; ++k) {
-            PointerInfo ki = info;
-            ki.matrix_stride =
-                m.MemberDecorationValue(type, k, spv::Decoration::MatrixStride)
-                    .value_or(0);
-            ki.row_major =
-                m.HasMemberDecoration(type, k, spv::Decoration::RowMajor);
-            off = (off + 3) / 4 * 4;
-            off += l.SizeOf(t.members[k], ki);
-          }
-          member_offset = (off + 3) / 4 * 4;
+        next_info = l.MemberInfo(type, mi, info);
+        // Natural layout: after the members before it, 4-byte aligned.
+        uint32_t end = 0;
+        for (uint32_t k = 0; k < mi && !info.explicit_layout; ++k) {
+          end = l.MemberOffset(type, k, info, end) +
+                l.SizeOf(t.members[k], l.MemberInfo(type, k, info));
         }
+        member_offset = l.MemberOffset(type, mi, info, end);
         break;
       }
       case TypeKind::kArray:

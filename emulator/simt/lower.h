@@ -253,6 +253,15 @@ class Lowerer {
   // flattening order, and the total size / array stride.
   std::vector<Leaf> Leaves(uint32_t type_id, const PointerInfo& info);
   uint32_t SizeOf(uint32_t type_id, const PointerInfo& info);
+  // Member m of struct `type_id` under `info`: its layout facts (its
+  // MatrixStride and RowMajor, Coherent or Volatile on it or on the way;
+  // no component stride) and its byte offset, the Offset decoration in an
+  // explicit layout, else `natural_end` (where the members before it end)
+  // 4-byte aligned; `natural_end` also stands for a missing Offset.
+  PointerInfo MemberInfo(uint32_t type_id, uint32_t m,
+                         const PointerInfo& info) const;
+  uint32_t MemberOffset(uint32_t type_id, uint32_t m, const PointerInfo& info,
+                        uint32_t natural_end) const;
   // Adds leaves for a load/store of `regs` to the program tables.
   uint32_t AddMemAccess(const std::vector<uint32_t>& regs,
                         const std::vector<Leaf>& leaves, uint32_t ptr_reg);

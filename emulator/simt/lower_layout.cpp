@@ -105,6 +105,30 @@ std::pair<uint32_t, uint32_t> Lowerer::FlatPath(uint32_t type_id,
   return {first, type};
 }
 
+PointerInfo Lowerer::MemberInfo(uint32_t type_id, uint32_t m,
+                                const PointerInfo& info) const {
+  PointerInfo mi = info;
+  mi.component_stride = 0;
+  mi.matrix_stride =
+      module_.MemberDecorationValue(type_id, m, spv::Decoration::MatrixStride)
+          .value_or(0);
+  mi.row_major =
+      module_.HasMemberDecoration(type_id, m, spv::Decoration::RowMajor);
+  mi.coherent =
+      info.coherent ||
+      module_.HasMemberDecoration(type_id, m, spv::Decoration::Coherent) ||
+      module_.HasMemberDecoration(type_id, m, spv::Decoration::Volatile);
+  return mi;
+}
+
+uint32_t Lowerer::MemberOffset(uint32_t type_id, uint32_t m,
+                               const PointerInfo& info,
+                               uint32_t natural_end) const {
+  if (!info.explicit_layout) return AlignUp(natural_end, 4);
+  return module_.MemberDecorationValue(type_id, m, spv::Decoration::Offset)
+      .value_or(natural_end);
+}
+
 uint32_t Lowerer::SizeOf(uint32_t type_id, const PointerInfo& info) {
   const spirv::Type& t = module_.type(type_id);
   switch (t.kind) {
@@ -148,23 +172,9 @@ uint32_t Lowerer::SizeOf(uint32_t type_id, const PointerInfo& info) {
     case TypeKind::kStruct: {
       uint32_t size = 0;
       for (uint32_t m = 0; m < t.members.size(); ++m) {
-        PointerInfo mi = info;
-        mi.matrix_stride = module_
-                               .MemberDecorationValue(
-                                   type_id, m, spv::Decoration::MatrixStride)
-                               .value_or(0);
-        mi.row_major =
-            module_.HasMemberDecoration(type_id, m, spv::Decoration::RowMajor);
-        uint32_t off = size;
-        if (info.explicit_layout) {
-          if (auto o = module_.MemberDecorationValue(type_id, m,
-                                                     spv::Decoration::Offset)) {
-            off = *o;
-          }
-        } else {
-          off = AlignUp(size, 4);
-        }
-        size = std::max(size, off + SizeOf(t.members[m], mi));
+        const uint32_t off = MemberOffset(type_id, m, info, size);
+        size = std::max(
+            size, off + SizeOf(t.members[m], MemberInfo(type_id, m, info)));
       }
       return size;
     }
@@ -238,23 +248,8 @@ std::vector<Leaf> Lowerer::Leaves(uint32_t type_id, const PointerInfo& info) {
     case TypeKind::kStruct: {
       uint32_t size = 0;
       for (uint32_t m = 0; m < t.members.size(); ++m) {
-        PointerInfo mi = info;
-        mi.component_stride = 0;
-        mi.matrix_stride = module_
-                               .MemberDecorationValue(
-                                   type_id, m, spv::Decoration::MatrixStride)
-                               .value_or(0);
-        mi.row_major =
-            module_.HasMemberDecoration(type_id, m, spv::Decoration::RowMajor);
-        uint32_t off = size;
-        if (info.explicit_layout) {
-          if (auto o = module_.MemberDecorationValue(type_id, m,
-                                                     spv::Decoration::Offset)) {
-            off = *o;
-          }
-        } else {
-          off = AlignUp(size, 4);
-        }
+        const PointerInfo mi = MemberInfo(type_id, m, info);
+        const uint32_t off = MemberOffset(type_id, m, info, size);
         for (const Leaf& l : Leaves(t.members[m], mi)) {
           out.push_back({l.offset + off, l.bytes, l.is_bool});
         }
