@@ -37,8 +37,10 @@ same in the three pipelines, drops out of the intervals).
 of n and over the second, at the SM clock sampled while the scene ran;
 `model` runs the scenes in timing mode with the h200 preset;
 `model-table` puts the model's figures beside the GPU's;
-`regions-table RECORD [--update README | --check README]` writes the
-table of the region-size runs (section e56-regions).
+`regions-table RECORD... [--update README | --check README]` and
+`regions-model-table RECORD... [--model MODEL.json] [--update | --check]`
+write the tables of the region-size runs (sections e56-regions and
+e56-regions-model).
 
 Standard library only.
 """
@@ -342,19 +344,29 @@ def model_table(record, model_json):
 
 
 def main():
-    # The third run's record and later ones (the region-size variants): a
-    # table of their own, section e56-regions.
-    if len(sys.argv) >= 2 and sys.argv[1] == "regions-table":
+    # The third run's record and later ones (the region-size variants):
+    # tables of their own, sections e56-regions (the GPU's) and
+    # e56-regions-model (the model's beside them), one after the other per
+    # record.
+    if len(sys.argv) >= 2 and sys.argv[1] in ("regions-table",
+                                              "regions-model-table"):
         import argparse
         ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
         ap.add_argument("cmd")
-        ap.add_argument("record")
+        ap.add_argument("records", nargs="+")
+        ap.add_argument("--model", default=MODEL_JSON)
         ap.add_argument("--update")
         ap.add_argument("--check")
         args = ap.parse_args()
-        return table_section_main(table(summary(args.record)), "e56-regions",
-                                  "e56_load_regions.py", args.check,
-                                  args.update)
+        if args.cmd == "regions-table":
+            text = "\n".join(table(summary(r)) for r in args.records)
+            section = "e56-regions"
+        else:
+            text = "\n".join(model_table(r, args.model)
+                             for r in args.records)
+            section = "e56-regions-model"
+        return table_section_main(text, section, "e56_load_regions.py",
+                                  args.check, args.update)
     return experiment_main(__doc__, scene, summary, table, "e56",
                            "e56_load_regions.py", MODEL_JSON, model,
                            model_table)
