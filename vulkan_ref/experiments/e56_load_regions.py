@@ -149,8 +149,24 @@ for _kb in (128, 2048):
     VARIANTS["d1_s%dk" % _kb] = (4, 1, "w", [0], _kb * KB, "dep")
 for _t, _w in (("1m", MB), ("512k", 512 * KB)):
     VARIANTS["d1_touch%s" % _t] = (4, 1, "w", [0], MB, "dep touch=%d" % _w)
+# After the fourth (e56-load-regions-2026-12-07d) found 1 MB regions, each
+# SM keeping the 16 it touched: how many it keeps. A buffer of B MB
+# (`buf=WORDS`) whose every MB a first loop touches in order, then the
+# passes 1 MB apart through its first 16 MB (touched first): if the SM
+# keeps fewer than B regions, the passes' are gone again.
+for _mb in (32, 64, 128):
+    VARIANTS["d1_touch1m_buf%dm" % _mb] = (
+        4, 1, "w", [0], MB, "dep touch=%d buf=%d" % (MB, _mb * MB))
 NAMES = list(VARIANTS)
 TOUCH_AT = 512  # words past the block's line: a line the passes skip
+
+
+def buffer_words(flags):
+    """WORDS of a `buf=WORDS` flag (the buffer's size), else WORDS."""
+    for f in flags.split():
+        if f.startswith("buf="):
+            return int(f[4:])
+    return WORDS
 
 
 def touch_words(flags):
@@ -212,7 +228,7 @@ def scene_text(name):
     if touch:
         lines += ["  for (int i = 0; i < u.w; ++i) {",
                   "    s += data.d[(base + %du + uint(i) * %du) & %du];" % (
-                      TOUCH_AT, touch, MASK), "  }"]
+                      TOUCH_AT, touch, buffer_words(flags) - 1), "  }"]
     for bound in (["u.w"] if warm else []) + ["u.n"]:
         lines += ["  for (int i = 0; i < %s; i += %d) {" % (bound, u),
                   "    uint at = base + uint(i / %d) * %du%s;" % (
@@ -224,10 +240,10 @@ def scene_text(name):
                   "  }"]
     lines += ["  result.o[gl_GlobalInvocationID.x] = s;", "}", "END",
               "BUFFER data DATA_TYPE uint32 SIZE %d SERIES_FROM 0 INC_BY 1"
-              % WORDS,
+              % buffer_words(flags),
               "BUFFER out DATA_TYPE uint32 SIZE %d FILL 7" % (
                   groups * warps * 32)]
-    touches = WORDS // touch if touch else 0
+    touches = buffer_words(flags) // touch if touch else 0
     lines += ["BUFFER n%d DATA_TYPE int32 DATA %d%s%s END" % (
         t, t, " %d" % TRIPS[-1] if warm else
         " %d" % touches if touch else "", " 0" if dep else "")
@@ -244,7 +260,8 @@ def scene_text(name):
     # (twice where a first loop read them before).
     last = (sum(offset(name, i) & MASK for i in range(TRIPS[-1])) *
             (2 if warm else 1) +
-            sum((TOUCH_AT + i * touch) & MASK for i in range(touches))) \
+            sum((TOUCH_AT + i * touch) & (buffer_words(flags) - 1)
+                for i in range(touches))) \
         & 0xFFFFFFFF
     lines += ["EXPECT out IDX 0 EQ %d" % last, ""]
     return "\n".join(lines)
@@ -295,7 +312,10 @@ def describe(name):
                            if blk == "g" else ""),
             "%d: %s" % (len(r), ", ".join(kb(x) if x else "0" for x in r)),
             kb(s), "yes" if "warm" in flags.split() else
-            "a word every %s" % kb(touch_words(flags))
+            "a word every %s%s" % (
+                kb(touch_words(flags)),
+                " of %s" % kb(buffer_words(flags))
+                if buffer_words(flags) != WORDS else "")
             if touch_words(flags) else "no",
             "yes" if "dep" in flags else "no",
             "yes" if "coh" in flags else "no")
