@@ -579,9 +579,6 @@ class LoopFinder {
     }
   }
 
-  // The instruction that steps `counter` by one each trip (counter = counter
-  // +- 1, directly or as the back edge's phi copy of such a sum; or counter
-  // is that sum), or kNoReg.
   // True when every branch into the loop's header from outside the loop
   // copies a constant into `phi` (the counter's value on entry).
   bool EntersWithConstant(uint32_t h, uint32_t begin, uint32_t end,
@@ -797,6 +794,9 @@ class LoopFinder {
         });
   }
 
+  // The instruction that steps `counter` by a constant each trip (counter =
+  // counter +- c, directly or as the back edge's phi copy of such a sum; or
+  // `counter` is that sum), or kNoReg.
   template <typename Written>
   uint32_t Step(uint32_t counter, const Written& written,
                 const std::vector<uint32_t>& writer, uint32_t* phi,
@@ -836,10 +836,10 @@ class LoopFinder {
       return s.op == spv::Op::OpISub && s.src[0] == from &&
              IsConstant(s.src[1]) && step_by(Constant(s.src[1]));
     };
-    // counter = counter +- 1.
+    // counter = counter +- c.
     if (in.dst == counter && const_step(in, counter)) return w;
     if (IsBranch(p_, in)) {
-      // The back edge copies sum -> counter, sum = counter +- 1.
+      // The back edge copies sum -> counter, sum = counter +- c.
       const BranchInfo& b = p_.branches[in.aux];
       for (const auto& [first, count] : b.copies) {
         for (uint32_t c = first; c < first + count; ++c) {
@@ -868,7 +868,7 @@ class LoopFinder {
       }
       return kNoReg;
     }
-    // The comparison reads the sum itself: sum = counter +- 1, and the
+    // The comparison reads the sum itself: sum = counter +- c, and the
     // counter is the back edge's copy of the sum.
     for (int k = 0; k < 2; ++k) {
       const uint32_t from = in.src[k];
